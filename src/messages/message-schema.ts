@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+import type {
+  AgentMessage,
+  ChatMessage,
+  FunctionCall,
+  FunctionExecutionResult,
+  StopMessage,
+  Usage,
+} from './message.js';
+
+const UsageSchema: z.ZodType<Usage> = z.object({
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+});
+
+export const FunctionCallSchema: z.ZodType<FunctionCall> = z.object({
+  id: z.string(),
+  name: z.string().min(1),
+  arguments: z.string(),
+});
+
+export const FunctionExecutionResultSchema: z.ZodType<FunctionExecutionResult> = z.object({
+  callId: z.string(),
+  name: z.string(),
+  content: z.string(),
+  isError: z.boolean(),
+});
+
+const base = {
+  id: z.string().min(1),
+  source: z.string().min(1),
+  createdAt: z.iso.datetime({ offset: true }),
+  usage: UsageSchema.optional(),
+  metadata: z.record(z.string(), z.unknown()),
+};
+
+const TextMessageSchema = z.object({
+  type: z.literal('TextMessage'),
+  ...base,
+  content: z.string(),
+});
+const StopMessageObject = z.object({
+  type: z.literal('StopMessage'),
+  ...base,
+  content: z.string(),
+});
+// zod types an absent optional key as `?: T | undefined`; parsing never writes `undefined`, so the
+// narrower interface types are exact.
+/** Validates a `StopMessage`. */
+export const StopMessageSchema = StopMessageObject as unknown as z.ZodType<StopMessage>;
+const HandoffMessageSchema = z.object({
+  type: z.literal('HandoffMessage'),
+  ...base,
+  target: z.string().min(1),
+  content: z.string(),
+  get context(): z.ZodOptional<z.ZodArray<z.ZodType<ChatMessage>>> {
+    return z.array(ChatMessageSchema).optional();
+  },
+});
+const ToolCallSummaryMessageSchema = z.object({
+  type: z.literal('ToolCallSummaryMessage'),
+  ...base,
+  content: z.string(),
+  toolCalls: z.array(FunctionCallSchema),
+  results: z.array(FunctionExecutionResultSchema),
+});
+const StructuredMessageSchema = z.object({
+  type: z.literal('StructuredMessage'),
+  ...base,
+  content: z.unknown(),
+});
+
+/** Validates any chat message. */
+export const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion('type', [
+  TextMessageSchema,
+  StopMessageObject,
+  HandoffMessageSchema,
+  ToolCallSummaryMessageSchema,
+  StructuredMessageSchema,
+]) as z.ZodType<ChatMessage>;
+
+/**
+ * Validates any message of the library (chat message or agent event). Invalid input is rejected
+ * with the path of the bad field, e.g. `content[0].arguments`.
+ */
+export const AgentMessageSchema: z.ZodType<AgentMessage> = z.discriminatedUnion('type', [
+  TextMessageSchema,
+  StopMessageObject,
+  HandoffMessageSchema,
+  ToolCallSummaryMessageSchema,
+  StructuredMessageSchema,
+  z.object({
+    type: z.literal('ToolCallRequestEvent'),
+    ...base,
+    content: z.array(FunctionCallSchema),
+  }),
+  z.object({
+    type: z.literal('ToolCallExecutionEvent'),
+    ...base,
+    content: z.array(FunctionExecutionResultSchema),
+  }),
+  z.object({
+    type: z.literal('UserInputRequestedEvent'),
+    ...base,
+    requestId: z.string().min(1),
+    content: z.string(),
+  }),
+  z.object({ type: z.literal('ThoughtEvent'), ...base, content: z.string() }),
+  z.object({ type: z.literal('ModelClientStreamingChunkEvent'), ...base, content: z.string() }),
+  z.object({ type: z.literal('SelectSpeakerEvent'), ...base, content: z.array(z.string()) }),
+]) as z.ZodType<AgentMessage>;

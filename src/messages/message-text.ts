@@ -1,0 +1,26 @@
+import type { AgentMessage } from './message.js';
+
+/**
+ * The text a termination condition or a console sees in a message. Tool events show each call as
+ * `name(arguments)` and each result as `name: content` (`name (error): content` for failures).
+ */
+export function messageToText(message: AgentMessage): string {
+  switch (message.type) {
+    case 'StructuredMessage':
+      return typeof message.content === 'string'
+        ? message.content
+        : JSON.stringify(message.content);
+    case 'ToolCallRequestEvent':
+      return message.content.map((call) => `${call.name}(${call.arguments})`).join('\n');
+    case 'ToolCallExecutionEvent':
+      return message.content
+        .map((r) => `${r.name}${r.isError ? ' (error)' : ''}: ${r.content}`)
+        .join('\n');
+    case 'ToolCallSummaryMessage':
+      return message.content;
+    case 'SelectSpeakerEvent':
+      return message.content.join(', ');
+    default:
+      return message.content;
+  }
+}

@@ -1,0 +1,227 @@
+import { z } from 'zod';
+
+import { ConfigError, TerminatedError } from '../errors.js';
+import type { AgentMessage, StopMessage } from '../messages/message.js';
+import { stopMessage } from '../messages/message-factories.js';
+import { StopMessageSchema } from '../messages/message-schema.js';
+import { firstIssue } from '../zod-issues.js';
+import type { TerminationConfig } from './termination-config-types.js';
+
+/**
+ * A rule that decides when a conversation stops. The engine calls `check()` with each delta (the
+ * messages produced since the last call) and stops when it returns a `StopMessage`. Conditions are
+ * stateful until `reset()`; combine them with `.or()` and `.and()`.
+ *
+ * Custom conditions subclass this and implement `terminated`, `check` and `reset`.
+ *
+ * @example
+ * const stop = new MaxMessageTermination(10).or(new TextMentionTermination('APPROVE'));
+ */
+export abstract class TerminationCondition {
+  /** True once the condition has fired, until `reset()`. */
+  abstract get terminated(): boolean;
+
+  /**
+   * Feeds the messages produced since the last call; resolves to a `StopMessage` when the
+   * condition fires, else `null`.
+   * @throws TerminatedError (as a rejection) when the condition has already fired.
+   */
+  abstract check(messages: readonly AgentMessage[]): Promise<StopMessage | null>;
+
+  /** Forgets everything seen, so the condition can be used for a new run. */
+  abstract reset(): void;
+
+  /** A condition that fires when this one or `other` fires. */
+  or(other: TerminationCondition): TerminationCondition {
+    return new OrTerminationCondition([this, other]);
+  }
+
+  /** A condition that fires once both this one and `other` have fired since reset. */
+  and(other: TerminationCondition): TerminationCondition {
+    return new AndTerminationCondition([this, other]);
+  }
+
+  /**
+   * The condition as plain JSON, for `terminationFromJSON()`.
+   * @throws ConfigError for a custom condition that does not override it.
+   */
+  toJSON(): TerminationConfig {
+    throw new ConfigError(
+      `${this.constructor.name} is a custom termination condition and has no JSON form. ` +
+        'Override toJSON() in it, or keep it out of configurations you serialise.',
+    );
+  }
+
+  /** The condition's counters and flags as JSON, for checkpoints; `null` for stateless ones. */
+  saveState(): unknown {
+    return null;
+  }
+
+  /** Restores what `saveState()` returned. */
+  loadState(_state: unknown): void {}
+
+  /** Rejects the current `check()` when the condition has already fired. */
+  protected assertNotTerminated(): void {
+    if (this.terminated) throw new TerminatedError();
+  }
+
+  /** A `StopMessage` from `source` (the condition's class name) saying `content`. */
+  protected stop(source: string, content: string): StopMessage {
+    return stopMessage({ source, content });
+  }
+}
+
+/** Validates `state` for `owner.loadState()`; a bad state is a `ConfigError` naming the field. */
+export function parseState<T>(owner: string, schema: z.ZodType<T>, state: unknown): T {
+  const parsed = schema.safeParse(state);
+  if (parsed.success) return parsed.data;
+  const issue = firstIssue(parsed.error);
+  throw new ConfigError(
+    `${owner}.loadState(): the state is invalid at ${issue.text}. ` +
+      `Pass a value returned by ${owner}.saveState().`,
+    { path: issue.path },
+  );
+}
+
+function checkChildren(owner: string, conditions: readonly TerminationCondition[]): void {
+  if (!Array.isArray(conditions) || conditions.length === 0) {
+    throw new ConfigError(`${owner} needs at least one condition, got ${String(conditions)}.`);
+  }
+  conditions.forEach((c, i) => {
+    if (!(c instanceof TerminationCondition)) {
+      throw new ConfigError(
+        `${owner}: conditions[${i}] is not a TerminationCondition. Pass condition objects ` +
+          '(e.g. new MaxMessageTermination(10)), or build them from JSON with terminationFromJSON().',
+        { path: `conditions[${i}]` },
+      );
+    }
+  });
+}
+
+function joinStops(source: string[], content: string[]): StopMessage {
+  return stopMessage({ source: source.join(', '), content: content.join(', ') });
+}
+
+const childStatesSchema = z.object({ conditions: z.array(z.unknown()) });
+
+function loadChildren(
+  owner: string,
+  conditions: readonly TerminationCondition[],
+  states: unknown[],
+): void {
+  if (states.length !== conditions.length) {
+    throw new ConfigError(
+      `${owner}.loadState(): the state has ${states.length} child states but the condition has ` +
+        `${conditions.length} children. Pass a state saved from a condition of the same shape.`,
+      { path: 'conditions' },
+    );
+  }
+  conditions.forEach((c, i) => {
+    c.loadState(states[i]);
+  });
+}
+
+/**
+ * Fires when any child fires. Every child sees every delta, so counters stay current; the
+ * `StopMessage` joins the firing children's contents and sources with `", "` in child order.
+ */
+export class OrTerminationCondition extends TerminationCondition {
+  readonly conditions: readonly TerminationCondition[];
+
+  constructor(conditions: readonly TerminationCondition[]) {
+    super();
+    checkChildren('OrTerminationCondition', conditions);
+    this.conditions = [...conditions];
+  }
+
+  get terminated(): boolean {
+    return this.conditions.some((c) => c.terminated);
+  }
+
+  async check(messages: readonly AgentMessage[]): Promise<StopMessage | null> {
+    this.assertNotTerminated();
+    const results = await Promise.all(this.conditions.map((c) => c.check(messages)));
+    const fired = results.filter((r): r is StopMessage => r !== null);
+    if (fired.length === 0) return null;
+    return joinStops(
+      fired.map((s) => s.source),
+      fired.map((s) => s.content),
+    );
+  }
+
+  reset(): void {
+    for (const c of this.conditions) c.reset();
+  }
+
+  override toJSON(): TerminationConfig {
+    return { type: 'OrTerminationCondition', conditions: this.conditions.map((c) => c.toJSON()) };
+  }
+
+  override saveState(): unknown {
+    return { conditions: this.conditions.map((c) => c.saveState()) };
+  }
+
+  override loadState(state: unknown): void {
+    const parsed = parseState('OrTerminationCondition', childStatesSchema, state);
+    loadChildren('OrTerminationCondition', this.conditions, parsed.conditions);
+  }
+}
+
+const andStateSchema = z.object({
+  conditions: z.array(z.unknown()),
+  stopMessages: z.array(StopMessageSchema),
+});
+
+/**
+ * Fires once every child has fired at some point since reset, not necessarily on the same delta.
+ * A child that has fired is not called again; the `StopMessage` joins the children's contents and
+ * sources with `", "` in the order they fired.
+ */
+export class AndTerminationCondition extends TerminationCondition {
+  readonly conditions: readonly TerminationCondition[];
+  #stops: StopMessage[] = [];
+
+  constructor(conditions: readonly TerminationCondition[]) {
+    super();
+    checkChildren('AndTerminationCondition', conditions);
+    this.conditions = [...conditions];
+  }
+
+  get terminated(): boolean {
+    return this.conditions.every((c) => c.terminated);
+  }
+
+  async check(messages: readonly AgentMessage[]): Promise<StopMessage | null> {
+    this.assertNotTerminated();
+    const pending = this.conditions.filter((c) => !c.terminated);
+    const results = await Promise.all(pending.map((c) => c.check(messages)));
+    for (const r of results) if (r !== null) this.#stops.push(r);
+    if (!this.terminated) return null;
+    return joinStops(
+      this.#stops.map((s) => s.source),
+      this.#stops.map((s) => s.content),
+    );
+  }
+
+  reset(): void {
+    for (const c of this.conditions) c.reset();
+    this.#stops = [];
+  }
+
+  override toJSON(): TerminationConfig {
+    return { type: 'AndTerminationCondition', conditions: this.conditions.map((c) => c.toJSON()) };
+  }
+
+  override saveState(): unknown {
+    return {
+      conditions: this.conditions.map((c) => c.saveState()),
+      stopMessages: this.#stops.map((s) => structuredClone(s)),
+    };
+  }
+
+  override loadState(state: unknown): void {
+    const parsed = parseState('AndTerminationCondition', andStateSchema, state);
+    loadChildren('AndTerminationCondition', this.conditions, parsed.conditions);
+    this.#stops = parsed.stopMessages;
+  }
+}
