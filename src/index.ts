@@ -65,3 +65,22 @@ export {
 } from './termination/termination-condition.js';
 export { terminationFromJSON } from './termination/termination-config.js';
 export type { TerminationConfig } from './termination/termination-config-types.js';
+export { Console } from './console.js';
+export type { ConsoleOptions } from './console.js';
+export type {
+  RunOptions,
+  Runnable,
+  Session,
+  SessionInfo,
+  Task,
+  TaskResult,
+} from './engine/runnable.js';
+export type { PendingRequest } from './engine/session-state.js';
+export type { ThreadPredicate } from './engine/stop-rule.js';
+export {
+  HandoffBuilder,
+  type AutonomousModeOptions,
+  type HandoffBuilderOptions,
+} from './orchestrations/handoff/handoff-builder.js';
+export type { UserReplyRouting } from './orchestrations/handoff/handoff-machine.js';
+export { HandoffWorkflow } from './orchestrations/handoff/handoff-workflow.js';

@@ -5,7 +5,7 @@ import type { AgentMessage, StopMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { parseState, TerminationCondition } from './termination-condition.js';
 import type { TerminationConfig } from './termination-config-types.js';
-import { requireCount } from './validate-options.js';
+import { requireCount, showValue } from './validate-options.js';
 
 /** Options of `MaxMessageTermination`. */
 export interface MaxMessageTerminationOptions {
@@ -31,7 +31,7 @@ export class MaxMessageTermination extends TerminationCondition {
     const include = options.includeAgentEvent ?? false;
     if (typeof include !== 'boolean') {
       throw new ConfigError(
-        `MaxMessageTermination needs \`includeAgentEvent\` to be a boolean, got ${JSON.stringify(include)}.`,
+        `MaxMessageTermination needs \`includeAgentEvent\` to be a boolean, got ${showValue(include)}.`,
         { path: 'includeAgentEvent' },
       );
     }

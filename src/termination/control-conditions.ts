@@ -5,6 +5,7 @@ import type { AgentMessage, StopMessage } from '../messages/message.js';
 import { LatchingCondition } from './latching-condition.js';
 import { parseState, TerminationCondition } from './termination-condition.js';
 import type { TerminationConfig } from './termination-config-types.js';
+import { showValue } from './validate-options.js';
 
 /** Options of `TimeoutTermination`. */
 export interface TimeoutTerminationOptions {
@@ -37,7 +38,7 @@ export class TimeoutTermination extends TerminationCondition {
       timeoutSeconds <= 0
     ) {
       throw new ConfigError(
-        `TimeoutTermination needs \`timeoutSeconds\` to be a positive number, got ${JSON.stringify(timeoutSeconds)}.`,
+        `TimeoutTermination needs \`timeoutSeconds\` to be a positive number, got ${showValue(timeoutSeconds)}.`,
         { path: 'timeoutSeconds' },
       );
     }
@@ -78,12 +79,16 @@ export class TimeoutTermination extends TerminationCondition {
   }
 }
 
-const externalStateSchema = z.object({ requested: z.boolean(), terminated: z.boolean() });
+const externalStateSchema = z.object({ terminated: z.boolean() });
 
 /**
  * Stops a conversation from outside (a Stop button, a shutdown hook): call `set()`, and the
  * condition fires on its next `check()`. `reset()` clears the request.
- * @example const stop = new ExternalTermination(); setTimeout(() => stop.set(), 5000);
+ *
+ * The request is a live signal, not conversation state: `saveState()` holds only whether the
+ * condition has fired, so a workflow whose sessions share this object stops the next session that
+ * checks it after `set()`.
+ * @example const stop = new ExternalTermination(); process.on('SIGINT', () => stop.set());
  */
 export class ExternalTermination extends TerminationCondition {
   #requested = false;
@@ -115,13 +120,11 @@ export class ExternalTermination extends TerminationCondition {
   }
 
   override saveState(): unknown {
-    return { requested: this.#requested, terminated: this.#terminated };
+    return { terminated: this.#terminated };
   }
 
   override loadState(state: unknown): void {
-    const parsed = parseState('ExternalTermination', externalStateSchema, state);
-    this.#requested = parsed.requested;
-    this.#terminated = parsed.terminated;
+    this.#terminated = parseState('ExternalTermination', externalStateSchema, state).terminated;
   }
 }
 

@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+
+import { ConfigError } from '../errors.js';
+import type { LLMMessage } from '../messages/llm-message.js';
+import type {
+  AgentEvent,
+  AgentMessage,
+  ChatMessage,
+  FunctionCall,
+  FunctionExecutionResult,
+} from '../messages/message.js';
+import {
+  handoffMessage,
+  streamingChunkEvent,
+  structuredMessage,
+  textMessage,
+  thoughtEvent,
+  toolCallExecutionEvent,
+  toolCallRequestEvent,
+  toolCallSummaryMessage,
+} from '../messages/message-factories.js';
+import { toModelMessages } from '../messages/model-view.js';
+import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
+import { formatPath } from '../zod-issues.js';
+import {
+  checkAgentName,
+  checkDistinctTargets,
+  checkMaxToolIterations,
+  indexTools,
+  mergeHandoffs,
+  outputJsonSchema,
+} from './agent-config.js';
+import type { AgentContext, AgentResponse, ChatAgent } from './chat-agent.js';
+import type { Handoff } from './handoff.js';
+import { interceptHandoffs } from './handoff-middleware.js';
+import type { Tool } from './tool.js';
+import {
+  composeToolMiddleware,
+  realTimer,
+  type Timer,
+  type ToolMiddleware,
+  toolExecutor,
+} from './tool-execution.js';
+
+/** Options of `Agent`. */
+export interface AgentOptions {
+  /** A letter followed by up to 63 letters, digits, `_` or `-`. */
+  name: string;
+  /** @default 'An agent that provides assistance with ability to use tools.' */
+  description?: string;
+  /** The system message of every model request; none when omitted. */
+  instructions?: string;
+  client: ChatClient;
+  tools?: readonly Tool[];
+  /** Targets (names or `Handoff`s) this agent may pass control to. */
+  handoffs?: readonly (string | Handoff)[];
+  /** Model calls per turn that may end in tool calls. @default 1 */
+  maxToolIterations?: number;
+  /** Answers become `StructuredMessage`s validated with this schema. */
+  outputSchema?: z.ZodType;
+  /** Layers around every (non-handoff) tool call; the first is the outermost. */
+  middleware?: readonly ToolMiddleware[];
+  /** Stream model answers (`ModelClientStreamingChunkEvent`s) when the client can. @default true */
+  stream?: boolean;
+  /** Schedules tool timeouts; pass a fake one in tests. @default setTimeout */
+  timer?: Timer;
+}
+
+/**
+ * The LLM-backed `ChatAgent` (AutoGen's AssistantAgent semantics, stateless). Each turn it builds
+ * its view of the thread (`toModelMessages`), calls the model, runs the tools it asks for and
+ * answers with one chat message:
+ *
+ * - text → `TextMessage` (with usage); with `outputSchema` → `StructuredMessage`, or a
+ *   `TextMessage` with `metadata.structuredOutputError` when the answer does not match;
+ * - tool calls → `ToolCallRequestEvent` (with usage) and `ToolCallExecutionEvent`, then another
+ *   model call while `maxToolIterations` allows, else a `ToolCallSummaryMessage`;
+ * - a handoff call → `HandoffMessage` whose `context` is one `ToolCallSummaryMessage` with the
+ *   answer's other tool calls and results (empty when there were none).
+ *
+ * Bad model output (unknown tool, bad JSON, arguments failing the schema) and failing or slow
+ * tools become error results the model sees; `respond()` rejects only when the model call fails,
+ * a middleware throws, or the turn is aborted.
+ *
+ * @example
+ * const billing = new Agent({ name: 'billing', client, instructions: 'You handle refunds.',
+ *   tools: [lookupInvoice], handoffs: ['triage'] });
+ * @throws ConfigError for a bad name, repeated tool names or handoffs, or bad options.
+ */
+export class Agent implements ChatAgent {
+  readonly name: string;
+  readonly description: string;
+  readonly instructions: string | undefined;
+  readonly tools: readonly Tool[];
+  readonly handoffs: readonly Handoff[];
+  readonly maxToolIterations: number;
+  readonly outputSchema: z.ZodType | undefined;
+  readonly #client: ChatClient;
+  readonly #tools: ReadonlyMap<string, Tool>;
+  readonly #handoffs: ReadonlyMap<string, Handoff>;
+  readonly #middleware: readonly ToolMiddleware[];
+  readonly #stream: boolean;
+  readonly #timer: Timer;
+  readonly #outputJsonSchema: Record<string, unknown> | undefined;
+
+  constructor(options: AgentOptions) {
+    const name = checkAgentName(options?.name);
+    if (typeof options.client?.create !== 'function') {
+      throw new ConfigError(
+        `Agent "${name}" needs a \`client\`: a ChatClient such as OpenAIChatClient or ScriptedChatClient.`,
+        { path: 'client' },
+      );
+    }
+    this.name = name;
+    this.description =
+      options.description ?? 'An agent that provides assistance with ability to use tools.';
+    this.instructions = options.instructions;
+    this.#client = options.client;
+    this.#tools = indexTools(name, options.tools ?? []);
+    this.tools = [...this.#tools.values()];
+    checkDistinctTargets(name, options.handoffs ?? []);
+    this.#handoffs = mergeHandoffs(name, this.#tools, new Map(), options.handoffs ?? []);
+    this.handoffs = [...this.#handoffs.values()];
+    this.maxToolIterations = checkMaxToolIterations(name, options.maxToolIterations ?? 1);
+    this.outputSchema = options.outputSchema;
+    this.#outputJsonSchema =
+      options.outputSchema === undefined ? undefined : outputJsonSchema(name, options.outputSchema);
+    this.#middleware = [...(options.middleware ?? [])];
+    this.#stream = options.stream ?? true;
+    this.#timer = options.timer ?? realTimer;
+  }
+
+  async respond(ctx: AgentContext): Promise<AgentResponse> {
+    const handoffs = mergeHandoffs(this.name, this.#tools, this.#handoffs, ctx.handoffs ?? []);
+    const messages = toModelMessages(ctx.conversation, this.name, {
+      ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
+      ...(ctx.toolCallFilter === undefined ? {} : { toolCallFilter: ctx.toolCallFilter }),
+      ...(ctx.contextWindow === undefined ? {} : { contextWindow: ctx.contextWindow }),
+      handoffToolNames: new Set(handoffs.keys()),
+    });
+    const request = this.#baseRequest(handoffs, ctx.signal);
+    const usedIds = callIdsIn(ctx.conversation);
+    const inner: AgentEvent[] = [];
+    const record = (event: AgentEvent) => {
+      inner.push(event);
+      ctx.emit(event);
+    };
+    let last: { calls: FunctionCall[]; results: FunctionExecutionResult[] } | undefined;
+
+    for (let i = 0; i < this.maxToolIterations; i++) {
+      const result = await this.#callModel({ ...request, messages }, ctx);
+      if (result.thought) record(thoughtEvent({ source: this.name, content: result.thought }));
+      if (result.toolCalls.length === 0) {
+        return { chatMessage: this.#answer(result), innerMessages: inner };
+      }
+      if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
+      const calls = withUniqueIds(result.toolCalls, usedIds);
+      record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
+      let chosen: Handoff | undefined;
+      const run = composeToolMiddleware(
+        [interceptHandoffs(handoffs, (h) => (chosen ??= h)), ...this.#middleware],
+        toolExecutor(this.#tools, {
+          context: { signal: ctx.signal, sessionId: ctx.sessionId, agent: this.name },
+          offered: (request.tools ?? []).map((t) => t.name),
+          timer: this.#timer,
+        }),
+      );
+      // Calls start in the model's order, so the handoff middleware sees the first handoff first.
+      const results = await Promise.all(
+        calls.map(async (c) => ({ ...(await run(c)), callId: c.id, name: c.name })),
+      );
+      ctx.signal.throwIfAborted();
+      record(toolCallExecutionEvent({ source: this.name, content: results }));
+      if (chosen !== undefined) {
+        const handoff: Handoff = chosen;
+        return { chatMessage: this.#handoff(handoff, handoffs, calls, results), innerMessages: inner };
+      }
+      messages.push(
+        { role: 'assistant', content: result.content, toolCalls: calls },
+        ...results.map((r): LLMMessage => ({ role: 'tool', toolCallId: r.callId, content: r.content })),
+      );
+      last = { calls, results };
+    }
+    const { calls, results } = last ?? { calls: [], results: [] };
+    return {
+      chatMessage: toolCallSummaryMessage({
+        source: this.name,
+        content: results.map((r) => r.content).join('\n'),
+        toolCalls: calls,
+        results,
+      }),
+      innerMessages: inner,
+    };
+  }
+
+  #baseRequest(handoffs: ReadonlyMap<string, Handoff>, signal: AbortSignal): ModelRequest {
+    const tools = [...this.tools.map((t) => t.schema), ...[...handoffs.values()].map((h) => h.schema)];
+    const request: ModelRequest = { messages: [], signal };
+    if (tools.length > 0) request.tools = tools;
+    if (this.#outputJsonSchema !== undefined) request.outputSchema = this.#outputJsonSchema;
+    return request;
+  }
+
+  async #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
+    const client = this.#client;
+    if (!this.#stream || client.createStream === undefined) return client.create(request);
+    let result: ModelResult | undefined;
+    for await (const item of client.createStream(request)) {
+      if (typeof item !== 'string') result = item;
+      else if (item !== '') ctx.emit(streamingChunkEvent({ source: this.name, content: item }));
+    }
+    if (result === undefined) {
+      throw new Error(
+        `The model stream of agent "${this.name}" ended without a result. The ChatClient's ` +
+          'createStream must yield a ModelResult last.',
+      );
+    }
+    return result;
+  }
+
+  #answer(result: ModelResult): ChatMessage {
+    const content = result.content ?? '';
+    const base = { source: this.name, usage: result.usage };
+    if (this.outputSchema === undefined) return textMessage({ ...base, content });
+    let json: unknown;
+    try {
+      json = JSON.parse(content);
+    } catch {
+      const structuredOutputError = 'The answer is not valid JSON.';
+      return textMessage({ ...base, content, metadata: { structuredOutputError } });
+    }
+    const parsed = this.outputSchema.safeParse(json);
+    if (parsed.success) return structuredMessage({ ...base, content: parsed.data });
+    const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
+    const structuredOutputError = `The answer does not match the output schema: ${issues.join('; ')}.`;
+    return textMessage({ ...base, content, metadata: { structuredOutputError } });
+  }
+
+  #handoff(
+    handoff: Handoff,
+    handoffs: ReadonlyMap<string, Handoff>,
+    calls: readonly FunctionCall[],
+    results: readonly FunctionExecutionResult[],
+  ): ChatMessage {
+    const toolCalls = calls.filter((c) => !handoffs.has(c.name));
+    const ids = new Set(toolCalls.map((c) => c.id));
+    const others = results.filter((r) => ids.has(r.callId));
+    const context =
+      toolCalls.length === 0
+        ? []
+        : [
+            toolCallSummaryMessage({
+              source: this.name,
+              content: others.map((r) => r.content).join('\n'),
+              toolCalls,
+              results: others,
+            }),
+          ];
+    return handoffMessage({
+      source: this.name,
+      target: handoff.target,
+      content: handoff.message,
+      context,
+    });
+  }
+}
+
+/** Every tool call id this agent's thread already uses. */
+function callIdsIn(thread: readonly AgentMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const m of thread) if (m.type === 'ToolCallRequestEvent') for (const c of m.content) ids.add(c.id);
+  return ids;
+}
+
+// Some servers repeat ids ("call_0") or send none; ids must be unique for results to pair up.
+function withUniqueIds(calls: readonly FunctionCall[], used: Set<string>): FunctionCall[] {
+  return calls.map(({ id, name, arguments: args }) => {
+    const unique = id === '' || used.has(id) ? `call_${randomUUID()}` : id;
+    used.add(unique);
+    return { id: unique, name, arguments: args };
+  });
+}

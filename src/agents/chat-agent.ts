@@ -1,0 +1,54 @@
+import type {
+  AgentEvent,
+  AgentMessage,
+  ChatMessage,
+} from '../messages/message.js';
+import type { ToolCallFilter } from '../messages/model-view.js';
+import type { Handoff } from './handoff.js';
+
+/**
+ * What an agent is given for one turn. The first five fields are API.md's; the optional ones are
+ * Baton extensions that an orchestration (the `HandoffBuilder`) sets so that the same agent object
+ * can take part in workflows with different routing, without being changed.
+ */
+export interface AgentContext {
+  /** The whole thread of the session so far: every agent's messages and events. */
+  conversation: readonly AgentMessage[];
+  /** Chat messages since this agent last responded. */
+  newMessages: readonly ChatMessage[];
+  /** Aborts the turn: the model call in flight and running tools. */
+  signal: AbortSignal;
+  sessionId: string;
+  /**
+   * Receives, as they happen, every `ModelClientStreamingChunkEvent` and every inner event
+   * (thoughts, tool call requests and executions). The inner events are also returned in
+   * `AgentResponse.innerMessages`, which is what belongs in the thread; chunks are not.
+   */
+  emit(event: AgentEvent): void;
+  /**
+   * Extra handoff targets granted for this turn, merged with the agent's own; when both name the
+   * same target, the agent's own handoff is used.
+   */
+  handoffs?: readonly Handoff[];
+  /** Which tool calls the agent's view of `conversation` removes. @default 'handoff' */
+  toolCallFilter?: ToolCallFilter;
+  /** At most this many recent messages in the model request (see `toModelMessages`). */
+  contextWindow?: number;
+}
+
+/** An agent's answer for one turn: one chat message, and the events that led to it. */
+export interface AgentResponse {
+  chatMessage: ChatMessage;
+  innerMessages?: AgentEvent[];
+}
+
+/**
+ * Anything that can take a turn in a team or workflow. Agents are stateless: all conversation
+ * state lives in the session, so one agent object can serve any number of sessions at once.
+ */
+export interface ChatAgent {
+  /** Matches `/^[A-Za-z][A-Za-z0-9_-]{0,63}$/`. */
+  readonly name: string;
+  readonly description: string;
+  respond(ctx: AgentContext): Promise<AgentResponse>;
+}

@@ -1,0 +1,158 @@
+import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
+import { formatPath } from '../zod-issues.js';
+import type { Tool, ToolContext } from './tool.js';
+
+/** Answers one tool call. */
+export type ToolHandler = (call: FunctionCall) => Promise<FunctionExecutionResult>;
+
+/**
+ * A layer around tool execution: it may change the call it passes to `next`, change the result,
+ * or answer the call itself without calling `next` (as the handoff middleware does).
+ * @example const log: ToolMiddleware = async (call, next) => { seen.push(call.name); return next(call); };
+ */
+export type ToolMiddleware = (
+  call: FunctionCall,
+  next: (call: FunctionCall) => Promise<FunctionExecutionResult>,
+) => Promise<FunctionExecutionResult>;
+
+/** Schedules `fire` after `ms` milliseconds and returns a function that cancels it. */
+export type Timer = (ms: number, fire: () => void) => () => void;
+
+/** `setTimeout`, as a `Timer`. */
+export const realTimer: Timer = (ms, fire) => {
+  const handle = setTimeout(fire, ms);
+  return () => clearTimeout(handle);
+};
+
+/** Runs `middleware` as an onion around `last`; the first layer is the outermost. */
+export function composeToolMiddleware(
+  middleware: readonly ToolMiddleware[],
+  last: ToolHandler,
+): ToolHandler {
+  return (call) => {
+    let index = -1;
+    const dispatch = (i: number, current: FunctionCall): Promise<FunctionExecutionResult> => {
+      if (i <= index) {
+        return Promise.reject(new Error(`Tool middleware #${i} called next() more than once.`));
+      }
+      index = i;
+      const layer = middleware[i];
+      return layer ? layer(current, (next) => dispatch(i + 1, next)) : last(current);
+    };
+    return dispatch(0, call);
+  };
+}
+
+/** Options of `toolExecutor()`. */
+export interface ToolExecutorOptions {
+  context: ToolContext;
+  /** Every tool name the model was offered, for the message about an unknown tool. */
+  offered: readonly string[];
+  timer: Timer;
+}
+
+/**
+ * Answers calls by running the matching tool. It never rejects: an unknown tool, arguments that
+ * are not JSON or fail the schema, a thrown error, a timeout or a cancellation all become an
+ * `isError` result whose message names the tool.
+ */
+export function toolExecutor(
+  tools: ReadonlyMap<string, Tool>,
+  options: ToolExecutorOptions,
+): ToolHandler {
+  return async (call) => {
+    const fail = (content: string): FunctionExecutionResult => ({
+      callId: call.id,
+      name: call.name,
+      content,
+      isError: true,
+    });
+    const found = tools.get(call.name);
+    if (found === undefined) return fail(unknownTool(call.name, options.offered));
+    const args = parseArguments(call);
+    if (!args.ok) return fail(args.error);
+    const parsed = found.parameters.safeParse(args.value);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
+      return fail(
+        `Tool "${call.name}" received invalid arguments: ${issues.join('; ')}. ` +
+          'Fix them and call the tool again.',
+      );
+    }
+    const outcome = await runWithTimeout(found, parsed.data, options);
+    return outcome.ok
+      ? { callId: call.id, name: call.name, content: outcome.content, isError: false }
+      : fail(outcome.content);
+  };
+}
+
+function unknownTool(name: string, offered: readonly string[]): string {
+  const available = offered.length > 0 ? `Available tools: ${offered.join(', ')}.` : 'No tools are available.';
+  return `Unknown tool "${name}". ${available}`;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
+
+function parseArguments(call: FunctionCall): Outcome {
+  // Some servers send "" for a tool without parameters.
+  const text = call.arguments.trim() === '' ? '{}' : call.arguments;
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    const preview = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+    return {
+      ok: false,
+      error:
+        `Tool "${call.name}" received arguments that are not valid JSON: ${preview}. ` +
+        'Send the arguments as one JSON object.',
+    };
+  }
+}
+
+async function runWithTimeout(
+  found: Tool,
+  args: unknown,
+  { context, timer }: ToolExecutorOptions,
+): Promise<{ ok: boolean; content: string }> {
+  const controller = new AbortController();
+  const name = found.name;
+  let cancelTimer = () => {};
+  let onAbort = () => {};
+  try {
+    return await new Promise((resolve) => {
+      onAbort = () => {
+        controller.abort(context.signal.reason);
+        resolve({ ok: false, content: `Tool "${name}" was cancelled.` });
+      };
+      if (context.signal.aborted) return onAbort();
+      context.signal.addEventListener('abort', onAbort, { once: true });
+      cancelTimer = timer(found.timeoutMs, () => {
+        controller.abort(new Error(`Tool "${name}" timed out.`));
+        resolve({ ok: false, content: `Tool "${name}" timed out after ${found.timeoutMs} ms.` });
+      });
+      Promise.resolve()
+        .then(() => found.execute(args, { ...context, signal: controller.signal }))
+        .then(
+          (value) => resolve({ ok: true, content: toText(value) }),
+          (error: unknown) => resolve({ ok: false, content: `Tool "${name}" failed: ${errorText(error)}` }),
+        );
+    });
+  } finally {
+    cancelTimer();
+    context.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function toText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined) return '';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+
+import { ConfigError } from '../errors.js';
+import type { ToolSchema } from '../models/chat-client.js';
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  /** Aborted when the run is cancelled or the tool times out; pass it on to I/O. */
+  signal: AbortSignal;
+  sessionId: string;
+  /** The name of the agent that called the tool. */
+  agent: string;
+}
+
+/** Options of `tool()`. */
+export interface ToolOptions<S extends z.ZodType> {
+  /** 1 to 64 letters, digits, `_` or `-`: what model providers accept. */
+  name: string;
+  /** What the tool does, for the model. @default '' */
+  description?: string;
+  /** A zod object schema of the arguments; the JSON Schema the model sees is derived from it. */
+  parameters: S;
+  /** Runs the tool with validated arguments; a string is sent as is, anything else as JSON. */
+  execute: (args: z.output<S>, ctx: ToolContext) => unknown;
+  /** How long a call may take before it becomes an error result. @default 60_000 */
+  timeoutMs?: number;
+}
+
+/** A function a model can call, made by `tool()`. */
+export interface Tool<Args = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: z.ZodType<Args>;
+  /** What the model is sent: name, description and JSON Schema of the arguments. */
+  readonly schema: ToolSchema;
+  readonly timeoutMs: number;
+  execute(args: Args, ctx: ToolContext): unknown;
+}
+
+/** The tool names model providers accept. */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * Defines a tool. Arguments are validated with `parameters` before `execute` runs; invalid JSON
+ * or arguments, a thrown error or a timeout become an error result the model sees, naming the
+ * tool, never an exception.
+ *
+ * @example
+ * const lookup = tool({
+ *   name: 'lookup_invoice',
+ *   description: 'Finds an invoice by id.',
+ *   parameters: z.object({ invoiceId: z.string() }),
+ *   execute: async ({ invoiceId }) => `Invoice ${invoiceId} is paid.`,
+ * });
+ * @throws ConfigError for a bad name, a schema that is not a zod object or a bad timeout.
+ */
+export function tool<S extends z.ZodType>(options: ToolOptions<S>): Tool<z.output<S>> {
+  const { name, description = '', parameters, execute, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    throw new ConfigError(
+      `tool(): name ${JSON.stringify(name)} is invalid. Use 1 to 64 letters, digits, "_" or "-".`,
+      { path: 'name' },
+    );
+  }
+  if (typeof execute !== 'function') {
+    throw new ConfigError(`Tool "${name}" needs an \`execute\` function.`, { path: 'execute' });
+  }
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+    throw new ConfigError(
+      `Tool "${name}" needs \`timeoutMs\` to be a positive number of milliseconds, got ${timeoutMs}.`,
+      { path: 'timeoutMs' },
+    );
+  }
+  const jsonSchema = toObjectSchema(name, parameters);
+  return Object.freeze({
+    name,
+    description,
+    parameters,
+    schema: { name, description, parameters: jsonSchema },
+    timeoutMs,
+    execute,
+  });
+}
+
+function toObjectSchema(name: string, parameters: unknown): Record<string, unknown> {
+  if (!isZodSchema(parameters)) {
+    throw new ConfigError(
+      `Tool "${name}" needs \`parameters\` to be a zod schema such as z.object({ ... }).`,
+      { path: 'parameters' },
+    );
+  }
+  let schema: Record<string, unknown>;
+  try {
+    schema = z.toJSONSchema(parameters, { io: 'input' }) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError(
+      `Tool "${name}": its parameters cannot be described in JSON Schema ` +
+        `(${error instanceof Error ? error.message : String(error)}). Use JSON types only.`,
+      { path: 'parameters', cause: error },
+    );
+  }
+  if (schema.type !== 'object') {
+    throw new ConfigError(
+      `Tool "${name}" needs \`parameters\` to be a z.object({ ... }); models send arguments as ` +
+        `an object, but this schema has type ${JSON.stringify(schema.type ?? null)}.`,
+      { path: 'parameters' },
+    );
+  }
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/** True for a zod (v4) schema. */
+export function isZodSchema(value: unknown): value is z.ZodType {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    '_zod' in value &&
+    typeof (value as { safeParse?: unknown }).safeParse === 'function'
+  );
+}

@@ -1,0 +1,59 @@
+import { type AnyStateMachine, transition } from 'xstate';
+
+import type { MachineEvent, StateMeta } from './orchestration.js';
+
+/**
+ * Drives a compiled machine by state value. The machines Baton compiles have no context and
+ * their guards read only the event, so `(state, event) → next state` is pure and cached: a hop
+ * costs a map lookup after the first time, whatever XState's own transition costs.
+ */
+export class MachineDriver {
+  readonly machine: AnyStateMachine;
+  readonly initialState: string;
+  readonly #meta = new Map<string, StateMeta>();
+  readonly #cache = new Map<string, string>();
+
+  constructor(machine: AnyStateMachine) {
+    this.machine = machine;
+    for (const [key, node] of Object.entries(machine.root.states)) {
+      const meta = node.meta as StateMeta | undefined;
+      if (meta === undefined) throw new Error(`Machine "${machine.id}": state "${key}" has no meta.`);
+      this.#meta.set(key, meta);
+    }
+    const initial = machine.root.initial?.target[0]?.key;
+    if (initial === undefined) throw new Error(`Machine "${machine.id}" has no initial state.`);
+    this.initialState = initial;
+  }
+
+  /** What `state` means to the engine. */
+  meta(state: string): StateMeta {
+    const meta = this.#meta.get(state);
+    if (meta === undefined) {
+      throw new Error(
+        `Machine "${this.machine.id}" has no state "${state}". The session was written by a ` +
+          'different workflow; resume it with the workflow that wrote it.',
+      );
+    }
+    return meta;
+  }
+
+  /** True when the machine has a state named `state`. */
+  has(state: string): boolean {
+    return this.#meta.has(state);
+  }
+
+  /** The state after `event` in `state`; the same state when no transition is enabled. */
+  next(state: string, event: MachineEvent): string {
+    const key = `${state}\u0000${JSON.stringify(event)}`;
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) return cached;
+    const snapshot = this.machine.resolveState({ value: state, context: {} });
+    const [after] = transition(this.machine, snapshot, event);
+    const value = after.value;
+    if (typeof value !== 'string') {
+      throw new Error(`Machine "${this.machine.id}" must be flat; got ${JSON.stringify(value)}.`);
+    }
+    this.#cache.set(key, value);
+    return value;
+  }
+}

@@ -1,0 +1,61 @@
+import type { AnyStateMachine } from 'xstate';
+
+import type { AgentContext, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
+import type { AgentMessage, ChatMessage } from '../messages/message.js';
+import type { StopRule } from './stop-rule.js';
+import type { SessionState } from './session-state.js';
+
+/** What a state of a compiled machine means to the engine, read from the state node's `meta`. */
+export type StateMeta =
+  | { readonly kind: 'agent'; readonly agent: string }
+  | { readonly kind: 'input' }
+  | { readonly kind: 'stopped' };
+
+/**
+ * The small fixed set of events the engine sends to every compiled machine. Orchestrations decide
+ * the optional fields; guards in the machine read them, so a transition is a pure function of
+ * (state, event) and can be cached.
+ */
+export type MachineEvent =
+  | {
+      readonly type: 'agent_responded';
+      /** The participant the response hands off to. */
+      readonly handoffTo?: string;
+      /** The agent keeps the floor without the user (autonomous mode). */
+      readonly keepGoing?: boolean;
+    }
+  | { readonly type: 'user_replied'; readonly replyTo?: string }
+  | { readonly type: 'stop' }
+  | { readonly type: 'resume'; readonly to: string };
+
+/** How an orchestration reads an agent's response. */
+export interface ResponseRouting {
+  readonly event: MachineEvent;
+  /** Messages the orchestration adds after the response, in the same step (e.g. a prompt). */
+  readonly followUp?: readonly ChatMessage[];
+}
+
+/** Extra fields an orchestration gives an agent for one turn (handoff tools, view options). */
+export type AgentTurnOptions = Partial<
+  Pick<AgentContext, 'handoffs' | 'toolCallFilter' | 'contextWindow'>
+>;
+
+/**
+ * What an orchestration (HandoffBuilder, a team) compiles to: a machine and the few decisions
+ * the engine cannot make alone. The engine runs any orchestration the same way.
+ */
+export interface Orchestration {
+  readonly name: string;
+  readonly machine: AnyStateMachine;
+  readonly participants: ReadonlyMap<string, ChatAgent>;
+  readonly maxTurns: number;
+  readonly stopRule: StopRule | undefined;
+  /** Identifies participants, topology and routing; stored sessions must match it. */
+  readonly fingerprint: string;
+  /** Options for `agent`'s turn. */
+  turnOptions(agent: string): AgentTurnOptions;
+  /** The machine event for `agent`'s response. Throws when the response breaks the topology. */
+  routeResponse(agent: string, response: AgentResponse, state: SessionState): ResponseRouting;
+  /** The machine event for user input arriving while the session waits or has stopped. */
+  routeUserInput(state: SessionState, messages: readonly AgentMessage[]): MachineEvent;
+}

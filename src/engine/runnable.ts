@@ -1,0 +1,59 @@
+import type { AgentMessage, ChatMessage } from '../messages/message.js';
+import type { PendingRequest } from './session-state.js';
+
+/** What a run starts from: a string becomes a `TextMessage` from `"user"`. */
+export type Task = string | ChatMessage | readonly ChatMessage[];
+
+/** Options of `run()` and `runStream()`. */
+export interface RunOptions {
+  /** Aborts the in-flight model call; the run ends with status `cancelled`, nothing lost. */
+  signal?: AbortSignal;
+  /** Put the task messages first in `TaskResult.messages` and the stream. @default true */
+  outputTaskMessages?: boolean;
+}
+
+/** The outcome of one run: a normal result whether the session stopped, paused or was cancelled. */
+export interface TaskResult {
+  readonly type: 'TaskResult';
+  /** This run's messages (task first unless `outputTaskMessages: false`); chunks are not kept. */
+  readonly messages: AgentMessage[];
+  /** The StopMessage content or a team stop reason; `null` when paused or cancelled. */
+  readonly stopReason: string | null;
+  readonly status: 'terminated' | 'awaiting_input' | 'cancelled';
+  /** The question the session waits on, when `status` is `awaiting_input`. */
+  readonly pendingRequest?: PendingRequest;
+  readonly sessionId: string;
+  /** Token usage of this run's messages. */
+  readonly usage: { promptTokens: number; completionTokens: number };
+}
+
+/** Where a session stands, as `Session.info()` reports it. */
+export interface SessionInfo {
+  readonly status: 'idle' | 'running' | 'awaiting_input' | 'terminated' | 'cancelled';
+  readonly pendingRequest?: PendingRequest;
+  /** Steps committed so far. */
+  readonly step: number;
+}
+
+/** Every team and workflow: run a task, stream it, reset, and reach independent sessions. */
+export interface Runnable {
+  /** Runs the default session until it stops, pauses for the user or is cancelled. */
+  run(task?: Task, options?: RunOptions): Promise<TaskResult>;
+  /** Like `run()`, yielding every message as it is produced and the `TaskResult` last. */
+  runStream(task?: Task, options?: RunOptions): AsyncIterable<AgentMessage | TaskResult>;
+  /** Clears the default session: thread, speaker, turn counter and condition state. */
+  reset(): Promise<void>;
+  /** An independent conversation; a new generated id when `id` is omitted. */
+  session(id?: string): Session;
+  /** The default session as JSON; `loadState(saveState())` restores it exactly. */
+  saveState(): Promise<unknown>;
+  loadState(state: unknown): Promise<void>;
+}
+
+/** One conversation of a workflow or team. */
+export interface Session extends Omit<Runnable, 'session'> {
+  readonly id: string;
+  /** The whole thread so far. */
+  messages(): Promise<AgentMessage[]>;
+  info(): Promise<SessionInfo>;
+}

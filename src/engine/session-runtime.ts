@@ -1,0 +1,320 @@
+import { randomUUID } from 'node:crypto';
+
+import type { AgentResponse, ChatAgent } from '../agents/chat-agent.js';
+import { SessionBusyError } from '../errors.js';
+import { userInputRequestedEvent } from '../messages/message-factories.js';
+import type { AgentEvent, AgentMessage, StopMessage } from '../messages/message.js';
+import { isChatMessage } from '../messages/message.js';
+import { messageToText } from '../messages/message-text.js';
+import type { MachineDriver } from './machine-driver.js';
+import type { Orchestration } from './orchestration.js';
+import type { RunOptions, SessionInfo, Task, TaskResult } from './runnable.js';
+import { applyStep, type SessionState, type StepChange } from './session-state.js';
+import { toTaskMessages, totalUsage } from './task-messages.js';
+
+/** Receives every message of a run as it is produced (streaming chunks included). */
+export type MessageSink = (message: AgentMessage) => void;
+
+/** Observes committed steps (the checkpoint layer plugs in here). */
+export type StepListener = (sessionId: string, step: ReturnType<typeof applyStep>) => Promise<void>;
+
+/** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
+class RunCancelled extends Error {
+  override readonly name = 'RunCancelled';
+}
+
+/**
+ * One conversation: its state and the loop that advances it. Each pass of the loop is one step
+ * (one agent response, or one user input) committed before the next begins.
+ */
+export class SessionRuntime {
+  readonly id: string;
+  readonly #orchestration: Orchestration;
+  readonly #driver: MachineDriver;
+  readonly #onStep: StepListener | undefined;
+  #state: SessionState;
+  #running = false;
+
+  constructor(
+    id: string,
+    orchestration: Orchestration,
+    driver: MachineDriver,
+    state: SessionState,
+    onStep?: StepListener,
+  ) {
+    this.id = id;
+    this.#orchestration = orchestration;
+    this.#driver = driver;
+    this.#state = state;
+    this.#onStep = onStep;
+  }
+
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Replaces the state (reset, loadState); refused while a run is in progress. */
+  replaceState(state: SessionState): void {
+    this.#assertIdle();
+    this.#state = state;
+  }
+
+  info(): SessionInfo {
+    const s = this.#state;
+    const status = this.#running ? 'running' : s.status;
+    return status === 'awaiting_input' && s.pendingRequest !== null
+      ? { status, pendingRequest: s.pendingRequest, step: s.step }
+      : { status, step: s.step };
+  }
+
+  async run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
+    this.#assertIdle();
+    this.#running = true;
+    try {
+      return await this.#run(task, options, sink);
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  #assertIdle(): void {
+    if (this.#running) throw new SessionBusyError(this.id);
+  }
+
+  async #commit(change: StepChange): Promise<void> {
+    const step = applyStep(this.#state, change);
+    if (this.#onStep !== undefined) await this.#onStep(this.id, step);
+    this.#state = step.state;
+  }
+
+  async #run(task: Task | undefined, options: RunOptions, sink?: MessageSink): Promise<TaskResult> {
+    const orchestration = this.#orchestration;
+    const driver = this.#driver;
+    const taskMessages = toTaskMessages(task);
+    const out: AgentMessage[] = [];
+    const emit = (m: AgentMessage): void => {
+      out.push(m);
+      sink?.(m);
+    };
+    const result = (
+      status: TaskResult['status'],
+      stopReason: string | null,
+    ): TaskResult => {
+      const pending = this.#state.pendingRequest;
+      return {
+        type: 'TaskResult',
+        messages: out,
+        stopReason,
+        status,
+        ...(status === 'awaiting_input' && pending !== null ? { pendingRequest: pending } : {}),
+        sessionId: this.id,
+        usage: totalUsage(out),
+      };
+    };
+
+    if (taskMessages.length > 0) {
+      const state = this.#state;
+      const meta = driver.meta(state.machineState);
+      const waiting = meta.kind === 'input' || meta.kind === 'stopped';
+      const machineState = waiting
+        ? driver.next(state.machineState, orchestration.routeUserInput(state, taskMessages))
+        : state.machineState;
+      const check = await this.#checkStop(taskMessages);
+      await this.#commit({
+        event: 'user_input',
+        append: taskMessages,
+        machineState,
+        resumeState: null,
+        pendingRequest: null,
+        status: 'idle',
+        termination: check.state,
+        ...(check.stop === null ? {} : await this.#stopChange(machineState, check.state)),
+      });
+      if (options.outputTaskMessages !== false) for (const m of taskMessages) emit(m);
+      else for (const m of taskMessages) sink?.(m);
+      if (check.stop !== null) return result('terminated', check.stop.content);
+    } else {
+      const resumed = this.#resumeWithoutTask();
+      const waiting = this.#driver.meta(resumed).kind === 'input';
+      const status = waiting ? 'awaiting_input' : 'idle';
+      if (resumed !== this.#state.machineState || status !== this.#state.status) {
+        await this.#commit({ event: 'resume', machineState: resumed, resumeState: null, status });
+      }
+      if (waiting) return result('awaiting_input', null);
+    }
+
+    for (;;) {
+      const state = this.#state;
+      const meta = driver.meta(state.machineState);
+      if (meta.kind !== 'agent') return result('awaiting_input', null);
+      if (state.turn >= orchestration.maxTurns) {
+        const reason = `Maximum number of turns ${orchestration.maxTurns} reached.`;
+        await this.#commit({
+          event: 'stop',
+          ...(await this.#stopChange(state.machineState, state.termination)),
+        });
+        return result('terminated', reason);
+      }
+      if (options.signal?.aborted) return this.#cancel(result);
+
+      const emitted = new Set<string>();
+      let response: AgentResponse;
+      try {
+        response = await this.#respond(meta.agent, state, options.signal, (event) => {
+          if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
+          sink?.(event);
+        });
+      } catch (error) {
+        if (error instanceof RunCancelled) return this.#cancel(result);
+        throw error;
+      }
+
+      const delta: AgentMessage[] = [...(response.innerMessages ?? []), response.chatMessage];
+      const routing = orchestration.routeResponse(meta.agent, response, state);
+      const next = driver.next(state.machineState, routing.event);
+      const turn = state.turn + 1;
+      let check = await this.#checkStop(delta, state.termination);
+      const followUp = routing.followUp ?? [];
+      if (check.stop === null && followUp.length > 0) {
+        check = await this.#checkStop(followUp, check.state, delta);
+      }
+
+      const append: AgentMessage[] = [...delta];
+      let pendingRequest = null;
+      if (driver.meta(next).kind === 'input') {
+        pendingRequest = { id: randomUUID(), agent: meta.agent, prompt: messageToText(response.chatMessage) };
+        append.push(
+          userInputRequestedEvent({
+            source: meta.agent,
+            requestId: pendingRequest.id,
+            content: pendingRequest.prompt,
+          }),
+        );
+      }
+      append.push(...followUp);
+      // The answer, the pause it causes and a stop it triggers are one step.
+      await this.#commit({
+        event: `agent_response:${meta.agent}`,
+        append,
+        machineState: next,
+        pendingRequest,
+        turn: pendingRequest === null ? turn : 0,
+        termination: check.state,
+        responder: meta.agent,
+        status: pendingRequest === null ? 'idle' : 'awaiting_input',
+        ...(check.stop === null ? {} : await this.#stopChange(next, check.state)),
+      });
+      for (const m of append) {
+        if (emitted.has(m.id)) out.push(m);
+        else emit(m);
+      }
+
+      if (check.stop !== null) return result('terminated', check.stop.content);
+      if (pendingRequest !== null) return result('awaiting_input', null);
+    }
+  }
+
+  /** The state a run without a task starts from (an input state when only the user can go on). */
+  #resumeWithoutTask(): string {
+    const state = this.#state;
+    const driver = this.#driver;
+    let current = state.machineState;
+    if (driver.meta(current).kind === 'stopped') {
+      current = driver.next(current, { type: 'resume', to: state.resumeState ?? driver.initialState });
+    }
+    if (driver.meta(current).kind !== 'input') return current;
+    // A fresh session started without a task: the first speaker begins.
+    if (state.thread.length === 0 && state.pendingRequest === null) {
+      return driver.next(current, this.#orchestration.routeUserInput(state, []));
+    }
+    return current;
+  }
+
+  async #respond(
+    agentName: string,
+    state: SessionState,
+    signal: AbortSignal | undefined,
+    emit: (event: AgentEvent) => void,
+  ): Promise<AgentResponse> {
+    const agent = this.#agent(agentName);
+    const bookmark = state.bookmarks[agentName] ?? 0;
+    const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
+    const turnSignal = signal ?? new AbortController().signal;
+    let response: AgentResponse;
+    try {
+      response = await agent.respond({
+        conversation: state.thread,
+        newMessages,
+        signal: turnSignal,
+        sessionId: this.id,
+        emit,
+        ...this.#orchestration.turnOptions(agentName),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw new RunCancelled();
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Agent "${agentName}" failed in session "${this.id}": ${reason}`, {
+        cause: error,
+      });
+    }
+    if (signal?.aborted) throw new RunCancelled();
+    if (response === null || typeof response !== 'object' || !isChatMessage(response.chatMessage)) {
+      throw new Error(
+        `Agent "${agentName}" returned no chat message in session "${this.id}". respond() must ` +
+          'resolve to { chatMessage, innerMessages? } with a ChatMessage.',
+      );
+    }
+    return response;
+  }
+
+  #agent(name: string): ChatAgent {
+    const agent = this.#orchestration.participants.get(name);
+    if (agent === undefined) {
+      throw new Error(`Session "${this.id}" expects participant "${name}", which this workflow lacks.`);
+    }
+    return agent;
+  }
+
+  /** Feeds one delta to the stop rule; `before` is what precedes it in this step. */
+  async #checkStop(
+    delta: readonly AgentMessage[],
+    conditionState: unknown = this.#state.termination,
+    before: readonly AgentMessage[] = [],
+  ): Promise<{ stop: StopMessage | null; state: unknown }> {
+    const rule = this.#orchestration.stopRule;
+    if (rule === undefined) return { stop: null, state: conditionState };
+    const thread = (): readonly AgentMessage[] => [...this.#state.thread, ...before, ...delta];
+    try {
+      return await rule.check(delta, thread, conditionState);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Termination condition failed in session "${this.id}": ${reason}`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** What a stop changes: the machine stops (remembering where), the condition is reset. */
+  async #stopChange(machineState: string, conditionState: unknown): Promise<Omit<StepChange, 'event'>> {
+    const rule = this.#orchestration.stopRule;
+    const termination = rule === undefined ? conditionState : await rule.resetState(conditionState);
+    return {
+      machineState: this.#driver.next(machineState, { type: 'stop' }),
+      resumeState: machineState,
+      status: 'terminated',
+      turn: 0,
+      termination,
+    };
+  }
+
+  async #cancel(
+    result: (status: TaskResult['status'], stopReason: string | null) => TaskResult,
+  ): Promise<TaskResult> {
+    await this.#commit({ event: 'cancel', status: 'cancelled' });
+    return result('cancelled', null);
+  }
+}

@@ -1,0 +1,129 @@
+import { enableArrayMethods, enablePatches, type Patch, produceWithPatches } from 'immer';
+import { z } from 'zod';
+
+import type { AgentMessage } from '../messages/message.js';
+import { AgentMessageSchema } from '../messages/message-schema.js';
+
+enablePatches();
+// Lets immer append to the thread without proxying every element it already holds.
+enableArrayMethods();
+
+/** What a session is doing between runs (`running` is known only to the process running it). */
+export type SessionStatus = 'idle' | 'awaiting_input' | 'terminated' | 'cancelled';
+
+/** The question a paused session waits on; its `id` is the `UserInputRequestedEvent.requestId`. */
+export interface PendingRequest {
+  readonly id: string;
+  readonly agent: string;
+  readonly prompt: string;
+}
+
+/**
+ * Everything a conversation is: one immutable value. A step produces the next value and the
+ * patches between the two; agents and workflow objects hold no conversation state.
+ */
+export interface SessionState {
+  readonly version: 1;
+  /** The whole thread, every message once, streaming chunks excluded. */
+  readonly thread: readonly AgentMessage[];
+  /** The state of the compiled machine: the next speaker, `awaitingInput` or `stopped`. */
+  readonly machineState: string;
+  /** Where `run()` without a task continues after a stop: the state the stop interrupted. */
+  readonly resumeState: string | null;
+  readonly status: SessionStatus;
+  readonly pendingRequest: PendingRequest | null;
+  /** Agent turns in the current run; reset when a run stops or pauses, kept when cancelled. */
+  readonly turn: number;
+  /** The termination condition's `saveState()` for this session. */
+  readonly termination: unknown;
+  /** Per agent: the thread length when it last responded (its `newMessages` start there). */
+  readonly bookmarks: Readonly<Record<string, number>>;
+  /** The agent that spoke last, for `last_agent` routing. */
+  readonly lastSpeaker: string | null;
+  /** Steps committed so far; the optimistic-concurrency token of checkpoint stores. */
+  readonly step: number;
+}
+
+const PendingRequestSchema = z.object({
+  id: z.string().min(1),
+  agent: z.string().min(1),
+  prompt: z.string(),
+});
+
+/** Validates a saved session state (from `saveState()` or a checkpoint). */
+export const SessionStateSchema = z.object({
+  version: z.literal(1),
+  thread: z.array(AgentMessageSchema),
+  machineState: z.string().min(1),
+  resumeState: z.string().min(1).nullable(),
+  status: z.enum(['idle', 'awaiting_input', 'terminated', 'cancelled']),
+  pendingRequest: PendingRequestSchema.nullable(),
+  turn: z.number().int().nonnegative(),
+  termination: z.unknown(),
+  bookmarks: z.record(z.string(), z.number().int().nonnegative()),
+  lastSpeaker: z.string().nullable(),
+  step: z.number().int().nonnegative(),
+}) as unknown as z.ZodType<SessionState>;
+
+/** A fresh session: an empty thread in the machine's initial state. */
+export function initialSessionState(machineState: string, termination: unknown): SessionState {
+  return {
+    version: 1,
+    thread: [],
+    machineState,
+    resumeState: null,
+    status: 'idle',
+    pendingRequest: null,
+    turn: 0,
+    termination,
+    bookmarks: {},
+    lastSpeaker: null,
+    step: 0,
+  };
+}
+
+/** What one step changes; every field is optional except the kind of step. */
+export interface StepChange {
+  /** `user_input`, `agent_response`, `stop`, ... : what the step log shows. */
+  readonly event: string;
+  readonly append?: readonly AgentMessage[];
+  readonly machineState?: string;
+  readonly resumeState?: string | null;
+  readonly status?: SessionStatus;
+  readonly pendingRequest?: PendingRequest | null;
+  readonly turn?: number;
+  readonly termination?: unknown;
+  /** The agent that responded in this step: its bookmark moves to the end of the thread. */
+  readonly responder?: string;
+}
+
+/** One committed step: the next state and the patches from the previous one. */
+export interface CommittedStep {
+  readonly state: SessionState;
+  readonly patches: readonly Patch[];
+  readonly event: string;
+}
+
+/**
+ * Applies a step. Only what the step changes is touched, so the patches (what a checkpoint
+ * store appends) grow with the step's new messages, never with the length of the thread.
+ */
+export function applyStep(state: SessionState, change: StepChange): CommittedStep {
+  const [next, patches] = produceWithPatches(state, (draft) => {
+    if (change.append !== undefined && change.append.length > 0) {
+      (draft.thread as AgentMessage[]).push(...change.append);
+    }
+    if (change.machineState !== undefined) draft.machineState = change.machineState;
+    if (change.resumeState !== undefined) draft.resumeState = change.resumeState;
+    if (change.status !== undefined) draft.status = change.status;
+    if (change.pendingRequest !== undefined) draft.pendingRequest = change.pendingRequest;
+    if (change.turn !== undefined) draft.turn = change.turn;
+    if (change.termination !== undefined) draft.termination = change.termination;
+    if (change.responder !== undefined) {
+      (draft.bookmarks as Record<string, number>)[change.responder] = draft.thread.length;
+      draft.lastSpeaker = change.responder;
+    }
+    draft.step = state.step + 1;
+  });
+  return { state: next, patches, event: change.event };
+}

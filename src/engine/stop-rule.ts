@@ -1,0 +1,103 @@
+import { stopMessage } from '../messages/message-factories.js';
+import type { AgentMessage, StopMessage } from '../messages/message.js';
+import { TerminationCondition } from '../termination/termination-condition.js';
+
+/** A predicate over the whole thread, checked after each delta. */
+export type ThreadPredicate = (conversation: readonly AgentMessage[]) => boolean | Promise<boolean>;
+
+/**
+ * When a session stops: a termination condition fed deltas, or a predicate over the whole thread.
+ * One rule serves every session of a workflow; each session keeps its own condition state, which
+ * is swapped into the shared condition object for the duration of a check.
+ */
+export interface StopRule {
+  /**
+   * Checks one delta of a session whose saved condition state is `state`; `thread` gives the
+   * whole thread including the delta (built only for rules that read it).
+   */
+  check(
+    delta: readonly AgentMessage[],
+    thread: () => readonly AgentMessage[],
+    state: unknown,
+  ): Promise<{ stop: StopMessage | null; state: unknown }>;
+  /** The saved state of a reset condition. */
+  resetState(state: unknown): Promise<unknown>;
+  /** The saved state of a fresh session. */
+  readonly initialState: unknown;
+}
+
+/** Builds the stop rule of a workflow from what `withTerminationCondition` received. */
+export function toStopRule(rule: TerminationCondition | ThreadPredicate): StopRule {
+  return rule instanceof TerminationCondition ? new ConditionRule(rule) : new PredicateRule(rule);
+}
+
+class PredicateRule implements StopRule {
+  readonly initialState = null;
+  readonly #predicate: ThreadPredicate;
+
+  constructor(predicate: ThreadPredicate) {
+    this.#predicate = predicate;
+  }
+
+  async check(_delta: readonly AgentMessage[], thread: () => readonly AgentMessage[]) {
+    const fired = (await this.#predicate(thread())) === true;
+    const stop = fired
+      ? stopMessage({
+          source: 'FunctionalTermination',
+          content: 'Functional termination condition met',
+        })
+      : null;
+    return { stop, state: null };
+  }
+
+  async resetState(): Promise<unknown> {
+    return null;
+  }
+}
+
+class ConditionRule implements StopRule {
+  readonly initialState: unknown;
+  readonly #condition: TerminationCondition;
+  /** Checks of one condition object run one at a time, so sessions never see each other's state. */
+  #queue: Promise<unknown> = Promise.resolve();
+  /** The saved state the live condition object holds right now (skips a reload when unchanged). */
+  #loaded: unknown;
+
+  constructor(condition: TerminationCondition) {
+    this.#condition = condition;
+    condition.reset();
+    this.initialState = condition.saveState();
+    this.#loaded = this.initialState;
+  }
+
+  check(delta: readonly AgentMessage[], _thread: () => readonly AgentMessage[], state: unknown) {
+    return this.#exclusive(async () => {
+      this.#load(state);
+      const stop = await this.#condition.check(delta);
+      return { stop, state: this.#save() };
+    });
+  }
+
+  resetState(state: unknown): Promise<unknown> {
+    return this.#exclusive(async () => {
+      this.#load(state);
+      this.#condition.reset();
+      return this.#save();
+    });
+  }
+
+  #load(state: unknown): void {
+    if (state !== this.#loaded) this.#condition.loadState(state);
+  }
+
+  #save(): unknown {
+    this.#loaded = this.#condition.saveState();
+    return this.#loaded;
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(work);
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+}

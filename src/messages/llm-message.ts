@@ -1,0 +1,13 @@
+import type { FunctionCall } from './message.js';
+
+/**
+ * One message of a model request, in the roles every chat-completions API understands. An
+ * assistant message may carry `toolCalls`; each of them is answered by exactly one `tool` message
+ * (matched by `toolCallId`) right after it. Views (`toModelMessages`) build these from a thread;
+ * `ChatClient`s translate them to their provider's wire format.
+ */
+export type LLMMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string; name?: string }
+  | { role: 'assistant'; content: string | null; name?: string; toolCalls?: FunctionCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };

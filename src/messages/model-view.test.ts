@@ -1,0 +1,335 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { ConfigError } from '../errors.js';
+import type { LLMMessage } from './llm-message.js';
+import type { AgentMessage, FunctionCall } from './message.js';
+import {
+  handoffMessage,
+  selectSpeakerEvent,
+  stopMessage,
+  streamingChunkEvent,
+  structuredMessage,
+  textMessage,
+  thoughtEvent,
+  toolCallExecutionEvent,
+  toolCallRequestEvent,
+  toolCallSummaryMessage,
+  userInputRequestedEvent,
+} from './message-factories.js';
+import { toModelMessages } from './model-view.js';
+
+const call = (id: string, name: string, args = '{}'): FunctionCall => ({
+  id,
+  name,
+  arguments: args,
+});
+const result = (callId: string, name: string, content: string) => ({
+  callId,
+  name,
+  content,
+  isError: false,
+});
+const text = (source: string, content: string) => textMessage({ source, content });
+
+/** triage looks up an invoice and hands off to billing in the same answer. */
+function handoffThread(): AgentMessage[] {
+  return [
+    text('user', 'Refund invoice 42'),
+    toolCallRequestEvent({
+      source: 'triage',
+      content: [call('c1', 'lookup', '{"id":42}'), call('c2', 'handoff_to_billing')],
+    }),
+    toolCallExecutionEvent({
+      source: 'triage',
+      content: [result('c1', 'lookup', 'unpaid'), result('c2', 'handoff_to_billing', 'Moved')],
+    }),
+    handoffMessage({
+      source: 'triage',
+      target: 'billing',
+      content: 'Transferred to billing.',
+      context: [
+        toolCallSummaryMessage({
+          source: 'triage',
+          content: 'unpaid',
+          toolCalls: [call('c1', 'lookup', '{"id":42}')],
+          results: [result('c1', 'lookup', 'unpaid')],
+        }),
+      ],
+    }),
+  ];
+}
+
+describe('toModelMessages()', () => {
+  it('maps roles: instructions, the user, itself and other agents by name', () => {
+    const thread: AgentMessage[] = [
+      text('user', 'Hi'),
+      text('critic', 'Too long'),
+      text('writer', 'Shorter now'),
+      structuredMessage({ source: 'critic', content: { score: 7 } }),
+      toolCallSummaryMessage({ source: 'critic', content: 'done', toolCalls: [], results: [] }),
+    ];
+    expect(toModelMessages(thread, 'writer', { instructions: 'Write well.' })).toEqual([
+      { role: 'system', content: 'Write well.' },
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', name: 'critic', content: 'Too long' },
+      { role: 'assistant', content: 'Shorter now' },
+      { role: 'assistant', name: 'critic', content: '{"score":7}' },
+      { role: 'assistant', name: 'critic', content: 'done' },
+    ]);
+  });
+
+  it('leaves out stop messages, requests for input, thoughts, speaker picks and chunks', () => {
+    const thread: AgentMessage[] = [
+      text('user', 'Hi'),
+      thoughtEvent({ source: 'writer', content: 'hmm' }),
+      streamingChunkEvent({ source: 'writer', content: 'Hel' }),
+      selectSpeakerEvent({ source: 'selector', content: ['writer'] }),
+      text('writer', 'Hello'),
+      userInputRequestedEvent({ source: 'writer', requestId: 'r1', content: 'Hello' }),
+      stopMessage({ source: 'MaxMessageTermination', content: 'stop' }),
+    ];
+    expect(toModelMessages(thread, 'writer')).toEqual([
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello' },
+    ]);
+  });
+
+  it('pairs its own tool calls with their results and hides other agents’ tool events', () => {
+    const thread: AgentMessage[] = [
+      text('user', 'Weather?'),
+      toolCallRequestEvent({ source: 'other', content: [call('x1', 'spy')] }),
+      toolCallExecutionEvent({ source: 'other', content: [result('x1', 'spy', 'secret')] }),
+      toolCallRequestEvent({ source: 'me', content: [call('a', 'weather'), call('b', 'time')] }),
+      toolCallExecutionEvent({
+        source: 'me',
+        content: [result('b', 'time', '12:00'), result('a', 'weather', 'sunny')],
+      }),
+      text('me', 'Sunny at noon'),
+    ];
+    expect(toModelMessages(thread, 'me')).toEqual([
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: null, toolCalls: [call('a', 'weather'), call('b', 'time')] },
+      { role: 'tool', toolCallId: 'a', content: 'sunny' },
+      { role: 'tool', toolCallId: 'b', content: '12:00' },
+      { role: 'assistant', content: 'Sunny at noon' },
+    ]);
+  });
+
+  it('removes a call without its result and a result without its call, whatever the filter', () => {
+    const thread: AgentMessage[] = [
+      toolCallRequestEvent({ source: 'me', content: [call('a', 'weather'), call('b', 'time')] }),
+      toolCallExecutionEvent({
+        source: 'me',
+        content: [result('a', 'weather', 'sunny'), result('zz', 'time', 'orphan')],
+      }),
+      toolCallRequestEvent({ source: 'me', content: [call('c', 'time')] }),
+    ];
+    for (const toolCallFilter of ['handoff', 'none'] as const) {
+      expect(toModelMessages(thread, 'me', { toolCallFilter })).toEqual([
+        { role: 'assistant', content: null, toolCalls: [call('a', 'weather')] },
+        { role: 'tool', toolCallId: 'a', content: 'sunny' },
+      ]);
+    }
+  });
+
+  it('shows a call id only once when a thread repeats it', () => {
+    const thread: AgentMessage[] = [
+      toolCallRequestEvent({ source: 'me', content: [call('a', 'weather')] }),
+      toolCallExecutionEvent({ source: 'me', content: [result('a', 'weather', 'sunny')] }),
+      toolCallRequestEvent({ source: 'me', content: [call('a', 'weather')] }),
+      toolCallExecutionEvent({ source: 'me', content: [result('a', 'weather', 'rain')] }),
+    ];
+    expect(toModelMessages(thread, 'me')).toEqual([
+      { role: 'assistant', content: null, toolCalls: [call('a', 'weather')] },
+      { role: 'tool', toolCallId: 'a', content: 'sunny' },
+    ]);
+  });
+
+  it('removes only the handoff calls by default and keeps the handoff as text', () => {
+    expect(toModelMessages(handoffThread(), 'triage')).toEqual([
+      { role: 'user', content: 'Refund invoice 42' },
+      { role: 'assistant', content: null, toolCalls: [call('c1', 'lookup', '{"id":42}')] },
+      { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
+      { role: 'assistant', content: 'Transferred to billing.' },
+    ]);
+  });
+
+  it('keeps every call with the "none" filter and removes every call with "all"', () => {
+    expect(toModelMessages(handoffThread(), 'triage', { toolCallFilter: 'none' })).toEqual([
+      { role: 'user', content: 'Refund invoice 42' },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [call('c1', 'lookup', '{"id":42}'), call('c2', 'handoff_to_billing')],
+      },
+      { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
+      { role: 'tool', toolCallId: 'c2', content: 'Moved' },
+      { role: 'assistant', content: 'Transferred to billing.' },
+    ]);
+    expect(toModelMessages(handoffThread(), 'triage', { toolCallFilter: 'all' })).toEqual([
+      { role: 'user', content: 'Refund invoice 42' },
+      { role: 'assistant', content: 'Transferred to billing.' },
+    ]);
+  });
+
+  it('recognises handoff tools by the names it is given', () => {
+    const thread: AgentMessage[] = [
+      toolCallRequestEvent({
+        source: 'me',
+        content: [call('a', 'transfer_to_bob'), call('b', 'handoff_to_notes')],
+      }),
+      toolCallExecutionEvent({
+        source: 'me',
+        content: [result('a', 'transfer_to_bob', 'ok'), result('b', 'handoff_to_notes', 'saved')],
+      }),
+    ];
+    const handoffToolNames = new Set(['transfer_to_bob']);
+    expect(toModelMessages(thread, 'me', { handoffToolNames })).toEqual([
+      { role: 'assistant', content: null, toolCalls: [call('b', 'handoff_to_notes')] },
+      { role: 'tool', toolCallId: 'b', content: 'saved' },
+    ]);
+  });
+
+  it('shows the handoff context to the target only, before the handoff text', () => {
+    expect(toModelMessages(handoffThread(), 'billing', { instructions: 'Billing.' })).toEqual([
+      { role: 'system', content: 'Billing.' },
+      { role: 'user', content: 'Refund invoice 42' },
+      {
+        role: 'assistant',
+        name: 'triage',
+        content: null,
+        toolCalls: [call('c1', 'lookup', '{"id":42}')],
+      },
+      { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
+      { role: 'assistant', name: 'triage', content: 'Transferred to billing.' },
+    ]);
+    expect(toModelMessages(handoffThread(), 'tech')).toEqual([
+      { role: 'user', content: 'Refund invoice 42' },
+      { role: 'assistant', name: 'triage', content: 'Transferred to billing.' },
+    ]);
+  });
+
+  it('applies the filter to the handoff context and shows its chat messages as text', () => {
+    const thread: AgentMessage[] = [
+      handoffMessage({
+        source: 'triage',
+        target: 'billing',
+        content: 'Over to you',
+        context: [
+          text('triage', 'Customer is angry'),
+          stopMessage({ source: 'x', content: 'never shown' }),
+          toolCallSummaryMessage({
+            source: 'triage',
+            content: 'unpaid',
+            toolCalls: [call('c1', 'lookup'), call('c9', 'lookup')],
+            results: [result('c1', 'lookup', 'unpaid')],
+          }),
+        ],
+      }),
+    ];
+    expect(toModelMessages(thread, 'billing', { toolCallFilter: 'all' })).toEqual([
+      { role: 'assistant', name: 'triage', content: 'Customer is angry' },
+      { role: 'assistant', name: 'triage', content: 'Over to you' },
+    ]);
+    expect(toModelMessages(thread, 'billing')).toEqual([
+      { role: 'assistant', name: 'triage', content: 'Customer is angry' },
+      { role: 'assistant', name: 'triage', content: null, toolCalls: [call('c1', 'lookup')] },
+      { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
+      { role: 'assistant', name: 'triage', content: 'Over to you' },
+    ]);
+  });
+
+  it('shows a user handoff as a user message and omits names providers would reject', () => {
+    const thread: AgentMessage[] = [
+      handoffMessage({ source: 'user', target: 'alice', content: 'Back to you' }),
+      text('Team Lead', 'Welcome'),
+    ];
+    expect(toModelMessages(thread, 'alice')).toEqual([
+      { role: 'user', content: 'Back to you' },
+      { role: 'assistant', content: 'Welcome' },
+    ]);
+  });
+
+  it('keeps the last n messages and widens the window so no result loses its call', () => {
+    const thread: AgentMessage[] = [
+      text('user', 'one'),
+      toolCallRequestEvent({ source: 'me', content: [call('a', 'f'), call('b', 'g')] }),
+      toolCallExecutionEvent({ source: 'me', content: [result('a', 'f', 'A'), result('b', 'g', 'B')] }),
+      text('me', 'two'),
+    ];
+    const view = (contextWindow: number) =>
+      toModelMessages(thread, 'me', { instructions: 'sys', contextWindow });
+    expect(view(1)).toEqual([
+      { role: 'system', content: 'sys' },
+      { role: 'assistant', content: 'two' },
+    ]);
+    expect(view(2)).toEqual([
+      { role: 'system', content: 'sys' },
+      { role: 'assistant', content: null, toolCalls: [call('a', 'f'), call('b', 'g')] },
+      { role: 'tool', toolCallId: 'a', content: 'A' },
+      { role: 'tool', toolCallId: 'b', content: 'B' },
+      { role: 'assistant', content: 'two' },
+    ]);
+    expect(view(9)).toHaveLength(6);
+  });
+
+  it('rejects a bad context window or filter with a ConfigError that says what to pass', () => {
+    expect(() => toModelMessages([], 'me', { contextWindow: 0 })).toThrow(ConfigError);
+    expect(() => toModelMessages([], 'me', { contextWindow: 1.5 })).toThrow(
+      'toModelMessages(): contextWindow must be a positive integer, got 1.5. Pass how many ' +
+        'recent messages the model sees, or leave it out to show them all.',
+    );
+    const toolCallFilter = 'some' as 'all';
+    expect(() => toModelMessages([], 'me', { toolCallFilter })).toThrow(
+      'toModelMessages(): toolCallFilter "some" is unknown. Use "handoff", "all" or "none".',
+    );
+  });
+
+  it('never sends a call without its result or a result without its call', () => {
+    const ids = fc.constantFrom('a', 'b', 'c', 'd');
+    const names = fc.constantFrom('f', 'handoff_to_x');
+    const sources = fc.constantFrom('me', 'other', 'user');
+    const event = fc.oneof(
+      fc.record({ source: sources, content: fc.string() }).map((m) => textMessage(m)),
+      fc
+        .record({ source: sources, calls: fc.array(fc.record({ id: ids, name: names })) })
+        .map(({ source, calls }) =>
+          toolCallRequestEvent({ source, content: calls.map((c) => call(c.id, c.name)) }),
+        ),
+      fc
+        .record({ source: sources, calls: fc.array(fc.record({ id: ids, name: names })) })
+        .map(({ source, calls }) =>
+          toolCallExecutionEvent({ source, content: calls.map((c) => result(c.id, c.name, 'r')) }),
+        ),
+    );
+    const options = fc.record(
+      {
+        toolCallFilter: fc.constantFrom('handoff' as const, 'all' as const, 'none' as const),
+        contextWindow: fc.integer({ min: 1, max: 6 }),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 12 }), options, (thread, opts) => {
+        expect(wireProblems(toModelMessages(thread, 'me', opts))).toEqual([]);
+      }),
+    );
+  });
+});
+
+/** The pairing rules providers enforce, as a list of problems. */
+function wireProblems(messages: readonly LLMMessage[]): string[] {
+  const problems: string[] = [];
+  let pending = new Set<string>();
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      if (!pending.delete(m.toolCallId)) problems.push(`orphan result ${m.toolCallId}`);
+      continue;
+    }
+    if (pending.size > 0) problems.push(`unanswered ${[...pending].join(',')}`);
+    pending = new Set(m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : []);
+  }
+  if (pending.size > 0) problems.push(`unanswered ${[...pending].join(',')} at the end`);
+  return problems;
+}

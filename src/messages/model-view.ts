@@ -1,0 +1,182 @@
+import { ConfigError } from '../errors.js';
+import type { LLMMessage } from './llm-message.js';
+import type {
+  AgentMessage,
+  ChatMessage,
+  FunctionCall,
+  FunctionExecutionResult,
+  HandoffMessage,
+} from './message.js';
+
+/**
+ * Which tool calls (with their results) a view removes: `'handoff'` the handoff calls, `'all'`
+ * every call, `'none'` none. Dangling calls and results are removed whatever the filter.
+ */
+export type ToolCallFilter = 'handoff' | 'all' | 'none';
+
+/** Options of `toModelMessages()`. */
+export interface ModelViewOptions {
+  /** The agent's instructions, sent first as the system message; none when empty or omitted. */
+  instructions?: string;
+  /** @default 'handoff' */
+  toolCallFilter?: ToolCallFilter;
+  /**
+   * At most this many non-system messages (the most recent), widened only as far as needed so
+   * that no tool result loses its call. @default unlimited
+   */
+  contextWindow?: number;
+  /**
+   * The names of handoff tools, for the `'handoff'` filter.
+   * @default every tool name that starts with `handoff_to_`
+   */
+  handoffToolNames?: ReadonlySet<string>;
+}
+
+const FILTERS: ReadonlySet<string> = new Set(['handoff', 'all', 'none']);
+// Providers reject a `name` outside this pattern; a source that does not fit is sent without one.
+const WIRE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+type Results = ReadonlyMap<string, FunctionExecutionResult>;
+
+/**
+ * What the agent `agentName` sees of a thread, as the messages of a model request. A pure function
+ * of its arguments:
+ *
+ * - `instructions` become the system message;
+ * - messages from `"user"` become `user` messages; the agent's own chat messages become `assistant`
+ *   messages; other agents' chat messages become `assistant` messages with `name` set to their
+ *   source;
+ * - the agent's own tool calls become an `assistant` message with `toolCalls`, each followed by its
+ *   `tool` result; other agents' tool events are not shown;
+ * - a `HandoffMessage` is shown as text (like any chat message). When this agent is its target,
+ *   its `context` is shown first: a `ToolCallSummaryMessage` in it (how `Agent` passes on the other
+ *   tool calls of the answer that handed off) becomes an `assistant` message with `toolCalls` named
+ *   after the source, followed by the results; other chat messages in it are shown as text;
+ * - `StopMessage`s, `UserInputRequestedEvent`s, `ThoughtEvent`s, `SelectSpeakerEvent`s and
+ *   streaming chunks are not shown;
+ * - tool calls are filtered by `toolCallFilter`, and a call without its result (or a result without
+ *   its call) is always removed;
+ * - `contextWindow` keeps the last n messages after all of that.
+ *
+ * @throws ConfigError for a `contextWindow` that is not a positive integer or an unknown filter.
+ * @example toModelMessages(thread, 'billing', { instructions: 'You handle refunds.' })
+ */
+export function toModelMessages(
+  thread: readonly AgentMessage[],
+  agentName: string,
+  options: ModelViewOptions = {},
+): LLMMessage[] {
+  const filter = options.toolCallFilter ?? 'handoff';
+  checkOptions(filter, options.contextWindow);
+  const handoffNames = options.handoffToolNames;
+  const isHandoff = (name: string) =>
+    handoffNames === undefined ? name.startsWith('handoff_to_') : handoffNames.has(name);
+  const keep = (call: FunctionCall) =>
+    filter === 'none' || (filter === 'handoff' && !isHandoff(call.name));
+
+  const ownResults = collectResults(thread, agentName);
+  const rendered = new Set<string>();
+  const out: LLMMessage[] = [];
+  const pushCalls = (calls: readonly FunctionCall[], results: Results, name?: string) => {
+    const shown: FunctionCall[] = [];
+    for (const c of calls) {
+      if (!keep(c) || rendered.has(c.id) || !results.has(c.id)) continue;
+      rendered.add(c.id);
+      shown.push(c);
+    }
+    if (shown.length === 0) return;
+    const toolCalls = shown.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
+    out.push({ role: 'assistant', content: null, ...nameField(name), toolCalls });
+    for (const c of shown) {
+      out.push({ role: 'tool', toolCallId: c.id, content: results.get(c.id)?.content ?? '' });
+    }
+  };
+
+  for (const message of thread) {
+    switch (message.type) {
+      case 'ToolCallRequestEvent':
+        if (message.source === agentName) pushCalls(message.content, ownResults);
+        break;
+      case 'HandoffMessage':
+        if (message.target === agentName && message.source !== agentName) {
+          renderContext(message, agentName, pushCalls, out);
+        }
+        out.push(asText(message, agentName));
+        break;
+      case 'TextMessage':
+      case 'StructuredMessage':
+      case 'ToolCallSummaryMessage':
+        out.push(asText(message, agentName));
+        break;
+      default:
+        break;
+    }
+  }
+  const windowed = applyWindow(out, options.contextWindow);
+  return options.instructions ? [{ role: 'system', content: options.instructions }, ...windowed] : windowed;
+}
+
+function checkOptions(filter: string, contextWindow: number | undefined): void {
+  if (!FILTERS.has(filter)) {
+    throw new ConfigError(
+      `toModelMessages(): toolCallFilter "${filter}" is unknown. Use "handoff", "all" or "none".`,
+      { path: 'toolCallFilter' },
+    );
+  }
+  if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0)) {
+    throw new ConfigError(
+      `toModelMessages(): contextWindow must be a positive integer, got ${contextWindow}. ` +
+        'Pass how many recent messages the model sees, or leave it out to show them all.',
+      { path: 'contextWindow' },
+    );
+  }
+}
+
+/** The results of `agentName`'s own tool calls by call id; the first result of a call wins. */
+function collectResults(thread: readonly AgentMessage[], agentName: string): Results {
+  const results = new Map<string, FunctionExecutionResult>();
+  for (const m of thread) {
+    if (m.type !== 'ToolCallExecutionEvent' || m.source !== agentName) continue;
+    for (const r of m.content) if (!results.has(r.callId)) results.set(r.callId, r);
+  }
+  return results;
+}
+
+function renderContext(
+  handoff: HandoffMessage,
+  agentName: string,
+  pushCalls: (calls: readonly FunctionCall[], results: Results, name?: string) => void,
+  out: LLMMessage[],
+): void {
+  for (const m of handoff.context ?? []) {
+    if (m.type === 'ToolCallSummaryMessage') {
+      const results = new Map<string, FunctionExecutionResult>();
+      for (const r of m.results) if (!results.has(r.callId)) results.set(r.callId, r);
+      pushCalls(m.toolCalls, results, m.source);
+    } else if (m.type !== 'StopMessage') {
+      out.push(asText(m, agentName));
+    }
+  }
+}
+
+function asText(message: Exclude<ChatMessage, { type: 'StopMessage' }>, agentName: string) {
+  const content =
+    message.type !== 'StructuredMessage' || typeof message.content === 'string'
+      ? String(message.content)
+      : (JSON.stringify(message.content) ?? '');
+  if (message.source === agentName) return { role: 'assistant', content } satisfies LLMMessage;
+  if (message.source === 'user') return { role: 'user', content } satisfies LLMMessage;
+  return { role: 'assistant', content, ...nameField(message.source) } satisfies LLMMessage;
+}
+
+function nameField(name: string | undefined): { name?: string } {
+  return name !== undefined && WIRE_NAME.test(name) ? { name } : {};
+}
+
+function applyWindow(messages: LLMMessage[], size: number | undefined): LLMMessage[] {
+  if (size === undefined || messages.length <= size) return messages;
+  let start = messages.length - size;
+  // Tool results follow their call directly, so stepping back over them reaches the call.
+  while (start > 0 && messages[start]?.role === 'tool') start--;
+  return messages.slice(start);
+}

@@ -1,0 +1,209 @@
+import type { ChatAgent } from '../../agents/chat-agent.js';
+import { toStopRule, type ThreadPredicate } from '../../engine/stop-rule.js';
+import { ConfigError } from '../../errors.js';
+import { TerminationCondition } from '../../termination/termination-condition.js';
+import { compileHandoff } from './handoff-orchestration.js';
+import type { UserReplyRouting } from './handoff-machine.js';
+import { type HandoffEdge, resolveTopology } from './handoff-topology.js';
+import { HandoffWorkflow } from './handoff-workflow.js';
+
+/** Options of `new HandoffBuilder()`. */
+export interface HandoffBuilderOptions {
+  /** Names the workflow in errors, the machine id and the graph. @default "handoff" */
+  name?: string;
+  participants: readonly ChatAgent[];
+}
+
+/** Options of `withAutonomousMode()`. */
+export interface AutonomousModeOptions {
+  /** The agents that keep going without the user. @default every participant */
+  agents?: readonly (ChatAgent | string)[];
+  /** Answers in a row before the user is asked, per agent. @default 10 */
+  turnLimits?: Readonly<Record<string, number>>;
+  /** What the agent receives, as a user-role message, between two answers. @default "User did not respond. Continue assisting autonomously." */
+  prompt?: string;
+}
+
+const DEFAULT_AUTONOMOUS_PROMPT = 'User did not respond. Continue assisting autonomously.';
+
+const nameOf = (agent: ChatAgent | string): string => (typeof agent === 'string' ? agent : agent?.name);
+
+function positiveInteger(method: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new ConfigError(`${method} needs a positive integer, got ${JSON.stringify(value)}.`, {
+      path: method,
+    });
+  }
+  return value;
+}
+
+/**
+ * Builds the coordinator → specialist → user workflow: the coordinator routes each conversation
+ * to specialists through generated `handoff_to_<agent>` tools, specialists escalate along the
+ * edges you add, and an agent that answers without handing off asks the user.
+ *
+ * @example
+ * const workflow = new HandoffBuilder({ name: 'support', participants: [triage, billing, tech] })
+ *   .coordinator(triage)
+ *   .addHandoff(billing, [tech])
+ *   .withTerminationCondition(new MaxMessageTermination(20))
+ *   .build();
+ * const result = await workflow.run('My invoice is wrong');
+ */
+export class HandoffBuilder {
+  readonly #name: string;
+  readonly #participants: readonly ChatAgent[];
+  #coordinator: string | undefined;
+  readonly #edges = new Map<string, Map<string, HandoffEdge>>();
+  #stop: TerminationCondition | ThreadPredicate | undefined;
+  #routing: UserReplyRouting = 'coordinator';
+  #toolCallFilter: 'handoff' | 'all' | 'none' = 'handoff';
+  #contextWindow: number | undefined;
+  #maxTurns = 50;
+  #autonomous: AutonomousModeOptions | undefined;
+
+  constructor(options: HandoffBuilderOptions) {
+    const participants = options?.participants;
+    if (!Array.isArray(participants)) {
+      throw new ConfigError('HandoffBuilder needs `participants`, an array of agents.', {
+        path: 'participants',
+      });
+    }
+    participants.forEach((agent, i) => {
+      if (agent === null || typeof agent !== 'object' || typeof agent.respond !== 'function') {
+        throw new ConfigError(
+          `HandoffBuilder: participants[${i}] is not an agent (an object with name and respond()).`,
+          { path: `participants[${i}]` },
+        );
+      }
+    });
+    this.#name = options.name ?? 'handoff';
+    this.#participants = [...participants];
+  }
+
+  /** The agent that receives new conversations and can hand off to every other participant. Required. */
+  coordinator(agent: ChatAgent | string): this {
+    this.#coordinator = nameOf(agent);
+    return this;
+  }
+
+  /** Lets `source` hand off to each of `targets`; repeated calls merge. */
+  addHandoff(
+    source: ChatAgent | string,
+    targets: readonly (ChatAgent | string)[],
+    options: { description?: string } = {},
+  ): this {
+    const from = nameOf(source);
+    let edges = this.#edges.get(from);
+    if (edges === undefined) {
+      edges = new Map();
+      this.#edges.set(from, edges);
+    }
+    for (const target of targets) {
+      edges.set(nameOf(target), { description: options.description ?? edges.get(nameOf(target))?.description });
+    }
+    return this;
+  }
+
+  /**
+   * When a session stops: a condition fed each delta (its state kept per session across pauses),
+   * or a predicate over the whole thread (stop reason `Functional termination condition met`).
+   */
+  withTerminationCondition(
+    condition: TerminationCondition | ThreadPredicate,
+  ): this {
+    if (!(condition instanceof TerminationCondition) && typeof condition !== 'function') {
+      throw new ConfigError(
+        'withTerminationCondition() needs a TerminationCondition or a function (conversation) => boolean.',
+        { path: 'terminationCondition' },
+      );
+    }
+    this.#stop = condition;
+    return this;
+  }
+
+  /** Who answers a user reply: the coordinator (default) or the agent that asked. */
+  withUserReplyRouting(mode: UserReplyRouting): this {
+    if (mode !== 'coordinator' && mode !== 'last_agent') {
+      throw new ConfigError(
+        `withUserReplyRouting(): unknown mode ${JSON.stringify(mode)}. Use "coordinator" or "last_agent".`,
+        { path: 'userReplyRouting' },
+      );
+    }
+    this.#routing = mode;
+    return this;
+  }
+
+  /** Which tool calls the next agent sees: all but handoffs (default), none, or all. */
+  withToolCallFilter(filter: 'handoff' | 'all' | 'none'): this {
+    if (filter !== 'handoff' && filter !== 'all' && filter !== 'none') {
+      throw new ConfigError(
+        `withToolCallFilter(): unknown filter ${JSON.stringify(filter)}. Use "handoff", "all" or "none".`,
+        { path: 'toolCallFilter' },
+      );
+    }
+    this.#toolCallFilter = filter;
+    return this;
+  }
+
+  /** Lets agents keep going without the user until they hand off or reach their turn limit. */
+  withAutonomousMode(options: AutonomousModeOptions = {}): this {
+    for (const [agent, limit] of Object.entries(options.turnLimits ?? {})) {
+      positiveInteger(`withAutonomousMode(): turnLimits.${agent}`, limit);
+    }
+    this.#autonomous = options;
+    return this;
+  }
+
+  /** Each model request carries at most the last `n` messages of the agent's view. */
+  withContextWindow(n: number): this {
+    this.#contextWindow = positiveInteger('withContextWindow()', n);
+    return this;
+  }
+
+  /** Agent turns per run. @default 50 */
+  withMaxTurns(n: number): this {
+    this.#maxTurns = positiveInteger('withMaxTurns()', n);
+    return this;
+  }
+
+  /**
+   * Checks the configuration and compiles it into a runnable workflow.
+   * @throws ConfigError naming the agent when the configuration cannot work.
+   */
+  build(): HandoffWorkflow {
+    const topology = resolveTopology({
+      name: this.#name,
+      participants: this.#participants,
+      coordinator: this.#coordinator,
+      edges: this.#edges,
+    });
+    const autonomousAgents = new Set<string>();
+    if (this.#autonomous !== undefined) {
+      const chosen = this.#autonomous.agents?.map(nameOf) ?? [...topology.participants.keys()];
+      for (const agent of [...chosen, ...Object.keys(this.#autonomous.turnLimits ?? {})]) {
+        if (!topology.participants.has(agent)) {
+          throw new ConfigError(
+            `withAutonomousMode(): "${agent}" is not a participant of workflow "${this.#name}". Fix the name.`,
+            { path: 'autonomous.agents' },
+          );
+        }
+      }
+      for (const agent of chosen) autonomousAgents.add(agent);
+    }
+    const orchestration = compileHandoff({
+      topology,
+      routing: this.#routing,
+      toolCallFilter: this.#toolCallFilter,
+      contextWindow: this.#contextWindow,
+      maxTurns: this.#maxTurns,
+      autonomous: {
+        agents: autonomousAgents,
+        turnLimits: this.#autonomous?.turnLimits ?? {},
+        prompt: this.#autonomous?.prompt ?? DEFAULT_AUTONOMOUS_PROMPT,
+      },
+      stopRule: this.#stop === undefined ? undefined : toStopRule(this.#stop),
+    });
+    return new HandoffWorkflow(orchestration, topology);
+  }
+}

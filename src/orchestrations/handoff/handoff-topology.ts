@@ -1,0 +1,140 @@
+import type { ChatAgent } from '../../agents/chat-agent.js';
+import { Handoff } from '../../agents/handoff.js';
+import { ConfigError } from '../../errors.js';
+
+/** A specialist → specialist edge as `addHandoff` recorded it. */
+export interface HandoffEdge {
+  readonly description: string | undefined;
+}
+
+/** What `HandoffBuilder` collected, checked and resolved into per-agent handoff tools. */
+export interface HandoffTopology {
+  readonly name: string;
+  readonly participants: ReadonlyMap<string, ChatAgent>;
+  readonly coordinator: string;
+  /** Per agent: the targets it may hand off to, in a stable order. */
+  readonly targets: ReadonlyMap<string, readonly string[]>;
+  /** Per agent: the handoff tools this workflow adds (those the agent lacks of its own). */
+  readonly handoffs: ReadonlyMap<string, readonly Handoff[]>;
+}
+
+/** State names the machine uses itself; a participant cannot be called that. */
+export const RESERVED_STATES = ['awaitingInput', 'stopped'] as const;
+
+/** The agent's own tools and handoffs, for agents that expose them (as `Agent` does). */
+function ownTools(agent: ChatAgent): { tools: string[]; handoffs: Handoff[] } {
+  const shaped = agent as { tools?: unknown; handoffs?: unknown };
+  const tools = Array.isArray(shaped.tools)
+    ? shaped.tools.map((t: { name?: unknown }) => String(t?.name))
+    : [];
+  const handoffs = Array.isArray(shaped.handoffs)
+    ? shaped.handoffs.filter((h): h is Handoff => h instanceof Handoff)
+    : [];
+  return { tools, handoffs };
+}
+
+function fail(message: string, path: string): never {
+  throw new ConfigError(message, { path });
+}
+
+/** Checks the builder's inputs and resolves every agent's targets and generated handoff tools. */
+export function resolveTopology(input: {
+  name: string;
+  participants: readonly ChatAgent[];
+  coordinator: string | undefined;
+  edges: ReadonlyMap<string, ReadonlyMap<string, HandoffEdge>>;
+}): HandoffTopology {
+  const { name } = input;
+  if (input.participants.length === 0) {
+    fail(`HandoffBuilder "${name}" has no participants. Pass at least one agent.`, 'participants');
+  }
+  const participants = new Map<string, ChatAgent>();
+  for (const agent of input.participants) {
+    if (participants.has(agent.name)) {
+      fail(
+        `HandoffBuilder "${name}": two participants are named "${agent.name}". Give every agent a unique name.`,
+        'participants',
+      );
+    }
+    if ((RESERVED_STATES as readonly string[]).includes(agent.name)) {
+      fail(
+        `HandoffBuilder "${name}": a participant cannot be named "${agent.name}", a state the workflow uses itself. Rename the agent.`,
+        'participants',
+      );
+    }
+    participants.set(agent.name, agent);
+  }
+  const coordinator = input.coordinator;
+  if (coordinator === undefined) {
+    fail(`HandoffBuilder "${name}" has no coordinator. Call .coordinator(agent) before build().`, 'coordinator');
+  }
+  if (!participants.has(coordinator)) {
+    fail(
+      `HandoffBuilder "${name}": coordinator "${coordinator}" is not a participant. Add it to participants or fix the name.`,
+      'coordinator',
+    );
+  }
+
+  const described = new Map<string, Map<string, string | undefined>>();
+  const allow = (from: string, to: string, description: string | undefined) => {
+    let map = described.get(from);
+    if (map === undefined) {
+      map = new Map();
+      described.set(from, map);
+    }
+    if (!map.has(to) || description !== undefined) map.set(to, description);
+  };
+  for (const [target, agent] of participants) {
+    if (target === coordinator) continue;
+    allow(coordinator, target, agent.description ? `Handoff to ${target}: ${agent.description}` : undefined);
+  }
+  for (const [source, targets] of input.edges) {
+    if (!participants.has(source)) {
+      fail(
+        `addHandoff("${source}", ...): "${source}" is not a participant of workflow "${name}". Add it to participants or fix the name.`,
+        'addHandoff.source',
+      );
+    }
+    for (const [target, edge] of targets) {
+      if (!participants.has(target)) {
+        fail(
+          `addHandoff("${source}", ["${target}"]): "${target}" is not a participant of workflow "${name}". Add it to participants or fix the name.`,
+          'addHandoff.targets',
+        );
+      }
+      if (target === source) {
+        fail(
+          `addHandoff("${source}", ["${target}"]): an agent cannot hand off to itself. Remove "${target}" from its targets.`,
+          'addHandoff.targets',
+        );
+      }
+      allow(source, target, edge.description);
+    }
+  }
+
+  const targets = new Map<string, string[]>();
+  const handoffs = new Map<string, Handoff[]>();
+  for (const [agentName, agent] of participants) {
+    const own = ownTools(agent);
+    const list: string[] = [];
+    for (const h of own.handoffs) {
+      if (participants.has(h.target) && h.target !== agentName) list.push(h.target);
+    }
+    const generated: Handoff[] = [];
+    for (const [target, description] of described.get(agentName) ?? []) {
+      if (own.handoffs.some((h) => h.target === target)) continue;
+      const handoff = new Handoff(description === undefined ? { target } : { target, description });
+      if (own.tools.includes(handoff.name) || own.handoffs.some((h) => h.name === handoff.name)) {
+        fail(
+          `HandoffBuilder "${name}": agent "${agentName}" already has a tool named "${handoff.name}", the name of its generated handoff to "${target}". Rename that tool.`,
+          `participants.${agentName}.tools`,
+        );
+      }
+      generated.push(handoff);
+      list.push(target);
+    }
+    targets.set(agentName, [...new Set(list)]);
+    handoffs.set(agentName, generated);
+  }
+  return { name, participants, coordinator, targets, handoffs };
+}

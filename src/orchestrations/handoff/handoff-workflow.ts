@@ -1,0 +1,27 @@
+import type { Orchestration } from '../../engine/orchestration.js';
+import { WorkflowRunner } from '../../engine/workflow-runner.js';
+import { handoffMermaid } from './handoff-mermaid.js';
+import type { HandoffTopology } from './handoff-topology.js';
+
+/**
+ * A built handoff workflow: a `Runnable` whose sessions run the compiled statechart. One object
+ * serves any number of sessions at once.
+ */
+export class HandoffWorkflow extends WorkflowRunner {
+  readonly name: string;
+  readonly coordinator: string;
+  /** Per participant, the agents it may hand off to. */
+  readonly handoffTargets: ReadonlyMap<string, readonly string[]>;
+
+  constructor(orchestration: Orchestration, topology: HandoffTopology) {
+    super(orchestration);
+    this.name = topology.name;
+    this.coordinator = topology.coordinator;
+    this.handoffTargets = topology.targets;
+  }
+
+  /** The routing graph as Mermaid flowchart text, drawn from the compiled machine. */
+  toMermaid(): string {
+    return handoffMermaid(this.machine, this.coordinator);
+  }
+}
