@@ -76,7 +76,7 @@ export function tool<S extends z.ZodType>(options: ToolOptions<S>): Tool<z.outpu
   return Object.freeze({
     name,
     description,
-    parameters,
+    parameters: parameters as z.ZodType<z.output<S>>,
     schema: { name, description, parameters: jsonSchema },
     timeoutMs,
     execute,

@@ -205,6 +205,7 @@ export class SessionRuntime {
         turn: pendingRequest === null ? turn : 0,
         termination: check.state,
         responder: meta.agent,
+        unseenByResponder: followUp.length,
         status: pendingRequest === null ? 'idle' : 'awaiting_input',
         ...(check.stop === null ? {} : await this.#stopChange(next, check.state)),
       });

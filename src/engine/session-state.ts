@@ -93,8 +93,10 @@ export interface StepChange {
   readonly pendingRequest?: PendingRequest | null;
   readonly turn?: number;
   readonly termination?: unknown;
-  /** The agent that responded in this step: its bookmark moves to the end of the thread. */
+  /** The agent that responded in this step: its bookmark moves to the end of what it saw. */
   readonly responder?: string;
+  /** How many appended messages at the end the responder has not seen (e.g. a follow-up prompt). */
+  readonly unseenByResponder?: number;
 }
 
 /** One committed step: the next state and the patches from the previous one. */
@@ -120,7 +122,8 @@ export function applyStep(state: SessionState, change: StepChange): CommittedSte
     if (change.turn !== undefined) draft.turn = change.turn;
     if (change.termination !== undefined) draft.termination = change.termination;
     if (change.responder !== undefined) {
-      (draft.bookmarks as Record<string, number>)[change.responder] = draft.thread.length;
+      (draft.bookmarks as Record<string, number>)[change.responder] =
+        draft.thread.length - (change.unseenByResponder ?? 0);
       draft.lastSpeaker = change.responder;
     }
     draft.step = state.step + 1;
