@@ -79,13 +79,31 @@ export async function Console(
     throw new Error('Console(): the stream ended without a TaskResult. Pass runStream() of a team or workflow.');
   }
   if (options.outputStats === true) {
-    const seconds = ((clock() - started) / 1000).toFixed(2);
-    write(`${paint('---------- Summary ----------')}\n`);
-    write(`Number of messages: ${result.messages.length}\n`);
-    write(`Finish reason: ${result.stopReason ?? result.status}\n`);
-    write(`Total prompt tokens: ${result.usage.promptTokens}\n`);
-    write(`Total completion tokens: ${result.usage.completionTokens}\n`);
-    write(`Duration: ${seconds} seconds\n`);
+    const lines = summaryLines({
+      messages: result.messages.length,
+      finishReason: result.stopReason ?? result.status,
+      usage: result.usage,
+      seconds: (clock() - started) / 1000,
+    });
+    lines[0] = paint(lines[0] ?? '');
+    for (const line of lines) write(`${line}\n`);
   }
   return result;
+}
+
+/** The summary block's lines (without newlines); `Console` ends with them under `outputStats`. */
+export function summaryLines(summary: {
+  messages: number;
+  finishReason: string;
+  usage: { promptTokens: number; completionTokens: number };
+  seconds: number;
+}): string[] {
+  return [
+    '---------- Summary ----------',
+    `Number of messages: ${summary.messages}`,
+    `Finish reason: ${summary.finishReason}`,
+    `Total prompt tokens: ${summary.usage.promptTokens}`,
+    `Total completion tokens: ${summary.usage.completionTokens}`,
+    `Duration: ${summary.seconds.toFixed(2)} seconds`,
+  ];
 }

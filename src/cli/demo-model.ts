@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+
+import type { LLMMessage } from '../messages/llm-message.js';
+import type { FunctionCall } from '../messages/message.js';
+import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
+
+/** The roles of the demo desk the offline model can play. */
+export type DeskRole = 'triage' | 'billing' | 'technical' | 'account';
+
+const TOPICS: readonly [Exclude<DeskRole, 'triage'>, RegExp][] = [
+  ['billing', /invoice|inv-\d+|refund|charged|charge|bill|payment|paid/i],
+  ['technical', /internet|wifi|connection|outage|error|crash|slow|down|bug|\bapp\b|not working/i],
+  ['account', /password|log ?in|sign ?in|locked|account|e-?mail address/i],
+];
+
+const lastUserText = (messages: readonly LLMMessage[]): string => {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role === 'user') return m.content;
+  }
+  return '';
+};
+
+const userTexts = (messages: readonly LLMMessage[]) =>
+  messages.flatMap((m) => (m.role === 'user' ? [m.content] : []));
+
+/** The results at the end of the request, with the names of the calls they answer. */
+function trailingResults(messages: readonly LLMMessage[]): { name: string; content: string }[] {
+  const results: { toolCallId: string; content: string }[] = [];
+  let i = messages.length - 1;
+  for (; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role !== 'tool') break;
+    results.unshift({ toolCallId: m.toolCallId, content: m.content });
+  }
+  const call = messages[i];
+  const calls = call?.role === 'assistant' ? (call.toolCalls ?? []) : [];
+  return results.map((r) => ({
+    name: calls.find((c) => c.id === r.toolCallId)?.name ?? 'unknown',
+    content: r.content,
+  }));
+}
+
+function parse(content: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(content);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const lastMatch = (texts: readonly string[], pattern: RegExp): string | undefined => {
+  for (let i = texts.length - 1; i >= 0; i--) {
+    const found = texts[i]?.match(pattern)?.[0];
+    if (found !== undefined) return found;
+  }
+  return undefined;
+};
+
+type Answer = { text: string } | { call: string; args: Record<string, unknown> };
+
+/**
+ * The built-in offline model of the demo: a deterministic, rule-based `ChatClient` written for the
+ * support-desk scenario. It routes by keywords, calls the desk's tools and words answers from
+ * their results, so handoffs, tools, pauses and termination can be seen without an API key. It
+ * is not a language model: it understands only this scenario. Token counts are estimated from
+ * characters (4 per token).
+ */
+export class OfflineDeskModel implements ChatClient {
+  readonly role: DeskRole;
+  readonly #thinkMs: number;
+
+  constructor(role: DeskRole, options: { thinkMs?: number } = {}) {
+    this.role = role;
+    this.#thinkMs = options.thinkMs ?? 0;
+  }
+
+  async create(request: ModelRequest): Promise<ModelResult> {
+    if (this.#thinkMs > 0) await delay(this.#thinkMs, request.signal);
+    request.signal?.throwIfAborted();
+    const answer = this.#answer(request);
+    const prompt = JSON.stringify(request.messages).length;
+    if ('text' in answer) {
+      return {
+        content: answer.text,
+        toolCalls: [],
+        usage: { promptTokens: Math.ceil(prompt / 4), completionTokens: Math.ceil(answer.text.length / 4) },
+      };
+    }
+    const call: FunctionCall = { id: `call_${randomUUID().slice(0, 8)}`, name: answer.call, arguments: JSON.stringify(answer.args) };
+    return {
+      content: null,
+      toolCalls: [call],
+      usage: { promptTokens: Math.ceil(prompt / 4), completionTokens: Math.ceil(call.arguments.length / 4) + 5 },
+    };
+  }
+
+  async *createStream(request: ModelRequest): AsyncIterable<string | ModelResult> {
+    const result = await this.create(request);
+    if (result.content !== null) {
+      for (const word of result.content.split(/(?<= )/)) yield word;
+    }
+    yield result;
+  }
+
+  #answer(request: ModelRequest): Answer {
+    const offered = new Set((request.tools ?? []).map((t) => t.name));
+    const results = trailingResults(request.messages);
+    const texts = userTexts(request.messages);
+    const text = lastUserText(request.messages);
+    switch (this.role) {
+      case 'triage':
+        return triage(text, request.messages, offered);
+      case 'billing':
+        return billing(results, text, texts, offered);
+      case 'technical':
+        return technical(results, text, texts, offered);
+      case 'account':
+        return account(results, text, offered);
+    }
+  }
+}
+
+function triage(text: string, messages: readonly LLMMessage[], offered: ReadonlySet<string>): Answer {
+  const topic = TOPICS.find(([, pattern]) => pattern.test(text))?.[0];
+  if (topic !== undefined && offered.has(`handoff_to_${topic}`)) return { call: `handoff_to_${topic}`, args: {} };
+  // A reply without a topic ("yes please") goes back to the specialist who asked.
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role === 'assistant' && m.name !== undefined && offered.has(`handoff_to_${m.name}`)) {
+      return { call: `handoff_to_${m.name}`, args: {} };
+    }
+  }
+  return { text: "Hello, this is the support desk. Is it about billing, a technical problem or your account?" };
+}
+
+function billing(
+  results: { name: string; content: string }[],
+  text: string,
+  texts: readonly string[],
+  offered: ReadonlySet<string>,
+): Answer {
+  const [result] = results;
+  if (result !== undefined) {
+    const data = parse(result.content);
+    if (data === undefined) return { text: `That did not work: ${result.content} Which invoice is it about (e.g. INV-1001)?` };
+    if (result.name === 'lookup_invoice') {
+      return Number(data.timesCharged) > 1
+        ? { text: `Invoice ${data.invoiceId} (${data.amount}) was charged ${data.timesCharged} times. Shall I refund the duplicate charge?` }
+        : { text: `Invoice ${data.invoiceId} (${data.amount}) was charged once and ${data.refunded} was refunded. Anything else about it?` };
+    }
+    return { text: `Done: ${data.refunded} refunded on ${data.invoiceId} (refund ${data.refundId}). It shows on your statement within 3 days.` };
+  }
+  if (/error|crash|\bapp\b|internet/i.test(text) && offered.has('handoff_to_technical')) {
+    return { call: 'handoff_to_technical', args: {} };
+  }
+  const id = text.match(/INV-\d+/i)?.[0]?.toUpperCase();
+  if (id !== undefined && !/refund|yes/i.test(text)) return { call: 'lookup_invoice', args: { invoiceId: id } };
+  const known = lastMatch(texts, /INV-\d+/i)?.toUpperCase();
+  if (known !== undefined && /yes|refund|please/i.test(text)) {
+    return { call: 'refund_duplicate_charge', args: { invoiceId: known } };
+  }
+  if (id !== undefined) return { call: 'lookup_invoice', args: { invoiceId: id } };
+  return { text: 'Which invoice is it about? (for example INV-1001)' };
+}
+
+function technical(
+  results: { name: string; content: string }[],
+  text: string,
+  texts: readonly string[],
+  _offered: ReadonlySet<string>,
+): Answer {
+  const [result] = results;
+  if (result !== undefined) {
+    const data = parse(result.content);
+    if (data === undefined) return { text: `That did not work: ${result.content}` };
+    if (result.name === 'create_ticket') {
+      return { text: `Ticket ${data.id} is open for ${data.service}: "${data.summary}". We will email you updates.` };
+    }
+    return data.status === 'degraded'
+      ? { text: `The ${data.service} service is degraded (${data.note}). Shall I open a ticket so you hear when it is fixed?` }
+      : { text: `The ${data.service} service is operational (${data.note}). Please restart the device; shall I open a ticket if it persists?` };
+  }
+  const servicePattern = /internet|wifi|connection|e-?mail|\bapp\b/i;
+  const service = (found: string | undefined) =>
+    found === undefined ? undefined : /mail/i.test(found) ? 'email' : /app/i.test(found) ? 'app' : 'internet';
+  const now = service(text.match(servicePattern)?.[0]);
+  if (/yes|ticket|please/i.test(text)) {
+    const earlier = service(lastMatch(texts, servicePattern));
+    const summary = [...texts].reverse().find((t) => servicePattern.test(t)) ?? text;
+    if (earlier !== undefined) return { call: 'create_ticket', args: { service: earlier, summary } };
+  }
+  if (now !== undefined) return { call: 'check_service_status', args: { service: now } };
+  return { text: 'Which service is affected: internet, email or the app?' };
+}
+
+function account(results: { name: string; content: string }[], text: string, _offered: ReadonlySet<string>): Answer {
+  const [result] = results;
+  if (result !== undefined) {
+    const data = parse(result.content);
+    if (data === undefined) return { text: `I could not do that: ${result.content} Which email address do you sign in with?` };
+    return {
+      text: `${data.wasLocked ? 'I unlocked' : 'I checked'} ${data.email} and sent a password reset link. Anything else?`,
+    };
+  }
+  const email = text.match(/[\w.+-]+@[\w-]+\.[\w.]+/)?.[0];
+  if (email !== undefined) return { call: 'reset_password', args: { email } };
+  return { text: 'Which email address do you sign in with?' };
+}
+
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

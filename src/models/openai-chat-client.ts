@@ -1,0 +1,220 @@
+import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import type {
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+
+import { ConfigError } from '../errors.js';
+import type { LLMMessage } from '../messages/llm-message.js';
+import type { FunctionCall, Usage } from '../messages/message.js';
+import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
+import { ToolCallAssembler } from './tool-call-deltas.js';
+
+/** Options of `OpenAIChatClient`. */
+export interface OpenAIChatClientOptions {
+  /** The model name, e.g. `gpt-4.1-mini`, or whatever the server calls its model. */
+  model: string;
+  /** @default process.env.OPENAI_API_KEY */
+  apiKey?: string;
+  /** The server, for Ollama, vLLM, llama.cpp or a gateway. @default process.env.OPENAI_BASE_URL */
+  baseURL?: string;
+  /** A configured SDK client to use instead of making one (apiKey, baseURL, retries are its own). */
+  client?: OpenAI;
+  /** Retries on 408, 409, 429 and 5xx, with the SDK's back-off. @default 2 */
+  maxRetries?: number;
+  /** Per-request timeout in milliseconds. @default 600_000 (the SDK's) */
+  timeoutMs?: number;
+  temperature?: number;
+  maxCompletionTokens?: number;
+  /** Let the model call several tools in one answer. @default the server's (true for OpenAI) */
+  parallelToolCalls?: boolean;
+  /** Ask the server to enforce the output schema strictly (OpenAI's `strict: true`). @default false */
+  strictOutputSchema?: boolean;
+}
+
+type Params = Omit<ChatCompletionCreateParamsBase, 'stream' | 'stream_options'>;
+
+/**
+ * A `ChatClient` on the official `openai` SDK (Chat Completions): tools, parallel tool calls,
+ * streaming with usage, structured output and the SDK's retries. Works with any OpenAI-compatible
+ * server by setting `baseURL`. The API key is handed to the SDK and never kept, logged or put in
+ * an error message by this class.
+ *
+ * @example
+ * const client = new OpenAIChatClient({ model: 'llama3.2', baseURL: 'http://localhost:11434/v1', apiKey: 'ollama' });
+ * @throws ConfigError when no model name or no API key is given.
+ */
+export class OpenAIChatClient implements ChatClient {
+  readonly model: string;
+  readonly #client: OpenAI;
+  readonly #options: Omit<OpenAIChatClientOptions, 'apiKey' | 'client'>;
+
+  constructor(options: OpenAIChatClientOptions) {
+    if (typeof options?.model !== 'string' || options.model === '') {
+      throw new ConfigError('OpenAIChatClient needs a `model` name, e.g. { model: "gpt-4.1-mini" }.', {
+        path: 'model',
+      });
+    }
+    this.model = options.model;
+    const { apiKey: _key, client: _client, ...settings } = options;
+    this.#options = settings;
+    this.#client = options.client ?? makeClient(options);
+  }
+
+  async create(request: ModelRequest): Promise<ModelResult> {
+    const completion = await this.#call(request.signal, () =>
+      this.#client.chat.completions.create(
+        { ...this.#params(request), stream: false },
+        signalOption(request.signal),
+      ),
+    );
+    const choice = completion.choices[0];
+    if (choice === undefined) throw new Error(`Model "${this.model}" returned no choices.`);
+    const message = choice.message as typeof choice.message & { reasoning_content?: unknown };
+    const toolCalls: FunctionCall[] = [];
+    for (const call of message.tool_calls ?? []) {
+      if (call.type !== 'function') continue;
+      toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments });
+    }
+    return withThought(
+      { content: message.content ?? null, toolCalls, usage: toUsage(completion.usage) },
+      message.reasoning_content,
+    );
+  }
+
+  async *createStream(request: ModelRequest): AsyncIterable<string | ModelResult> {
+    const stream = await this.#call(request.signal, () =>
+      this.#client.chat.completions.create(
+        { ...this.#params(request), stream: true, stream_options: { include_usage: true } },
+        signalOption(request.signal),
+      ),
+    );
+    const calls = new ToolCallAssembler();
+    let content: string | null = null;
+    let thought = '';
+    let usage: Usage = { promptTokens: 0, completionTokens: 0 };
+    try {
+      for await (const chunk of stream) {
+        if (chunk.usage) usage = toUsage(chunk.usage);
+        const delta = chunk.choices[0]?.delta as
+          | (NonNullable<(typeof chunk.choices)[0]>['delta'] & { reasoning_content?: unknown })
+          | undefined;
+        if (delta === undefined) continue;
+        if (typeof delta.reasoning_content === 'string') thought += delta.reasoning_content;
+        for (const piece of delta.tool_calls ?? []) calls.add(piece);
+        if (delta.content) {
+          content = (content ?? '') + delta.content;
+          yield delta.content;
+        }
+      }
+    } catch (error) {
+      throw this.#wrap(error, request.signal);
+    }
+    yield withThought({ content, toolCalls: calls.calls(), usage }, thought);
+  }
+
+  #params(request: ModelRequest): Params {
+    const params: Params = { model: this.model, messages: request.messages.map(toWire) };
+    const options = this.#options;
+    if (options.temperature !== undefined) params.temperature = options.temperature;
+    if (options.maxCompletionTokens !== undefined) {
+      params.max_completion_tokens = options.maxCompletionTokens;
+    }
+    if (request.tools !== undefined && request.tools.length > 0) {
+      params.tools = request.tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      }));
+      if (options.parallelToolCalls !== undefined) {
+        params.parallel_tool_calls = options.parallelToolCalls;
+      }
+    }
+    if (request.outputSchema !== undefined) {
+      params.response_format = {
+        type: 'json_schema',
+        json_schema: {
+          name: 'output',
+          schema: request.outputSchema as Record<string, unknown>,
+          strict: options.strictOutputSchema ?? false,
+        },
+      };
+    }
+    return params;
+  }
+
+  async #call<T>(signal: AbortSignal | undefined, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw this.#wrap(error, signal);
+    }
+  }
+
+  /** Keeps the provider's message and names the model; aborts stay as they are. */
+  #wrap(error: unknown, signal: AbortSignal | undefined): unknown {
+    if (signal?.aborted || error instanceof APIUserAbortError) return error;
+    if (!(error instanceof APIError)) return error;
+    return new Error(`Model "${this.model}" request failed: ${error.message}`, { cause: error });
+  }
+}
+
+function makeClient(options: OpenAIChatClientOptions): OpenAI {
+  const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
+  if (!apiKey) {
+    throw new ConfigError(
+      'OpenAIChatClient needs an API key: pass `apiKey` or set OPENAI_API_KEY. Local servers ' +
+        'that ignore keys accept any non-empty value.',
+      { path: 'apiKey' },
+    );
+  }
+  const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
+  return new OpenAI({
+    apiKey,
+    ...(baseURL ? { baseURL } : {}),
+    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+  });
+}
+
+function toWire(message: LLMMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: message.content };
+    case 'user':
+      return { role: 'user', content: message.content, ...nameOf(message.name) };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    case 'assistant': {
+      const calls = message.toolCalls ?? [];
+      if (calls.length === 0) {
+        return { role: 'assistant', content: message.content ?? '', ...nameOf(message.name) };
+      }
+      return {
+        role: 'assistant',
+        content: message.content,
+        ...nameOf(message.name),
+        tool_calls: calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      };
+    }
+  }
+}
+
+function nameOf(name: string | undefined): { name?: string } {
+  return name === undefined ? {} : { name };
+}
+
+function signalOption(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal };
+}
+
+function toUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage {
+  return { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
+}
+
+function withThought(result: ModelResult, thought: unknown): ModelResult {
+  return typeof thought === 'string' && thought !== '' ? { ...result, thought } : result;
+}
