@@ -84,3 +84,7 @@ export {
 } from './orchestrations/handoff/handoff-builder.js';
 export type { UserReplyRouting } from './orchestrations/handoff/handoff-machine.js';
 export { HandoffWorkflow } from './orchestrations/handoff/handoff-workflow.js';
+export {
+  RoundRobinGroupChat,
+  type RoundRobinGroupChatOptions,
+} from './orchestrations/teams/round-robin-group-chat.js';

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+
+import type { ChatAgent } from '../../agents/chat-agent.js';
+import { toStopRule } from '../../engine/stop-rule.js';
+import { WorkflowRunner } from '../../engine/workflow-runner.js';
+import { ConfigError } from '../../errors.js';
+import type { TerminationCondition } from '../../termination/termination-condition.js';
+import { checkTeam, compileTeamMachine } from './team-machine.js';
+
+/** Options of `RoundRobinGroupChat`. */
+export interface RoundRobinGroupChatOptions {
+  /** When the team stops; without it (and without `maxTurns`) the team runs until aborted. */
+  terminationCondition?: TerminationCondition;
+  /** Agent turns per run. @default unlimited */
+  maxTurns?: number;
+  /** @default "round_robin" */
+  name?: string;
+}
+
+/** Checks a team's `maxTurns` option. */
+export function teamMaxTurns(team: string, maxTurns: number | undefined): number {
+  if (maxTurns === undefined) return Number.POSITIVE_INFINITY;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+    throw new ConfigError(`${team} needs \`maxTurns\` to be a positive integer, got ${maxTurns}.`, {
+      path: 'maxTurns',
+    });
+  }
+  return maxTurns;
+}
+
+/**
+ * A team whose participants speak in turn, each seeing the whole thread (AutoGen's
+ * RoundRobinGroupChat). The next speaker survives runs and new tasks; only `reset()` starts over
+ * at the first participant.
+ *
+ * @example
+ * const team = new RoundRobinGroupChat([writer, critic], {
+ *   terminationCondition: new MaxMessageTermination(10).or(new TextMentionTermination('APPROVE')),
+ * });
+ * const result = await team.run('Write a haiku about autumn.');
+ */
+export class RoundRobinGroupChat extends WorkflowRunner {
+  constructor(participants: readonly ChatAgent[], options: RoundRobinGroupChatOptions = {}) {
+    const names = checkTeam('RoundRobinGroupChat', participants);
+    const name = options.name ?? 'round_robin';
+    const machine = compileTeamMachine(name, names, (agent) => [
+      { target: names[(names.indexOf(agent) + 1) % names.length] as string },
+    ]);
+    super({
+      name,
+      machine,
+      participants: new Map(participants.map((a) => [a.name, a])),
+      maxTurns: teamMaxTurns('RoundRobinGroupChat', options.maxTurns),
+      stopRule: options.terminationCondition === undefined ? undefined : toStopRule(options.terminationCondition),
+      fingerprint: createHash('sha256').update(JSON.stringify(['round_robin', names])).digest('hex').slice(0, 16),
+      turnOptions: () => ({}),
+      routeResponse: () => ({ event: { type: 'agent_responded' } }),
+      // A new task goes to whoever is next: the first speaker, or where a stopped run left off.
+      routeUserInput: (state) => ({ type: 'user_replied', replyTo: state.resumeState ?? (names[0] as string) }),
+    });
+  }
+}

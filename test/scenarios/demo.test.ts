@@ -1,0 +1,94 @@
+import { spawnSync } from 'node:child_process';
+
+import { describe, expect, it } from 'vitest';
+
+import { createSupportDesk } from '../../src/cli/demo-desk.js';
+import { OfflineDeskModel } from '../../src/cli/demo-model.js';
+import { type DemoTerminal, runDemo } from '../../src/cli/demo.js';
+
+function scriptedTerminal(lines: string[]): DemoTerminal & { output: () => string } {
+  const written: string[] = [];
+  const queue = [...lines];
+  return {
+    color: false,
+    echoInput: true,
+    write: (text) => written.push(text),
+    onInterrupt: () => {},
+    ask: async () => queue.shift() ?? null,
+    output: () => written.join(''),
+  };
+}
+
+const offlineEnv = { PATH: process.env.PATH ?? '' };
+
+describe('baton demo', () => {
+  it('plays the whole desk offline: handoffs, escalation, tools, pauses and a stop', async () => {
+    const terminal = scriptedTerminal([
+      'I was charged twice for invoice INV-1001',
+      'yes please',
+      'My payment page shows an error in the app',
+      'yes open a ticket',
+      'bye',
+      'never read',
+    ]);
+    expect(await runDemo(terminal, { env: offlineEnv })).toBe(0);
+    const out = terminal.output();
+    expect(out).toContain('the agents run on the built-in OFFLINE model');
+    expect(out).toContain(
+      'lookup_invoice: {"invoiceId":"INV-1001","customer":"Ada Byron","amount":"$49.00","timesCharged":2,"refunded":"$0.00"}',
+    );
+    expect(out).toContain('Done: $49.00 refunded on INV-1001 (refund R-1001-1).');
+    // triage → billing, then billing escalates to technical along its addHandoff edge.
+    expect(out).toContain(
+      '---------- HandoffMessage (billing) ----------\nTransferred to technical, adopting the role of technical immediately.\n',
+    );
+    expect(out).toContain('check_service_status({"service":"app"})');
+    expect(out).toContain('Ticket T-1001 is open for app');
+    expect(out).toMatch(/---------- Summary ----------\nNumber of messages: \d+\nFinish reason: Text 'bye' mentioned\n/);
+    expect(out).not.toContain('never read');
+  });
+
+  it('ends cleanly at the end of input, with the summary', async () => {
+    const terminal = scriptedTerminal(['hello']);
+    expect(await runDemo(terminal, { env: offlineEnv })).toBe(0);
+    expect(terminal.output()).toContain(
+      'Hello, this is the support desk. Is it about billing, a technical problem or your account?',
+    );
+    expect(terminal.output()).toMatch(/Number of messages: 3\nFinish reason: end of input\n/);
+  });
+
+  it('changes the store through its tools, and reports tool errors to the model', async () => {
+    const desk = createSupportDesk((role) => new OfflineDeskModel(role));
+    const session = desk.workflow.session();
+    const first = await session.run('what about invoice INV-9999');
+    expect(first.pendingRequest?.prompt).toBe(
+      'That did not work: Tool "lookup_invoice" failed: No invoice INV-9999. Which invoice is it about (e.g. INV-1001)?',
+    );
+    await session.run('invoice INV-1001 was charged twice');
+    await session.run('yes refund it');
+    expect(desk.store.invoices.get('INV-1001')).toMatchObject({ charges: 1, refundedCents: 4900 });
+  });
+
+  it('runs as `npm start` does, reading piped replies line by line', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo'], {
+      input: 'I am locked out of my account\nada@example.com\nbye\n',
+      env: offlineEnv,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('you> ada@example.com\n');
+    expect(run.stdout).toContain('I unlocked ada@example.com and sent a password reset link. Anything else?');
+    expect(run.stdout).toContain("Finish reason: Text 'bye' mentioned");
+  });
+
+  it('answers bad arguments with one line and exit code 2', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'dmeo'], {
+      env: offlineEnv,
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe('baton: unknown command "dmeo". Run "baton --help".\n');
+  });
+});

@@ -1,0 +1,54 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../..');
+const blocks = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(
+  (m) => m[1] ?? '',
+);
+
+/** Runs one README block as a program, with `from 'baton'` pointing at this checkout's source. */
+function runBlock(index: number): string {
+  const dir = join(root, 'node_modules', '.cache', 'baton-readme');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `block-${index}.mts`);
+  const entry = join(root, 'src', 'index.ts');
+  writeFileSync(file, (blocks[index] ?? '').replaceAll("from 'baton'", `from '${entry}'`));
+  const run = spawnSync(process.execPath, ['--import', 'tsx', file], {
+    env: { PATH: process.env.PATH ?? '' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return run.stdout;
+}
+
+describe('README tour', () => {
+  it('has the three blocks this suite runs', () => {
+    expect(blocks).toHaveLength(3);
+  });
+
+  it('termination conditions print what the comments say', () => {
+    const out = runBlock(0);
+    expect(out).toContain("null\nText 'APPROVE' mentioned\n");
+    expect(out).toContain("type: 'OrTerminationCondition'");
+    expect(out).toContain("{ type: 'TextMentionTermination', text: 'APPROVE', sources: [ 'critic' ] }");
+  });
+
+  it('the handoff workflow pauses at billing with the messages the comment lists', () => {
+    const out = runBlock(1);
+    expect(out).toContain('awaiting_input billing\n');
+    expect(out).toContain(
+      'TextMessage(user) → ToolCallRequestEvent(triage) → ToolCallExecutionEvent(triage) → HandoffMessage(triage) → ToolCallRequestEvent(billing) → ToolCallExecutionEvent(billing) → TextMessage(billing) → UserInputRequestedEvent(billing)\n',
+    );
+  });
+
+  it('the round-robin team stops on APPROVE', () => {
+    const out = runBlock(2);
+    expect(out).toContain("Finish reason: Text 'APPROVE' mentioned\n");
+    expect(out.trimEnd().endsWith("Text 'APPROVE' mentioned")).toBe(true);
+  });
+});
