@@ -44,19 +44,28 @@ const technical = new Agent({
   name: 'technical',
   description: 'Gateways, outages and errors.',
   client: new ScriptedChatClient([
-    scriptedText('The payment gateway timed out; I restarted it. Please try paying INV-1002 again.'),
+    scriptedText(
+      'The payment gateway timed out; I restarted it. Please try paying INV-1002 again.',
+    ),
   ]),
 });
 
 /** triage → billing → technical, stopping for review when billing escalates. */
-export const workflow = new HandoffBuilder({ name: 'escalation', participants: [triage, billing, technical] })
+export const workflow = new HandoffBuilder({
+  name: 'escalation',
+  participants: [triage, billing, technical],
+})
   .coordinator(triage)
-  .addHandoff(billing, [technical], { description: 'Escalate payment failures caused by our systems.' })
+  .addHandoff(billing, [technical], {
+    description: 'Escalate payment failures caused by our systems.',
+  })
   .withTerminationCondition(new HandoffTermination('technical'))
   .build();
 
 async function main(): Promise<void> {
-  const first = await Console(workflow.runStream('My payment for INV-1002 keeps failing.'), { outputStats: true });
+  const first = await Console(workflow.runStream('My payment for INV-1002 keeps failing.'), {
+    outputStats: true,
+  });
   console.log(`\nStopped for review: ${first.stopReason}\n`);
   // The condition was reset when it fired; run() continues with the next speaker: technical.
   const second = await Console(workflow.runStream(), { outputStats: true });

@@ -47,8 +47,12 @@ const refund = tool({
 const triage = new Agent({
   name: 'triage',
   description: 'Routes each request to the right specialist.',
-  instructions: 'Hand off billing questions to billing, technical ones to technical, sign-in ones to account.',
-  client: new ScriptedChatClient([scriptedToolCall('handoff_to_billing'), scriptedToolCall('handoff_to_billing')]),
+  instructions:
+    'Hand off billing questions to billing, technical ones to technical, sign-in ones to account.',
+  client: new ScriptedChatClient([
+    scriptedToolCall('handoff_to_billing'),
+    scriptedToolCall('handoff_to_billing'),
+  ]),
 });
 const billing = new Agent({
   name: 'billing',
@@ -57,19 +61,35 @@ const billing = new Agent({
   maxToolIterations: 2,
   client: new ScriptedChatClient([
     scriptedToolCall('lookup_invoice', { invoiceId: 'INV-1001' }),
-    scriptedText('INV-1001 ($49) was charged twice. Shall I refund the duplicate?', { promptTokens: 120, completionTokens: 16 }),
+    scriptedText('INV-1001 ($49) was charged twice. Shall I refund the duplicate?', {
+      promptTokens: 120,
+      completionTokens: 16,
+    }),
     scriptedToolCall('refund_duplicate_charge', { invoiceId: 'INV-1001' }),
     scriptedText('Done: $49 refunded on INV-1001.', { promptTokens: 180, completionTokens: 9 }),
   ]),
 });
-const technical = new Agent({ name: 'technical', description: 'Outages and errors.', client: new ScriptedChatClient([]) });
-const account = new Agent({ name: 'account', description: 'Passwords and sign-in.', client: new ScriptedChatClient([]) });
+const technical = new Agent({
+  name: 'technical',
+  description: 'Outages and errors.',
+  client: new ScriptedChatClient([]),
+});
+const account = new Agent({
+  name: 'account',
+  description: 'Passwords and sign-in.',
+  client: new ScriptedChatClient([]),
+});
 
 /** The desk: the session ends when the user says "bye" or after 40 messages. */
-export const workflow = new HandoffBuilder({ name: 'support-desk', participants: [triage, billing, technical, account] })
+export const workflow = new HandoffBuilder({
+  name: 'support-desk',
+  participants: [triage, billing, technical, account],
+})
   .coordinator(triage)
   .addHandoff(billing, [technical])
-  .withTerminationCondition(new TextMentionTermination('bye', { sources: ['user'] }).or(new MaxMessageTermination(40)))
+  .withTerminationCondition(
+    new TextMentionTermination('bye', { sources: ['user'] }).or(new MaxMessageTermination(40)),
+  )
   .build();
 
 async function main(): Promise<void> {

@@ -15,15 +15,27 @@ import {
   TextMentionTermination,
 } from '../src/index.js';
 
-const usage = (promptTokens: number, completionTokens: number) => ({ promptTokens, completionTokens });
+const usage = (promptTokens: number, completionTokens: number) => ({
+  promptTokens,
+  completionTokens,
+});
 
 const writer = new Agent({
   name: 'writer',
   instructions: 'You write haiku and revise them after feedback.',
   client: new ScriptedChatClient([
-    scriptedText('Leaves fall on the path / the wind carries them away / autumn says goodbye', usage(40, 18)),
-    scriptedText('Red leaves drift and spin / cold wind hums through empty boughs / autumn lets them go', usage(80, 20)),
-    scriptedText('Red leaves drift and spin / cold wind hums through empty boughs / autumn lets them go. FINAL', usage(120, 22)),
+    scriptedText(
+      'Leaves fall on the path / the wind carries them away / autumn says goodbye',
+      usage(40, 18),
+    ),
+    scriptedText(
+      'Red leaves drift and spin / cold wind hums through empty boughs / autumn lets them go',
+      usage(80, 20),
+    ),
+    scriptedText(
+      'Red leaves drift and spin / cold wind hums through empty boughs / autumn lets them go. FINAL',
+      usage(120, 22),
+    ),
   ]),
 });
 

@@ -76,7 +76,9 @@ export async function Console(
   }
   flushChunks();
   if (result === undefined) {
-    throw new Error('Console(): the stream ended without a TaskResult. Pass runStream() of a team or workflow.');
+    throw new Error(
+      'Console(): the stream ended without a TaskResult. Pass runStream() of a team or workflow.',
+    );
   }
   if (options.outputStats === true) {
     const lines = summaryLines({

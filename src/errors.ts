@@ -36,10 +36,10 @@ export class SessionBusyError extends Error {
   override readonly name = 'SessionBusyError';
   readonly sessionId: string;
 
-  constructor(sessionId: string, options?: { cause?: unknown }) {
+  constructor(sessionId: string, options?: { cause?: unknown; detail?: string }) {
     super(
-      `Session "${sessionId}" is already running. Wait for its current run to finish or abort it ` +
-        'before running it again.',
+      `Session "${sessionId}" is already running${options?.detail ? ` (${options.detail})` : ''}. ` +
+        'Wait for its current run to finish or abort it before running it again.',
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.sessionId = sessionId;

@@ -1,6 +1,28 @@
 // The public surface of Baton (API.md). Re-exports only; every name is listed explicitly.
 
+// §3 Models and §4 tools and agents.
+export type { AgentOptions } from './agents/agent.js';
+export { Agent } from './agents/agent.js';
+export type { AgentContext, AgentResponse, ChatAgent } from './agents/chat-agent.js';
+export type { HandoffOptions } from './agents/handoff.js';
+export { Handoff } from './agents/handoff.js';
+export type { Tool, ToolContext, ToolOptions } from './agents/tool.js';
+export { tool } from './agents/tool.js';
+export type { Timer, ToolMiddleware } from './agents/tool-execution.js';
+export type { ConsoleOptions } from './console.js';
+export { Console } from './console.js';
+export type {
+  Runnable,
+  RunOptions,
+  Session,
+  SessionInfo,
+  Task,
+  TaskResult,
+} from './engine/runnable.js';
+export type { PendingRequest } from './engine/session-state.js';
+export type { ThreadPredicate } from './engine/stop-rule.js';
 export { CheckpointError, ConfigError, SessionBusyError, TerminatedError } from './errors.js';
+export type { LLMMessage } from './messages/llm-message.js';
 export type {
   AgentEvent,
   AgentMessage,
@@ -38,6 +60,28 @@ export {
 } from './messages/message-factories.js';
 export { AgentMessageSchema, ChatMessageSchema } from './messages/message-schema.js';
 export { messageToText } from './messages/message-text.js';
+export type { ModelViewOptions, ToolCallFilter } from './messages/model-view.js';
+export { toModelMessages } from './messages/model-view.js';
+export type { ChatClient, ModelRequest, ModelResult, ToolSchema } from './models/chat-client.js';
+export type { OpenAIChatClientOptions } from './models/openai-chat-client.js';
+export { OpenAIChatClient } from './models/openai-chat-client.js';
+export type { ScriptedCall, ScriptedStep, ScriptedSteps } from './models/scripted-chat-client.js';
+export {
+  ScriptedChatClient,
+  scriptedText,
+  scriptedToolCall,
+} from './models/scripted-chat-client.js';
+export {
+  type AutonomousModeOptions,
+  HandoffBuilder,
+  type HandoffBuilderOptions,
+} from './orchestrations/handoff/handoff-builder.js';
+export type { UserReplyRouting } from './orchestrations/handoff/handoff-machine.js';
+export { HandoffWorkflow } from './orchestrations/handoff/handoff-workflow.js';
+export {
+  RoundRobinGroupChat,
+  type RoundRobinGroupChatOptions,
+} from './orchestrations/teams/round-robin-group-chat.js';
 export type {
   MaxMessageTerminationOptions,
   TokenUsageTerminationOptions,
@@ -65,26 +109,3 @@ export {
 } from './termination/termination-condition.js';
 export { terminationFromJSON } from './termination/termination-config.js';
 export type { TerminationConfig } from './termination/termination-config-types.js';
-export { Console } from './console.js';
-export type { ConsoleOptions } from './console.js';
-export type {
-  RunOptions,
-  Runnable,
-  Session,
-  SessionInfo,
-  Task,
-  TaskResult,
-} from './engine/runnable.js';
-export type { PendingRequest } from './engine/session-state.js';
-export type { ThreadPredicate } from './engine/stop-rule.js';
-export {
-  HandoffBuilder,
-  type AutonomousModeOptions,
-  type HandoffBuilderOptions,
-} from './orchestrations/handoff/handoff-builder.js';
-export type { UserReplyRouting } from './orchestrations/handoff/handoff-machine.js';
-export { HandoffWorkflow } from './orchestrations/handoff/handoff-workflow.js';
-export {
-  RoundRobinGroupChat,
-  type RoundRobinGroupChatOptions,
-} from './orchestrations/teams/round-robin-group-chat.js';

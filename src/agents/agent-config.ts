@@ -86,10 +86,9 @@ export function checkDistinctTargets(agent: string, handoffs: readonly (string |
   for (const item of handoffs) {
     const target = typeof item === 'string' ? item : item?.target;
     if (seen.has(target)) {
-      throw new ConfigError(
-        `Agent "${agent}" has two handoffs to "${target}". Keep one of them.`,
-        { path: 'handoffs' },
-      );
+      throw new ConfigError(`Agent "${agent}" has two handoffs to "${target}". Keep one of them.`, {
+        path: 'handoffs',
+      });
     }
     seen.add(target);
   }

@@ -10,7 +10,8 @@ import { tool } from './tool.js';
 
 const client = new ScriptedChatClient([]);
 const noop = (name: string) => tool({ name, parameters: z.object({}), execute: () => '' });
-const build = (options: Partial<AgentOptions>) => () => new Agent({ name: 'helper', client, ...options });
+const build = (options: Partial<AgentOptions>) => () =>
+  new Agent({ name: 'helper', client, ...options });
 
 describe('new Agent()', () => {
   it('exposes what orchestrations need, with defaults filled in', () => {

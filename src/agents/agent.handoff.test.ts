@@ -5,7 +5,11 @@ import { createTestContext, shape } from '../../test/support/test-context.js';
 import { ConfigError } from '../errors.js';
 import type { FunctionCall } from '../messages/message.js';
 import { textMessage } from '../messages/message-factories.js';
-import { ScriptedChatClient, scriptedText, scriptedToolCall } from '../models/scripted-chat-client.js';
+import {
+  ScriptedChatClient,
+  scriptedText,
+  scriptedToolCall,
+} from '../models/scripted-chat-client.js';
 import { Agent } from './agent.js';
 import { Handoff } from './handoff.js';
 import { tool } from './tool.js';
@@ -15,7 +19,11 @@ const lookup = tool({
   parameters: z.object({ id: z.number() }),
   execute: ({ id }) => `invoice ${id} is unpaid`,
 });
-const call = (id: string, name: string, args = '{}'): FunctionCall => ({ id, name, arguments: args });
+const call = (id: string, name: string, args = '{}'): FunctionCall => ({
+  id,
+  name,
+  arguments: args,
+});
 const task = textMessage({ source: 'user', content: 'Refund invoice 42' });
 
 describe('Agent handoffs', () => {
@@ -67,7 +75,12 @@ describe('Agent handoffs', () => {
       handoffs: ['billing', new Handoff({ target: 'tech', name: 'to_tech', message: 'Tech now.' })],
     });
     const response = await agent.respond(createTestContext({ conversation: [task] }).ctx);
-    const lookupResult = { callId: 'c1', name: 'lookup', content: 'invoice 42 is unpaid', isError: false };
+    const lookupResult = {
+      callId: 'c1',
+      name: 'lookup',
+      content: 'invoice 42 is unpaid',
+      isError: false,
+    };
     expect(response.innerMessages?.[1]?.content).toEqual([
       lookupResult,
       { callId: 'h1', name: 'to_tech', content: 'Tech now.', isError: false },
@@ -153,7 +166,12 @@ describe('Agent handoffs', () => {
       { toolCalls: [call('c1', 'lookup', '{"id":42}'), call('h1', 'handoff_to_billing')] },
       scriptedText('Back with me.'),
     ]);
-    const triage = new Agent({ name: 'triage', client: triageClient, tools: [lookup], handoffs: ['billing'] });
+    const triage = new Agent({
+      name: 'triage',
+      client: triageClient,
+      tools: [lookup],
+      handoffs: ['billing'],
+    });
     const billingClient = new ScriptedChatClient([scriptedText('Refunded.')]);
     const billing = new Agent({ name: 'billing', client: billingClient, instructions: 'Billing.' });
 
@@ -166,7 +184,12 @@ describe('Agent handoffs', () => {
     expect(billingClient.calls[0]?.messages).toEqual([
       { role: 'system', content: 'Billing.' },
       { role: 'user', content: 'Refund invoice 42' },
-      { role: 'assistant', name: 'triage', content: null, toolCalls: [call('c1', 'lookup', '{"id":42}')] },
+      {
+        role: 'assistant',
+        name: 'triage',
+        content: null,
+        toolCalls: [call('c1', 'lookup', '{"id":42}')],
+      },
       { role: 'tool', toolCallId: 'c1', content: 'invoice 42 is unpaid' },
       { role: 'assistant', name: 'triage', content: handoffText },
     ]);

@@ -2,12 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
 import { createTestContext, ManualTimer, shape } from '../../test/support/test-context.js';
-import { textMessage, toolCallExecutionEvent, toolCallRequestEvent } from '../messages/message-factories.js';
-import { ScriptedChatClient, scriptedText, scriptedToolCall } from '../models/scripted-chat-client.js';
+import type { FunctionExecutionResult } from '../messages/message.js';
+import {
+  textMessage,
+  toolCallExecutionEvent,
+  toolCallRequestEvent,
+} from '../messages/message-factories.js';
+import {
+  ScriptedChatClient,
+  scriptedText,
+  scriptedToolCall,
+} from '../models/scripted-chat-client.js';
 import { Agent } from './agent.js';
 import { tool } from './tool.js';
+import type { ToolMiddleware } from './tool-execution.js';
 
-const usage = (promptTokens: number, completionTokens: number) => ({ promptTokens, completionTokens });
+const usage = (promptTokens: number, completionTokens: number) => ({
+  promptTokens,
+  completionTokens,
+});
 const weather = tool({
   name: 'weather',
   description: 'Weather in a city.',
@@ -42,7 +55,10 @@ describe('Agent', () => {
 
   it('runs the tools, records both events and sums the last iteration up', async () => {
     const client = new ScriptedChatClient([
-      { toolCalls: [{ id: 'c1', name: 'weather', arguments: '{"city":"Oslo"}' }], usage: usage(20, 5) },
+      {
+        toolCalls: [{ id: 'c1', name: 'weather', arguments: '{"city":"Oslo"}' }],
+        usage: usage(20, 5),
+      },
     ]);
     const agent = new Agent({ name: 'helper', client, tools: [weather] });
     const { ctx, emitted } = createTestContext({ conversation: [hi] });
@@ -50,7 +66,13 @@ describe('Agent', () => {
     const call = { id: 'c1', name: 'weather', arguments: '{"city":"Oslo"}' };
     const result = { callId: 'c1', name: 'weather', content: 'Sunny in Oslo', isError: false };
     expect(response.innerMessages?.map(shape)).toEqual([
-      { type: 'ToolCallRequestEvent', source: 'helper', content: [call], usage: usage(20, 5), metadata: {} },
+      {
+        type: 'ToolCallRequestEvent',
+        source: 'helper',
+        content: [call],
+        usage: usage(20, 5),
+        metadata: {},
+      },
       { type: 'ToolCallExecutionEvent', source: 'helper', content: [result], metadata: {} },
     ]);
     expect(emitted).toEqual(response.innerMessages);
@@ -72,7 +94,10 @@ describe('Agent', () => {
     ]);
     const agent = new Agent({ name: 'helper', client, tools: [weather], maxToolIterations: 3 });
     const response = await agent.respond(createTestContext({ conversation: [hi] }).ctx);
-    expect(shape(response.chatMessage)).toMatchObject({ type: 'TextMessage', content: 'It is sunny.' });
+    expect(shape(response.chatMessage)).toMatchObject({
+      type: 'TextMessage',
+      content: 'It is sunny.',
+    });
     expect(response.innerMessages?.map((m) => m.type)).toEqual([
       'ToolCallRequestEvent',
       'ToolCallExecutionEvent',
@@ -118,7 +143,12 @@ describe('Agent', () => {
     const response = await agent.respond(createTestContext({ conversation: [hi] }).ctx);
     expect(response.innerMessages?.[1]).toMatchObject({
       content: [
-        { callId: 'a', name: 'nope', isError: true, content: 'Unknown tool "nope". Available tools: weather.' },
+        {
+          callId: 'a',
+          name: 'nope',
+          isError: true,
+          content: 'Unknown tool "nope". Available tools: weather.',
+        },
         {
           callId: 'b',
           isError: true,
@@ -153,13 +183,24 @@ describe('Agent', () => {
     while (timer.pending.length === 0) await new Promise((r) => setImmediate(r));
     timer.fireAll();
     expect(shape((await pending).chatMessage)).toMatchObject({
-      results: [{ callId: 'c1', name: 'stuck', content: 'Tool "stuck" timed out after 50 ms.', isError: true }],
+      results: [
+        {
+          callId: 'c1',
+          name: 'stuck',
+          content: 'Tool "stuck" timed out after 50 ms.',
+          isError: true,
+        },
+      ],
     });
   });
 
   it('reports thoughts and text said alongside tool calls as ThoughtEvents', async () => {
     const client = new ScriptedChatClient([
-      { ...scriptedToolCall('weather', { city: 'Oslo' }, 'c1'), content: 'Checking.', thought: 'use the tool' },
+      {
+        ...scriptedToolCall('weather', { city: 'Oslo' }, 'c1'),
+        content: 'Checking.',
+        thought: 'use the tool',
+      },
     ]);
     const agent = new Agent({ name: 'helper', client, tools: [weather] });
     const response = await agent.respond(createTestContext().ctx);
@@ -169,13 +210,19 @@ describe('Agent', () => {
     ]);
   });
 
-  it('streams chunks through emit when the client can stream, and not when told not to', async () => {
+  it('streams chunks through emit when asked to, and not by default', async () => {
     const steps = () => [
       { ...scriptedToolCall('weather', { city: 'Oslo' }, 'c1') },
       { chunks: ['Sun', 'ny'], usage: usage(5, 2) },
     ];
-    const agent = (stream: boolean) =>
-      new Agent({ name: 'helper', client: new ScriptedChatClient(steps()), tools: [weather], maxToolIterations: 2, stream });
+    const agent = (stream?: boolean) =>
+      new Agent({
+        name: 'helper',
+        client: new ScriptedChatClient(steps()),
+        tools: [weather],
+        maxToolIterations: 2,
+        ...(stream === undefined ? {} : { stream }),
+      });
     const streamed = createTestContext();
     const response = await agent(true).respond(streamed.ctx);
     expect(streamed.emitted.map((e) => `${e.type}:${JSON.stringify(e.content)}`)).toEqual([
@@ -185,10 +232,16 @@ describe('Agent', () => {
       'ModelClientStreamingChunkEvent:"ny"',
     ]);
     expect(shape(response.chatMessage)).toMatchObject({ content: 'Sunny', usage: usage(5, 2) });
-    expect(response.innerMessages?.map((m) => m.type)).toEqual(['ToolCallRequestEvent', 'ToolCallExecutionEvent']);
+    expect(response.innerMessages?.map((m) => m.type)).toEqual([
+      'ToolCallRequestEvent',
+      'ToolCallExecutionEvent',
+    ]);
     const quiet = createTestContext();
-    await agent(false).respond(quiet.ctx);
-    expect(quiet.emitted.map((e) => e.type)).toEqual(['ToolCallRequestEvent', 'ToolCallExecutionEvent']);
+    await agent().respond(quiet.ctx);
+    expect(quiet.emitted.map((e) => e.type)).toEqual([
+      'ToolCallRequestEvent',
+      'ToolCallExecutionEvent',
+    ]);
   });
 
   it('answers with a StructuredMessage when an output schema is set', async () => {
@@ -256,9 +309,28 @@ describe('Agent', () => {
     expect(shape(response.chatMessage)).toMatchObject({ content: 'SUNNY IN ROME' });
   });
 
+  it('pairs whatever a middleware returns with the call it answers', async () => {
+    const client = new ScriptedChatClient([scriptedToolCall('weather', { city: 'Oslo' }, 'c1')]);
+    const sloppy: ToolMiddleware = async () =>
+      ({
+        callId: 'other',
+        name: 'x',
+        content: 42,
+        extra: true,
+      }) as unknown as FunctionExecutionResult;
+    const agent = new Agent({ name: 'helper', client, tools: [weather], middleware: [sloppy] });
+    const response = await agent.respond(createTestContext().ctx);
+    expect(response.innerMessages?.[1]?.content).toEqual([
+      { callId: 'c1', name: 'weather', content: '42', isError: false },
+    ]);
+  });
+
   it('gives repeated or missing call ids fresh ones so every result pairs with its call', async () => {
     const earlier = [
-      toolCallRequestEvent({ source: 'helper', content: [{ id: 'call_0', name: 'weather', arguments: '{}' }] }),
+      toolCallRequestEvent({
+        source: 'helper',
+        content: [{ id: 'call_0', name: 'weather', arguments: '{}' }],
+      }),
       toolCallExecutionEvent({
         source: 'helper',
         content: [{ callId: 'call_0', name: 'weather', content: 'x', isError: false }],
@@ -276,11 +348,15 @@ describe('Agent', () => {
     ]);
     const agent = new Agent({ name: 'helper', client, tools: [weather] });
     const response = await agent.respond(createTestContext({ conversation: earlier }).ctx);
-    const ids = (response.innerMessages?.[0]?.content as { id: string }[]).map((c) => c.id);
+    const request = response.innerMessages?.[0];
+    if (request?.type !== 'ToolCallRequestEvent') throw new Error('expected a request event');
+    const ids = request.content.map((c) => c.id);
     expect(ids[2]).toBe('call_1');
     expect(new Set([...ids, 'call_0']).size).toBe(5);
-    const results = response.innerMessages?.[1]?.content as { callId: string }[];
-    expect(results.map((r) => r.callId)).toEqual(ids);
+    const execution = response.innerMessages?.[1];
+    if (execution?.type !== 'ToolCallExecutionEvent')
+      throw new Error('expected an execution event');
+    expect(execution.content.map((r) => r.callId)).toEqual(ids);
   });
 
   it('rejects when the turn is aborted while the model is thinking', async () => {
@@ -303,10 +379,15 @@ describe('Agent', () => {
       },
     });
     const client = new ScriptedChatClient([scriptedToolCall('slow', {}, 'c1')]);
-    const agent = new Agent({ name: 'helper', client, tools: [slow], timer: new ManualTimer().timer });
-    await expect(agent.respond(createTestContext({ signal: controller.signal }).ctx)).rejects.toThrow(
-      'stop now',
-    );
+    const agent = new Agent({
+      name: 'helper',
+      client,
+      tools: [slow],
+      timer: new ManualTimer().timer,
+    });
+    await expect(
+      agent.respond(createTestContext({ signal: controller.signal }).ctx),
+    ).rejects.toThrow('stop now');
   });
 
   it('passes the model call error on', async () => {

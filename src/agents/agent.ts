@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 
 import { ConfigError } from '../errors.js';
 import type { LLMMessage } from '../messages/llm-message.js';
 import type {
   AgentEvent,
-  AgentMessage,
   ChatMessage,
   FunctionCall,
   FunctionExecutionResult,
@@ -31,6 +29,7 @@ import {
   mergeHandoffs,
   outputJsonSchema,
 } from './agent-config.js';
+import { callIdsIn, withUniqueIds } from './call-ids.js';
 import type { AgentContext, AgentResponse, ChatAgent } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
 import { interceptHandoffs } from './handoff-middleware.js';
@@ -61,7 +60,11 @@ export interface AgentOptions {
   outputSchema?: z.ZodType;
   /** Layers around every (non-handoff) tool call; the first is the outermost. */
   middleware?: readonly ToolMiddleware[];
-  /** Stream model answers (`ModelClientStreamingChunkEvent`s) when the client can. @default true */
+  /**
+   * Stream model answers: text chunks reach `ctx.emit` as `ModelClientStreamingChunkEvent`s while
+   * the model writes (when the client has `createStream`; otherwise it is called normally).
+   * @default false (AutoGen's `model_client_stream`)
+   */
   stream?: boolean;
   /** Schedules tool timeouts; pass a fake one in tests. @default setTimeout */
   timer?: Timer;
@@ -127,7 +130,7 @@ export class Agent implements ChatAgent {
     this.#outputJsonSchema =
       options.outputSchema === undefined ? undefined : outputJsonSchema(name, options.outputSchema);
     this.#middleware = [...(options.middleware ?? [])];
-    this.#stream = options.stream ?? true;
+    this.#stream = options.stream ?? false;
     this.#timer = options.timer ?? realTimer;
   }
 
@@ -167,18 +170,31 @@ export class Agent implements ChatAgent {
         }),
       );
       // Calls start in the model's order, so the handoff middleware sees the first handoff first.
+      // Each result is rebuilt so that whatever a middleware returns, it pairs with its call.
       const results = await Promise.all(
-        calls.map(async (c) => ({ ...(await run(c)), callId: c.id, name: c.name })),
+        calls.map(async (c): Promise<FunctionExecutionResult> => {
+          const r = await run(c);
+          return {
+            callId: c.id,
+            name: c.name,
+            content: String(r.content),
+            isError: r.isError === true,
+          };
+        }),
       );
       ctx.signal.throwIfAborted();
       record(toolCallExecutionEvent({ source: this.name, content: results }));
       if (chosen !== undefined) {
-        const handoff: Handoff = chosen;
-        return { chatMessage: this.#handoff(handoff, handoffs, calls, results), innerMessages: inner };
+        return {
+          chatMessage: this.#handoff(chosen, handoffs, calls, results),
+          innerMessages: inner,
+        };
       }
       messages.push(
         { role: 'assistant', content: result.content, toolCalls: calls },
-        ...results.map((r): LLMMessage => ({ role: 'tool', toolCallId: r.callId, content: r.content })),
+        ...results.map(
+          (r): LLMMessage => ({ role: 'tool', toolCallId: r.callId, content: r.content }),
+        ),
       );
       last = { calls, results };
     }
@@ -195,7 +211,10 @@ export class Agent implements ChatAgent {
   }
 
   #baseRequest(handoffs: ReadonlyMap<string, Handoff>, signal: AbortSignal): ModelRequest {
-    const tools = [...this.tools.map((t) => t.schema), ...[...handoffs.values()].map((h) => h.schema)];
+    const tools = [
+      ...this.tools.map((t) => t.schema),
+      ...[...handoffs.values()].map((h) => h.schema),
+    ];
     const request: ModelRequest = { messages: [], signal };
     if (tools.length > 0) request.tools = tools;
     if (this.#outputJsonSchema !== undefined) request.outputSchema = this.#outputJsonSchema;
@@ -264,20 +283,4 @@ export class Agent implements ChatAgent {
       context,
     });
   }
-}
-
-/** Every tool call id this agent's thread already uses. */
-function callIdsIn(thread: readonly AgentMessage[]): Set<string> {
-  const ids = new Set<string>();
-  for (const m of thread) if (m.type === 'ToolCallRequestEvent') for (const c of m.content) ids.add(c.id);
-  return ids;
-}
-
-// Some servers repeat ids ("call_0") or send none; ids must be unique for results to pair up.
-function withUniqueIds(calls: readonly FunctionCall[], used: Set<string>): FunctionCall[] {
-  return calls.map(({ id, name, arguments: args }) => {
-    const unique = id === '' || used.has(id) ? `call_${randomUUID()}` : id;
-    used.add(unique);
-    return { id: unique, name, arguments: args };
-  });
 }

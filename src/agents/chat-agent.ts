@@ -1,8 +1,4 @@
-import type {
-  AgentEvent,
-  AgentMessage,
-  ChatMessage,
-} from '../messages/message.js';
+import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
 import type { ToolCallFilter } from '../messages/model-view.js';
 import type { Handoff } from './handoff.js';
 

@@ -6,7 +6,11 @@ import type { FunctionCall, FunctionExecutionResult } from '../messages/message.
 import { type Tool, type ToolContext, tool } from './tool.js';
 import { composeToolMiddleware, type ToolMiddleware, toolExecutor } from './tool-execution.js';
 
-const call = (name: string, args: string, id = 'c1'): FunctionCall => ({ id, name, arguments: args });
+const call = (name: string, args: string, id = 'c1'): FunctionCall => ({
+  id,
+  name,
+  arguments: args,
+});
 const error = (name: string, content: string, callId = 'c1'): FunctionExecutionResult => ({
   callId,
   name,
@@ -53,7 +57,10 @@ describe('toolExecutor()', () => {
         return undefined;
       },
     });
-    expect(await executor([probe])(call('probe', ''))).toMatchObject({ content: '', isError: false });
+    expect(await executor([probe])(call('probe', ''))).toMatchObject({
+      content: '',
+      isError: false,
+    });
     expect(seen).toEqual(['s1', 'clerk', true]);
   });
 
@@ -135,7 +142,11 @@ describe('toolExecutor()', () => {
   });
 
   it('turns a cancelled run into an error result', async () => {
-    const hang = tool({ name: 'hang', parameters: z.object({}), execute: () => new Promise(() => {}) });
+    const hang = tool({
+      name: 'hang',
+      parameters: z.object({}),
+      execute: () => new Promise(() => {}),
+    });
     const controller = new AbortController();
     const pending = executor([hang], { signal: controller.signal })(call('hang', '{}'));
     controller.abort();
@@ -172,7 +183,9 @@ describe('composeToolMiddleware()', () => {
 
   it('lets a layer answer without calling next', async () => {
     const deny: ToolMiddleware = async (c) => ({ ...error(c.name, 'denied', c.id) });
-    expect(await composeToolMiddleware([deny], echo)(call('f', '{}'))).toEqual(error('f', 'denied'));
+    expect(await composeToolMiddleware([deny], echo)(call('f', '{}'))).toEqual(
+      error('f', 'denied'),
+    );
   });
 
   it('rejects a layer that calls next twice', async () => {

@@ -87,7 +87,8 @@ export function toolExecutor(
 }
 
 function unknownTool(name: string, offered: readonly string[]): string {
-  const available = offered.length > 0 ? `Available tools: ${offered.join(', ')}.` : 'No tools are available.';
+  const available =
+    offered.length > 0 ? `Available tools: ${offered.join(', ')}.` : 'No tools are available.';
   return `Unknown tool "${name}". ${available}`;
 }
 
@@ -134,7 +135,8 @@ async function runWithTimeout(
         .then(() => found.execute(args, { ...context, signal: controller.signal }))
         .then(
           (value) => resolve({ ok: true, content: toText(value) }),
-          (error: unknown) => resolve({ ok: false, content: `Tool "${name}" failed: ${errorText(error)}` }),
+          (error: unknown) =>
+            resolve({ ok: false, content: `Tool "${name}" failed: ${errorText(error)}` }),
         );
     });
   } finally {

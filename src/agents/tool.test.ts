@@ -53,7 +53,8 @@ describe('tool()', () => {
   });
 
   it('rejects parameters that are not a zod object', () => {
-    const make = (parameters: z.ZodType) => () => tool({ name: 'f', parameters, execute: () => '' });
+    const make = (parameters: z.ZodType) => () =>
+      tool({ name: 'f', parameters, execute: () => '' });
     expect(make(z.string())).toThrow(
       'Tool "f" needs `parameters` to be a z.object({ ... }); models send arguments as an object, ' +
         'but this schema has type "string".',

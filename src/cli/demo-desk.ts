@@ -69,9 +69,13 @@ export function createSupportDesk(clientFor: (role: DeskRole) => ChatClient): Su
     participants: [triage, billing, technical, account],
   })
     .coordinator(triage)
-    .addHandoff(billing, [technical], { description: 'Escalate a technical cause of a billing problem.' })
+    .addHandoff(billing, [technical], {
+      description: 'Escalate a technical cause of a billing problem.',
+    })
     .withTerminationCondition(
-      new TextMentionTermination('bye', { sources: ['user'] }).or(new MaxMessageTermination(60)).or(stop),
+      new TextMentionTermination('bye', { sources: ['user'] })
+        .or(new MaxMessageTermination(60))
+        .or(stop),
     )
     .build();
   return { workflow, store, stop };

@@ -44,7 +44,9 @@ function trailingResults(messages: readonly LLMMessage[]): { name: string; conte
 function parse(content: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(content);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -85,14 +87,24 @@ export class OfflineDeskModel implements ChatClient {
       return {
         content: answer.text,
         toolCalls: [],
-        usage: { promptTokens: Math.ceil(prompt / 4), completionTokens: Math.ceil(answer.text.length / 4) },
+        usage: {
+          promptTokens: Math.ceil(prompt / 4),
+          completionTokens: Math.ceil(answer.text.length / 4),
+        },
       };
     }
-    const call: FunctionCall = { id: `call_${randomUUID().slice(0, 8)}`, name: answer.call, arguments: JSON.stringify(answer.args) };
+    const call: FunctionCall = {
+      id: `call_${randomUUID().slice(0, 8)}`,
+      name: answer.call,
+      arguments: JSON.stringify(answer.args),
+    };
     return {
       content: null,
       toolCalls: [call],
-      usage: { promptTokens: Math.ceil(prompt / 4), completionTokens: Math.ceil(call.arguments.length / 4) + 5 },
+      usage: {
+        promptTokens: Math.ceil(prompt / 4),
+        completionTokens: Math.ceil(call.arguments.length / 4) + 5,
+      },
     };
   }
 
@@ -122,9 +134,14 @@ export class OfflineDeskModel implements ChatClient {
   }
 }
 
-function triage(text: string, messages: readonly LLMMessage[], offered: ReadonlySet<string>): Answer {
+function triage(
+  text: string,
+  messages: readonly LLMMessage[],
+  offered: ReadonlySet<string>,
+): Answer {
   const topic = TOPICS.find(([, pattern]) => pattern.test(text))?.[0];
-  if (topic !== undefined && offered.has(`handoff_to_${topic}`)) return { call: `handoff_to_${topic}`, args: {} };
+  if (topic !== undefined && offered.has(`handoff_to_${topic}`))
+    return { call: `handoff_to_${topic}`, args: {} };
   // A reply without a topic ("yes please") goes back to the specialist who asked.
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
@@ -132,7 +149,9 @@ function triage(text: string, messages: readonly LLMMessage[], offered: Readonly
       return { call: `handoff_to_${m.name}`, args: {} };
     }
   }
-  return { text: "Hello, this is the support desk. Is it about billing, a technical problem or your account?" };
+  return {
+    text: 'Hello, this is the support desk. Is it about billing, a technical problem or your account?',
+  };
 }
 
 function billing(
@@ -144,19 +163,29 @@ function billing(
   const [result] = results;
   if (result !== undefined) {
     const data = parse(result.content);
-    if (data === undefined) return { text: `That did not work: ${result.content} Which invoice is it about (e.g. INV-1001)?` };
+    if (data === undefined)
+      return {
+        text: `That did not work: ${result.content} Which invoice is it about (e.g. INV-1001)?`,
+      };
     if (result.name === 'lookup_invoice') {
       return Number(data.timesCharged) > 1
-        ? { text: `Invoice ${data.invoiceId} (${data.amount}) was charged ${data.timesCharged} times. Shall I refund the duplicate charge?` }
-        : { text: `Invoice ${data.invoiceId} (${data.amount}) was charged once and ${data.refunded} was refunded. Anything else about it?` };
+        ? {
+            text: `Invoice ${data.invoiceId} (${data.amount}) was charged ${data.timesCharged} times. Shall I refund the duplicate charge?`,
+          }
+        : {
+            text: `Invoice ${data.invoiceId} (${data.amount}) was charged once and ${data.refunded} was refunded. Anything else about it?`,
+          };
     }
-    return { text: `Done: ${data.refunded} refunded on ${data.invoiceId} (refund ${data.refundId}). It shows on your statement within 3 days.` };
+    return {
+      text: `Done: ${data.refunded} refunded on ${data.invoiceId} (refund ${data.refundId}). It shows on your statement within 3 days.`,
+    };
   }
   if (/error|crash|\bapp\b|internet/i.test(text) && offered.has('handoff_to_technical')) {
     return { call: 'handoff_to_technical', args: {} };
   }
   const id = text.match(/INV-\d+/i)?.[0]?.toUpperCase();
-  if (id !== undefined && !/refund|yes/i.test(text)) return { call: 'lookup_invoice', args: { invoiceId: id } };
+  if (id !== undefined && !/refund|yes/i.test(text))
+    return { call: 'lookup_invoice', args: { invoiceId: id } };
   const known = lastMatch(texts, /INV-\d+/i)?.toUpperCase();
   if (known !== undefined && /yes|refund|please/i.test(text)) {
     return { call: 'refund_duplicate_charge', args: { invoiceId: known } };
@@ -176,30 +205,50 @@ function technical(
     const data = parse(result.content);
     if (data === undefined) return { text: `That did not work: ${result.content}` };
     if (result.name === 'create_ticket') {
-      return { text: `Ticket ${data.id} is open for ${data.service}: "${data.summary}". We will email you updates.` };
+      return {
+        text: `Ticket ${data.id} is open for ${data.service}: "${data.summary}". We will email you updates.`,
+      };
     }
     return data.status === 'degraded'
-      ? { text: `The ${data.service} service is degraded (${data.note}). Shall I open a ticket so you hear when it is fixed?` }
-      : { text: `The ${data.service} service is operational (${data.note}). Please restart the device; shall I open a ticket if it persists?` };
+      ? {
+          text: `The ${data.service} service is degraded (${data.note}). Shall I open a ticket so you hear when it is fixed?`,
+        }
+      : {
+          text: `The ${data.service} service is operational (${data.note}). Please restart the device; shall I open a ticket if it persists?`,
+        };
   }
   const servicePattern = /internet|wifi|connection|e-?mail|\bapp\b/i;
   const service = (found: string | undefined) =>
-    found === undefined ? undefined : /mail/i.test(found) ? 'email' : /app/i.test(found) ? 'app' : 'internet';
+    found === undefined
+      ? undefined
+      : /mail/i.test(found)
+        ? 'email'
+        : /app/i.test(found)
+          ? 'app'
+          : 'internet';
   const now = service(text.match(servicePattern)?.[0]);
   if (/yes|ticket|please/i.test(text)) {
     const earlier = service(lastMatch(texts, servicePattern));
     const summary = [...texts].reverse().find((t) => servicePattern.test(t)) ?? text;
-    if (earlier !== undefined) return { call: 'create_ticket', args: { service: earlier, summary } };
+    if (earlier !== undefined)
+      return { call: 'create_ticket', args: { service: earlier, summary } };
   }
   if (now !== undefined) return { call: 'check_service_status', args: { service: now } };
   return { text: 'Which service is affected: internet, email or the app?' };
 }
 
-function account(results: { name: string; content: string }[], text: string, _offered: ReadonlySet<string>): Answer {
+function account(
+  results: { name: string; content: string }[],
+  text: string,
+  _offered: ReadonlySet<string>,
+): Answer {
   const [result] = results;
   if (result !== undefined) {
     const data = parse(result.content);
-    if (data === undefined) return { text: `I could not do that: ${result.content} Which email address do you sign in with?` };
+    if (data === undefined)
+      return {
+        text: `I could not do that: ${result.content} Which email address do you sign in with?`,
+      };
     return {
       text: `${data.wasLocked ? 'I unlocked' : 'I checked'} ${data.email} and sent a password reset link. Anything else?`,
     };

@@ -24,7 +24,10 @@ interface Ticket {
 }
 
 const SERVICES: Record<string, { status: 'operational' | 'degraded'; note: string }> = {
-  internet: { status: 'degraded', note: 'incident INC-7: packet loss in the north region since 08:10' },
+  internet: {
+    status: 'degraded',
+    note: 'incident INC-7: packet loss in the north region since 08:10',
+  },
   email: { status: 'operational', note: 'no incident' },
   app: { status: 'operational', note: 'version 4.2 released yesterday' },
 };
@@ -37,13 +40,25 @@ const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
  */
 export class DeskStore {
   readonly invoices = new Map<string, Invoice>([
-    ['INV-1001', { id: 'INV-1001', customer: 'Ada Byron', amountCents: 4900, charges: 2, refundedCents: 0 }],
-    ['INV-1002', { id: 'INV-1002', customer: 'Ada Byron', amountCents: 12000, charges: 1, refundedCents: 0 }],
-    ['INV-2001', { id: 'INV-2001', customer: 'Alan Turing', amountCents: 2500, charges: 1, refundedCents: 0 }],
+    [
+      'INV-1001',
+      { id: 'INV-1001', customer: 'Ada Byron', amountCents: 4900, charges: 2, refundedCents: 0 },
+    ],
+    [
+      'INV-1002',
+      { id: 'INV-1002', customer: 'Ada Byron', amountCents: 12000, charges: 1, refundedCents: 0 },
+    ],
+    [
+      'INV-2001',
+      { id: 'INV-2001', customer: 'Alan Turing', amountCents: 2500, charges: 1, refundedCents: 0 },
+    ],
   ]);
   readonly accounts = new Map<string, Account>([
     ['ada@example.com', { email: 'ada@example.com', name: 'Ada Byron', locked: true, resets: 0 }],
-    ['alan@example.com', { email: 'alan@example.com', name: 'Alan Turing', locked: false, resets: 0 }],
+    [
+      'alan@example.com',
+      { email: 'alan@example.com', name: 'Alan Turing', locked: false, resets: 0 },
+    ],
   ]);
   readonly tickets: Ticket[] = [];
 
@@ -78,7 +93,11 @@ export class DeskStore {
       const refund = extra * invoice.amountCents;
       invoice.refundedCents += refund;
       invoice.charges = 1;
-      return { invoiceId, refunded: dollars(refund), refundId: `R-${invoiceId.slice(4)}-${this.tickets.length + 1}` };
+      return {
+        invoiceId,
+        refunded: dollars(refund),
+        refundId: `R-${invoiceId.slice(4)}-${this.tickets.length + 1}`,
+      };
     },
   });
 

@@ -23,7 +23,10 @@ export interface DemoTerminal {
 export const DEFAULT_DEMO_MODEL = 'gpt-4.1-mini';
 
 /** Which model the demo uses, from the environment. */
-export function demoClients(env: NodeJS.ProcessEnv, thinkMs: number): {
+export function demoClients(
+  env: NodeJS.ProcessEnv,
+  thinkMs: number,
+): {
   clientFor: (role: DeskRole) => ChatClient;
   banner: string;
 } {
@@ -32,7 +35,10 @@ export function demoClients(env: NodeJS.ProcessEnv, thinkMs: number): {
     // Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) accept any key.
     const client = new OpenAIChatClient({ model, apiKey: env.OPENAI_API_KEY || 'unused' });
     const where = env.OPENAI_BASE_URL ? env.OPENAI_BASE_URL : 'the OpenAI API';
-    return { clientFor: () => client, banner: `Using model "${model}" at ${where} (set BATON_MODEL to change it).` };
+    return {
+      clientFor: () => client,
+      banner: `Using model "${model}" at ${where} (set BATON_MODEL to change it).`,
+    };
   }
   return {
     clientFor: (role) => new OfflineDeskModel(role, { thinkMs }),
@@ -105,10 +111,13 @@ export async function runDemo(
     if (line.trim() === '') continue;
     if (terminal.echoInput) terminal.write(`you> ${line}\n`);
     controller = new AbortController();
-    const result = await Console(spinning(session.runStream(line, { signal: controller.signal }), terminal), {
-      write: (text) => terminal.write(text),
-      color: terminal.color,
-    });
+    const result = await Console(
+      spinning(session.runStream(line, { signal: controller.signal }), terminal),
+      {
+        write: (text) => terminal.write(text),
+        color: terminal.color,
+      },
+    );
     usage.promptTokens += result.usage.promptTokens;
     usage.completionTokens += result.usage.completionTokens;
     finishReason = result.stopReason ?? result.status;

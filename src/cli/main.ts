@@ -19,7 +19,11 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 /** The process's terminal: a prompt when typed, one reply per line when piped. */
 function processTerminal(): DemoTerminal {
   const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
-  const rl = createInterface({ input: process.stdin, output: tty ? process.stdout : undefined, terminal: tty });
+  const rl = createInterface({
+    input: process.stdin,
+    output: tty ? process.stdout : undefined,
+    terminal: tty,
+  });
   const lines = rl[Symbol.asyncIterator]();
   let closed = false;
   rl.on('close', () => {
@@ -78,7 +82,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === 'demo') {
     if (rest.includes('--help') || rest.includes('-h')) {
-      process.stdout.write('Usage: baton demo\n\nRuns the support-desk demo in this terminal; piped input is one reply per line.\n');
+      process.stdout.write(
+        'Usage: baton demo\n\nRuns the support-desk demo in this terminal; piped input is one reply per line.\n',
+      );
       return 0;
     }
     if (rest.length > 0) {
@@ -86,7 +92,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return 2;
     }
     const terminal = processTerminal();
-    const code = await runDemo(terminal, { env: process.env, thinkMs: process.stdout.isTTY ? 250 : 0 });
+    const code = await runDemo(terminal, {
+      env: process.env,
+      thinkMs: process.stdout.isTTY ? 250 : 0,
+    });
     process.stdin.pause();
     return code;
   }

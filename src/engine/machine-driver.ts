@@ -17,7 +17,8 @@ export class MachineDriver {
     this.machine = machine;
     for (const [key, node] of Object.entries(machine.root.states)) {
       const meta = node.meta as StateMeta | undefined;
-      if (meta === undefined) throw new Error(`Machine "${machine.id}": state "${key}" has no meta.`);
+      if (meta === undefined)
+        throw new Error(`Machine "${machine.id}": state "${key}" has no meta.`);
       this.#meta.set(key, meta);
     }
     const initial = machine.root.initial?.target[0]?.key;

@@ -2,8 +2,8 @@ import type { AnyStateMachine } from 'xstate';
 
 import type { AgentContext, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
 import type { AgentMessage, ChatMessage } from '../messages/message.js';
-import type { StopRule } from './stop-rule.js';
 import type { SessionState } from './session-state.js';
+import type { StopRule } from './stop-rule.js';
 
 /** What a state of a compiled machine means to the engine, read from the state node's `meta`. */
 export type StateMeta =
@@ -50,8 +50,11 @@ export interface Orchestration {
   readonly participants: ReadonlyMap<string, ChatAgent>;
   readonly maxTurns: number;
   readonly stopRule: StopRule | undefined;
-  /** Identifies participants, topology and routing; stored sessions must match it. */
-  readonly fingerprint: string;
+  /**
+   * Participants, topology and routing as plain JSON; a stored session must have been written by
+   * a workflow with the same descriptor (its hash is the fingerprint).
+   */
+  readonly descriptor: Readonly<Record<string, unknown>>;
   /** Options for `agent`'s turn. */
   turnOptions(agent: string): AgentTurnOptions;
   /** The machine event for `agent`'s response. Throws when the response breaks the topology. */

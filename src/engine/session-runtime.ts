@@ -1,22 +1,27 @@
 import { randomUUID } from 'node:crypto';
 
 import type { AgentResponse, ChatAgent } from '../agents/chat-agent.js';
-import { SessionBusyError } from '../errors.js';
-import { userInputRequestedEvent } from '../messages/message-factories.js';
+import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentEvent, AgentMessage, StopMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
+import { userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
+import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from './runnable.js';
+import type { CheckpointInfo } from './session-log.js';
 import { applyStep, type SessionState, type StepChange } from './session-state.js';
 import { toTaskMessages, totalUsage } from './task-messages.js';
 
 /** Receives every message of a run as it is produced (streaming chunks included). */
 export type MessageSink = (message: AgentMessage) => void;
 
-/** Observes committed steps (the checkpoint layer plugs in here). */
-export type StepListener = (sessionId: string, step: ReturnType<typeof applyStep>) => Promise<void>;
+/** Where a session comes from: its own log, or a past step of another session (a fork). */
+export interface SessionOrigin {
+  readonly link?: CheckpointLink;
+  readonly fork?: { readonly session: string; readonly step: number };
+}
 
 /** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
 class RunCancelled extends Error {
@@ -31,63 +36,112 @@ export class SessionRuntime {
   readonly id: string;
   readonly #orchestration: Orchestration;
   readonly #driver: MachineDriver;
-  readonly #onStep: StepListener | undefined;
+  readonly #link: CheckpointLink | undefined;
+  readonly #origin: SessionOrigin;
   #state: SessionState;
+  #loading: Promise<void> | undefined;
   #running = false;
 
   constructor(
     id: string,
     orchestration: Orchestration,
     driver: MachineDriver,
-    state: SessionState,
-    onStep?: StepListener,
+    fresh: SessionState,
+    origin: SessionOrigin = {},
   ) {
     this.id = id;
     this.#orchestration = orchestration;
     this.#driver = driver;
-    this.#state = state;
-    this.#onStep = onStep;
+    this.#state = fresh;
+    this.#link = origin.link;
+    this.#origin = origin;
   }
 
+  /** The state as last loaded or committed (call `current()` to catch up with the store). */
   get state(): SessionState {
     return this.#state;
   }
 
-  get running(): boolean {
-    return this.#running;
+  /** The state, after loading and catching up with steps other processes committed. */
+  async current(): Promise<SessionState> {
+    await this.#ready();
+    if (this.#link !== undefined && !this.#running)
+      this.#state = await this.#link.catchUp(this.#state);
+    return this.#state;
   }
 
-  /** Replaces the state (reset, loadState); refused while a run is in progress. */
-  replaceState(state: SessionState): void {
-    this.#assertIdle();
-    this.#state = state;
+  /** Replaces the state as one step (reset, loadState); refused while a run is in progress. */
+  async replace(next: (current: SessionState) => SessionState, event: string): Promise<void> {
+    await this.#exclusive(async () => {
+      const state = { ...next(this.#state), step: this.#state.step + 1 };
+      await this.#link?.replace(state, event);
+      this.#state = state;
+    });
   }
 
-  info(): SessionInfo {
-    const s = this.#state;
-    const status = this.#running ? 'running' : s.status;
+  async info(): Promise<SessionInfo> {
+    const s = await this.current();
+    const elsewhere = !this.#running && (await this.#link?.runningElsewhere()) === true;
+    const status = this.#running || elsewhere ? 'running' : s.status;
     return status === 'awaiting_input' && s.pendingRequest !== null
       ? { status, pendingRequest: s.pendingRequest, step: s.step }
       : { status, step: s.step };
   }
 
-  async run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
-    this.#assertIdle();
+  async checkpoints(): Promise<CheckpointInfo[]> {
+    if (this.#link === undefined) {
+      throw new ConfigError(
+        `Session "${this.id}" has no step log: its workflow keeps sessions in memory only. ` +
+          'Configure a checkpoint store (e.g. withCheckpointing(new MemoryCheckpointStore())).',
+        { path: 'checkpointStore' },
+      );
+    }
+    await this.#ready();
+    return this.#link.checkpoints();
+  }
+
+  run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
+    return this.#exclusive(() => this.#run(task, options, sink));
+  }
+
+  /** Runs `work` as the only activity on this session, here and in every process sharing the store. */
+  async #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#running) throw new SessionBusyError(this.id);
     this.#running = true;
+    let leased = false;
     try {
-      return await this.#run(task, options, sink);
+      await this.#ready();
+      if (this.#link !== undefined) {
+        await this.#link.acquire();
+        leased = true;
+        this.#state = await this.#link.catchUp(this.#state);
+      }
+      return await work();
     } finally {
+      if (leased) await this.#link?.release();
       this.#running = false;
     }
   }
 
-  #assertIdle(): void {
-    if (this.#running) throw new SessionBusyError(this.id);
+  #ready(): Promise<void> {
+    this.#loading ??= (async () => {
+      const link = this.#link;
+      if (link === undefined) return;
+      const fork = this.#origin.fork;
+      this.#state =
+        fork === undefined
+          ? await link.load(this.#state)
+          : await link.fork(fork.session, fork.step);
+    })().catch((error: unknown) => {
+      this.#loading = undefined;
+      throw error;
+    });
+    return this.#loading;
   }
 
   async #commit(change: StepChange): Promise<void> {
     const step = applyStep(this.#state, change);
-    if (this.#onStep !== undefined) await this.#onStep(this.id, step);
+    await this.#link?.commit(step);
     this.#state = step.state;
   }
 
@@ -100,10 +154,7 @@ export class SessionRuntime {
       out.push(m);
       sink?.(m);
     };
-    const result = (
-      status: TaskResult['status'],
-      stopReason: string | null,
-    ): TaskResult => {
+    const result = (status: TaskResult['status'], stopReason: string | null): TaskResult => {
       const pending = this.#state.pendingRequest;
       return {
         type: 'TaskResult',
@@ -186,7 +237,11 @@ export class SessionRuntime {
       const append: AgentMessage[] = [...delta];
       let pendingRequest = null;
       if (driver.meta(next).kind === 'input') {
-        pendingRequest = { id: randomUUID(), agent: meta.agent, prompt: messageToText(response.chatMessage) };
+        pendingRequest = {
+          id: randomUUID(),
+          agent: meta.agent,
+          prompt: messageToText(response.chatMessage),
+        };
         append.push(
           userInputRequestedEvent({
             source: meta.agent,
@@ -225,7 +280,10 @@ export class SessionRuntime {
     const driver = this.#driver;
     let current = state.machineState;
     if (driver.meta(current).kind === 'stopped') {
-      current = driver.next(current, { type: 'resume', to: state.resumeState ?? driver.initialState });
+      current = driver.next(current, {
+        type: 'resume',
+        to: state.resumeState ?? driver.initialState,
+      });
     }
     if (driver.meta(current).kind !== 'input') return current;
     // A fresh session started without a task: the first speaker begins.
@@ -275,7 +333,9 @@ export class SessionRuntime {
   #agent(name: string): ChatAgent {
     const agent = this.#orchestration.participants.get(name);
     if (agent === undefined) {
-      throw new Error(`Session "${this.id}" expects participant "${name}", which this workflow lacks.`);
+      throw new Error(
+        `Session "${this.id}" expects participant "${name}", which this workflow lacks.`,
+      );
     }
     return agent;
   }
@@ -300,7 +360,10 @@ export class SessionRuntime {
   }
 
   /** What a stop changes: the machine stops (remembering where), the condition is reset. */
-  async #stopChange(machineState: string, conditionState: unknown): Promise<Omit<StepChange, 'event'>> {
+  async #stopChange(
+    machineState: string,
+    conditionState: unknown,
+  ): Promise<Omit<StepChange, 'event'>> {
     const rule = this.#orchestration.stopRule;
     const termination = rule === undefined ? conditionState : await rule.resetState(conditionState);
     return {

@@ -50,8 +50,7 @@ const PendingRequestSchema = z.object({
   prompt: z.string(),
 });
 
-/** Validates a saved session state (from `saveState()` or a checkpoint). */
-export const SessionStateSchema = z.object({
+const SessionStateObject = z.object({
   version: z.literal(1),
   thread: z.array(AgentMessageSchema),
   machineState: z.string().min(1),
@@ -63,7 +62,15 @@ export const SessionStateSchema = z.object({
   bookmarks: z.record(z.string(), z.number().int().nonnegative()),
   lastSpeaker: z.string().nullable(),
   step: z.number().int().nonnegative(),
-}) as unknown as z.ZodType<SessionState>;
+});
+
+/** Validates a session state as a checkpoint holds it. */
+export const SessionStateSchema = SessionStateObject as unknown as z.ZodType<SessionState>;
+
+/** Validates a state from `saveState()`: the session state without its step number. */
+export const SavedStateSchema = SessionStateObject.omit({ step: true }) as unknown as z.ZodType<
+  Omit<SessionState, 'step'>
+>;
 
 /** A fresh session: an empty thread in the machine's initial state. */
 export function initialSessionState(machineState: string, termination: unknown): SessionState {

@@ -1,5 +1,5 @@
-import { stopMessage } from '../messages/message-factories.js';
 import type { AgentMessage, StopMessage } from '../messages/message.js';
+import { stopMessage } from '../messages/message-factories.js';
 import { TerminationCondition } from '../termination/termination-condition.js';
 
 /** A predicate over the whole thread, checked after each delta. */

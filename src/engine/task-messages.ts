@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
-import { textMessage } from '../messages/message-factories.js';
 import type { AgentMessage, ChatMessage } from '../messages/message.js';
+import { textMessage } from '../messages/message-factories.js';
 import { ChatMessageSchema } from '../messages/message-schema.js';
 import { firstIssue } from '../zod-issues.js';
 import type { Task } from './runnable.js';

@@ -1,17 +1,37 @@
 import { randomUUID } from 'node:crypto';
 
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { ConfigError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
 import { firstIssue } from '../zod-issues.js';
+import { CheckpointLink, type CheckpointOptions, fingerprintOf } from './checkpoint-link.js';
 import { MachineDriver } from './machine-driver.js';
 import { streamRun } from './message-stream.js';
 import type { Orchestration } from './orchestration.js';
-import type { RunOptions, Runnable, Session, SessionInfo, Task, TaskResult } from './runnable.js';
+import type { Runnable, RunOptions, Session, SessionInfo, Task, TaskResult } from './runnable.js';
+import type { CheckpointInfo } from './session-log.js';
 import { SessionRuntime } from './session-runtime.js';
-import { initialSessionState, type SessionState, SessionStateSchema } from './session-state.js';
+import { initialSessionState, SavedStateSchema, type SessionState } from './session-state.js';
 
 /** The id of the session that `run()` on a workflow or team uses. */
 export const DEFAULT_SESSION_ID = 'default';
+
+/** Options of `session(id, options)`. */
+export interface SessionOptions {
+  /** Start the new session as a copy of another session at a past step (time travel). */
+  from?: { session: string; step: number };
+}
+
+/** Where a runner keeps its sessions' step logs. */
+export interface Checkpointing extends CheckpointOptions {
+  readonly store: CheckpointStore;
+}
+
+/** A session with its step log and what happened at each step. */
+export interface CheckpointedSession extends Session {
+  /** The step log: one entry per committed step. Needs a checkpoint store. */
+  checkpoints(): Promise<CheckpointInfo[]>;
+}
 
 /**
  * Runs a compiled orchestration: one object serves any number of independent sessions. Teams and
@@ -21,15 +41,22 @@ export class WorkflowRunner implements Runnable {
   readonly #orchestration: Orchestration;
   readonly #driver: MachineDriver;
   readonly #sessions = new Map<string, SessionRuntime>();
+  readonly #checkpointing: Checkpointing | undefined;
 
-  constructor(orchestration: Orchestration) {
+  constructor(orchestration: Orchestration, checkpointing?: Checkpointing) {
     this.#orchestration = orchestration;
     this.#driver = new MachineDriver(orchestration.machine);
+    this.#checkpointing = checkpointing;
   }
 
   /** The compiled XState machine this workflow runs. */
   get machine(): Orchestration['machine'] {
     return this.#orchestration.machine;
+  }
+
+  /** Identifies participants, topology and routing; a stored session must match it. */
+  get fingerprint(): string {
+    return fingerprintOf(this.#orchestration.descriptor);
   }
 
   run(task?: Task, options?: RunOptions): Promise<TaskResult> {
@@ -52,11 +79,41 @@ export class WorkflowRunner implements Runnable {
     return this.session(DEFAULT_SESSION_ID).loadState(state);
   }
 
-  session(id: string = randomUUID()): Session {
+  /**
+   * An independent conversation: a new generated id when `id` is omitted; with a checkpoint store,
+   * the stored session of that id, loaded on first use. `options.from` forks a stored session.
+   */
+  session(id: string = randomUUID(), options: SessionOptions = {}): CheckpointedSession {
     if (typeof id !== 'string' || id.length === 0) {
-      throw new ConfigError(`session(): the id must be a non-empty string, got ${JSON.stringify(id)}.`);
+      throw new ConfigError(
+        `session(): the id must be a non-empty string, got ${JSON.stringify(id)}.`,
+      );
     }
-    return new SessionHandle(this.#runtime(id), this);
+    const from = options.from;
+    if (from !== undefined) {
+      if (this.#checkpointing === undefined) {
+        throw new ConfigError(
+          `session("${id}", { from }): forking needs a checkpoint store with the step log of "${from.session}". ` +
+            'Configure one with withCheckpointing().',
+          { path: 'from' },
+        );
+      }
+      if (this.#sessions.has(id)) {
+        throw new ConfigError(
+          `session("${id}", { from }): session "${id}" already exists. Fork into a new id.`,
+          {
+            path: 'id',
+          },
+        );
+      }
+      if (!Number.isInteger(from.step) || from.step < 1 || typeof from.session !== 'string') {
+        throw new ConfigError(
+          `session("${id}", { from }): from must be { session: string, step: positive integer }, got ${JSON.stringify(from)}.`,
+          { path: 'from' },
+        );
+      }
+    }
+    return new SessionHandle(this.#runtime(id, from), this);
   }
 
   /** A fresh state for a new or reset session. */
@@ -65,9 +122,9 @@ export class WorkflowRunner implements Runnable {
     return initialSessionState(this.#driver.initialState, rule?.initialState ?? null);
   }
 
-  /** Validates a saved state against the schema and this workflow's machine. */
-  parseState(state: unknown, sessionId: string): SessionState {
-    const parsed = SessionStateSchema.safeParse(state);
+  /** Validates a saved state (from `saveState()`) against the schema and this workflow's machine. */
+  parseState(state: unknown, sessionId: string): Omit<SessionState, 'step'> {
+    const parsed = SavedStateSchema.safeParse(state);
     if (!parsed.success) {
       const issue = firstIssue(parsed.error);
       throw new ConfigError(
@@ -89,17 +146,30 @@ export class WorkflowRunner implements Runnable {
     return value;
   }
 
-  #runtime(id: string): SessionRuntime {
+  #runtime(id: string, fork: SessionOptions['from']): SessionRuntime {
     let runtime = this.#sessions.get(id);
     if (runtime === undefined) {
-      runtime = new SessionRuntime(id, this.#orchestration, this.#driver, this.freshState());
+      const checkpointing = this.#checkpointing;
+      const link =
+        checkpointing === undefined
+          ? undefined
+          : new CheckpointLink(
+              checkpointing.store,
+              id,
+              this.#orchestration.descriptor,
+              checkpointing,
+            );
+      runtime = new SessionRuntime(id, this.#orchestration, this.#driver, this.freshState(), {
+        ...(link === undefined ? {} : { link }),
+        ...(fork === undefined ? {} : { fork }),
+      });
       this.#sessions.set(id, runtime);
     }
     return runtime;
   }
 }
 
-class SessionHandle implements Session {
+class SessionHandle implements CheckpointedSession {
   readonly #runtime: SessionRuntime;
   readonly #runner: WorkflowRunner;
 
@@ -120,23 +190,29 @@ class SessionHandle implements Session {
     return streamRun((sink) => this.#runtime.run(task, options, sink));
   }
 
-  async reset(): Promise<void> {
-    this.#runtime.replaceState(this.#runner.freshState());
+  reset(): Promise<void> {
+    return this.#runtime.replace(() => this.#runner.freshState(), 'reset');
   }
 
   async saveState(): Promise<unknown> {
-    return structuredClone(this.#runtime.state);
+    const { step: _step, ...state } = await this.#runtime.current();
+    return structuredClone(state);
   }
 
   async loadState(state: unknown): Promise<void> {
-    this.#runtime.replaceState(this.#runner.parseState(structuredClone(state), this.id));
+    const loaded = this.#runner.parseState(structuredClone(state), this.id);
+    await this.#runtime.replace((current) => ({ ...loaded, step: current.step }), 'load_state');
   }
 
   async messages(): Promise<AgentMessage[]> {
-    return [...this.#runtime.state.thread];
+    return [...(await this.#runtime.current()).thread];
   }
 
-  async info(): Promise<SessionInfo> {
+  info(): Promise<SessionInfo> {
     return this.#runtime.info();
+  }
+
+  checkpoints(): Promise<CheckpointInfo[]> {
+    return this.#runtime.checkpoints();
   }
 }

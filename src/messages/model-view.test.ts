@@ -255,7 +255,10 @@ describe('toModelMessages()', () => {
     const thread: AgentMessage[] = [
       text('user', 'one'),
       toolCallRequestEvent({ source: 'me', content: [call('a', 'f'), call('b', 'g')] }),
-      toolCallExecutionEvent({ source: 'me', content: [result('a', 'f', 'A'), result('b', 'g', 'B')] }),
+      toolCallExecutionEvent({
+        source: 'me',
+        content: [result('a', 'f', 'A'), result('b', 'g', 'B')],
+      }),
       text('me', 'two'),
     ];
     const view = (contextWindow: number) =>

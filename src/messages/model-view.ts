@@ -113,7 +113,9 @@ export function toModelMessages(
     }
   }
   const windowed = applyWindow(out, options.contextWindow);
-  return options.instructions ? [{ role: 'system', content: options.instructions }, ...windowed] : windowed;
+  return options.instructions
+    ? [{ role: 'system', content: options.instructions }, ...windowed]
+    : windowed;
 }
 
 function checkOptions(filter: string, contextWindow: number | undefined): void {

@@ -51,9 +51,12 @@ export class OpenAIChatClient implements ChatClient {
 
   constructor(options: OpenAIChatClientOptions) {
     if (typeof options?.model !== 'string' || options.model === '') {
-      throw new ConfigError('OpenAIChatClient needs a `model` name, e.g. { model: "gpt-4.1-mini" }.', {
-        path: 'model',
-      });
+      throw new ConfigError(
+        'OpenAIChatClient needs a `model` name, e.g. { model: "gpt-4.1-mini" }.',
+        {
+          path: 'model',
+        },
+      );
     }
     this.model = options.model;
     const { apiKey: _key, client: _client, ...settings } = options;
@@ -212,7 +215,10 @@ function signalOption(signal: AbortSignal | undefined): { signal?: AbortSignal }
 }
 
 function toUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage {
-  return { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 };
+  return {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+  };
 }
 
 function withThought(result: ModelResult, thought: unknown): ModelResult {

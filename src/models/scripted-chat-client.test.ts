@@ -83,7 +83,9 @@ describe('ScriptedChatClient', () => {
   });
 
   it('says so when a step function returns nothing', async () => {
-    const client = new ScriptedChatClient(() => undefined as unknown as ReturnType<typeof scriptedText>);
+    const client = new ScriptedChatClient(
+      () => undefined as unknown as ReturnType<typeof scriptedText>,
+    );
     await expect(client.create(ask('a'))).rejects.toThrow(
       "ScriptedChatClient's step function returned nothing for call #1. Return a step (or an " +
         'Error) for every call.',

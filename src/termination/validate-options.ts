@@ -2,7 +2,8 @@ import { ConfigError } from '../errors.js';
 
 /** A value as an error message shows it: `NaN` and `Infinity` stay readable, strings are quoted. */
 export function showValue(value: unknown): string {
-  if (typeof value === 'number' || typeof value === 'bigint' || value === undefined) return String(value);
+  if (typeof value === 'number' || typeof value === 'bigint' || value === undefined)
+    return String(value);
   if (typeof value === 'function') return 'a function';
   return JSON.stringify(value) ?? String(value);
 }

@@ -161,7 +161,11 @@ describe('OpenAIChatClient over HTTP', () => {
 
   it('asks for structured output with a json_schema response format', async () => {
     server.reply({ text: '{"route":"billing"}' });
-    const schema = { type: 'object', properties: { route: { type: 'string' } }, required: ['route'] };
+    const schema = {
+      type: 'object',
+      properties: { route: { type: 'string' } },
+      required: ['route'],
+    };
     const result = await client().create({ ...ask('Route it'), outputSchema: schema });
     expect(result.content).toBe('{"route":"billing"}');
     expect(server.requests[0]?.body.response_format).toEqual({
@@ -241,8 +245,13 @@ describe('OpenAIChatClient over HTTP', () => {
   it('keeps the key out of its own fields and out of error messages', async () => {
     const wrong = 'sk-wrong-key-123';
     const bad = new OpenAIChatClient({ model: 'test-model', apiKey: wrong, baseURL: server.url });
-    const error = await bad.create(ask('Hi')).catch((e: unknown) => e as Error);
-    expect(error.message).toBe('Model "test-model" request failed: 401 Incorrect API key provided.');
+    const error = await bad.create(ask('Hi')).then(
+      () => new Error('expected a rejection'),
+      (e: unknown) => e as Error,
+    );
+    expect(error.message).toBe(
+      'Model "test-model" request failed: 401 Incorrect API key provided.',
+    );
     expect(JSON.stringify(bad)).toBe('{"model":"test-model"}');
     expect(error.message).not.toContain(wrong);
   });

@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 
 import { describe, expect, it } from 'vitest';
-
+import { type DemoTerminal, runDemo } from '../../src/cli/demo.js';
 import { createSupportDesk } from '../../src/cli/demo-desk.js';
 import { OfflineDeskModel } from '../../src/cli/demo-model.js';
-import { type DemoTerminal, runDemo } from '../../src/cli/demo.js';
 
 function scriptedTerminal(lines: string[]): DemoTerminal & { output: () => string } {
   const written: string[] = [];
@@ -44,7 +43,9 @@ describe('baton demo', () => {
     );
     expect(out).toContain('check_service_status({"service":"app"})');
     expect(out).toContain('Ticket T-1001 is open for app');
-    expect(out).toMatch(/---------- Summary ----------\nNumber of messages: \d+\nFinish reason: Text 'bye' mentioned\n/);
+    expect(out).toMatch(
+      /---------- Summary ----------\nNumber of messages: \d+\nFinish reason: Text 'bye' mentioned\n/,
+    );
     expect(out).not.toContain('never read');
   });
 
@@ -79,7 +80,9 @@ describe('baton demo', () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('you> ada@example.com\n');
-    expect(run.stdout).toContain('I unlocked ada@example.com and sent a password reset link. Anything else?');
+    expect(run.stdout).toContain(
+      'I unlocked ada@example.com and sent a password reset link. Anything else?',
+    );
     expect(run.stdout).toContain("Finish reason: Text 'bye' mentioned");
   });
 

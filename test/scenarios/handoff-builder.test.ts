@@ -3,8 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, HandoffBuilder } from '../../src/index.js';
 import { FakeAgent, type SeenTurn, transcript } from '../support/fake-agent.js';
 
-const agent = (name: string, turns: ConstructorParameters<typeof FakeAgent>[1] = [], log?: SeenTurn[]) =>
-  new FakeAgent(name, turns, log);
+const agent = (
+  name: string,
+  turns: ConstructorParameters<typeof FakeAgent>[1] = [],
+  log?: SeenTurn[],
+) => new FakeAgent(name, turns, log);
 
 function buildError(make: () => unknown): ConfigError {
   try {
@@ -18,8 +21,12 @@ function buildError(make: () => unknown): ConfigError {
 
 describe('HandoffBuilder.build()', () => {
   it('refuses a workflow without participants', () => {
-    const error = buildError(() => new HandoffBuilder({ participants: [] }).coordinator('triage').build());
-    expect(error.message).toBe('HandoffBuilder "handoff" has no participants. Pass at least one agent.');
+    const error = buildError(() =>
+      new HandoffBuilder({ participants: [] }).coordinator('triage').build(),
+    );
+    expect(error.message).toBe(
+      'HandoffBuilder "handoff" has no participants. Pass at least one agent.',
+    );
     expect(error.path).toBe('participants');
   });
 
@@ -38,14 +45,19 @@ describe('HandoffBuilder.build()', () => {
     expect(() => new HandoffBuilder({ participants: [agent('triage')] }).build()).toThrow(
       'HandoffBuilder "handoff" has no coordinator. Call .coordinator(agent) before build().',
     );
-    expect(() => new HandoffBuilder({ participants: [agent('triage')] }).coordinator('boss').build()).toThrow(
+    expect(() =>
+      new HandoffBuilder({ participants: [agent('triage')] }).coordinator('boss').build(),
+    ).toThrow(
       'HandoffBuilder "handoff": coordinator "boss" is not a participant. Add it to participants or fix the name.',
     );
   });
 
   it('refuses addHandoff sources and targets that are not participants, and self-handoffs', () => {
     const base = () =>
-      new HandoffBuilder({ name: 'support', participants: [agent('triage'), agent('billing')] }).coordinator('triage');
+      new HandoffBuilder({
+        name: 'support',
+        participants: [agent('triage'), agent('billing')],
+      }).coordinator('triage');
     expect(buildError(() => base().addHandoff('refunds', ['billing']).build()).message).toBe(
       'addHandoff("refunds", ...): "refunds" is not a participant of workflow "support". Add it to participants or fix the name.',
     );
@@ -57,11 +69,13 @@ describe('HandoffBuilder.build()', () => {
     );
   });
 
-  it('refuses a generated handoff tool that collides with one of the agent\'s tools', () => {
+  it("refuses a generated handoff tool that collides with one of the agent's tools", () => {
     const triage = Object.assign(agent('triage'), { tools: [{ name: 'handoff_to_billing' }] });
     expect(
       buildError(() =>
-        new HandoffBuilder({ name: 'support', participants: [triage, agent('billing')] }).coordinator(triage).build(),
+        new HandoffBuilder({ name: 'support', participants: [triage, agent('billing')] })
+          .coordinator(triage)
+          .build(),
       ).message,
     ).toBe(
       'HandoffBuilder "support": agent "triage" already has a tool named "handoff_to_billing", the name of its generated handoff to "billing". Rename that tool.',
@@ -70,8 +84,12 @@ describe('HandoffBuilder.build()', () => {
 
   it('refuses bad option values with the method named', () => {
     const builder = new HandoffBuilder({ participants: [agent('triage')] });
-    expect(() => builder.withMaxTurns(0)).toThrow('withMaxTurns() needs a positive integer, got 0.');
-    expect(() => builder.withContextWindow(2.5)).toThrow('withContextWindow() needs a positive integer, got 2.5.');
+    expect(() => builder.withMaxTurns(0)).toThrow(
+      'withMaxTurns() needs a positive integer, got 0.',
+    );
+    expect(() => builder.withContextWindow(2.5)).toThrow(
+      'withContextWindow() needs a positive integer, got 2.5.',
+    );
     expect(() => builder.withToolCallFilter('some' as 'all')).toThrow(
       'withToolCallFilter(): unknown filter "some". Use "handoff", "all" or "none".',
     );
@@ -140,7 +158,11 @@ describe('HandoffWorkflow topology', () => {
   it('keeps an autonomous agent going with the prompt until its turn limit, then asks the user', async () => {
     const log: SeenTurn[] = [];
     const triage = agent('triage', [{ handoff: 'writer' }], log);
-    const writer = agent('writer', [{ say: 'draft 1' }, { say: 'draft 2' }, { say: 'draft 3' }], log);
+    const writer = agent(
+      'writer',
+      [{ say: 'draft 1' }, { say: 'draft 2' }, { say: 'draft 3' }],
+      log,
+    );
     const workflow = new HandoffBuilder({ participants: [triage, writer] })
       .coordinator(triage)
       .withAutonomousMode({ agents: ['writer'], turnLimits: { writer: 3 } })
@@ -154,7 +176,9 @@ describe('HandoffWorkflow topology', () => {
       'TextMessage(writer): draft 3',
       'UserInputRequestedEvent(writer): draft 3',
     ]);
-    expect(log[2]?.newMessages).toEqual(['user: User did not respond. Continue assisting autonomously.']);
+    expect(log[2]?.newMessages).toEqual([
+      'user: User did not respond. Continue assisting autonomously.',
+    ]);
     expect(result.pendingRequest?.agent).toBe('writer');
   });
 
@@ -163,7 +187,16 @@ describe('HandoffWorkflow topology', () => {
     const triage = agent('triage', [
       (ctx) => {
         seen.push([ctx.toolCallFilter, ctx.contextWindow]);
-        return { chatMessage: { type: 'TextMessage', id: 'x', source: 'triage', createdAt: new Date(0).toISOString(), metadata: {}, content: 'ok' } };
+        return {
+          chatMessage: {
+            type: 'TextMessage',
+            id: 'x',
+            source: 'triage',
+            createdAt: new Date(0).toISOString(),
+            metadata: {},
+            content: 'ok',
+          },
+        };
       },
     ]);
     await new HandoffBuilder({ participants: [triage] })

@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
-const blocks = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(
-  (m) => m[1] ?? '',
-);
+const blocks = [
+  ...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g),
+].map((m) => m[1] ?? '');
 
 /** Runs one README block as a program, with `from 'baton'` pointing at this checkout's source. */
 function runBlock(index: number): string {
@@ -34,8 +34,9 @@ describe('README tour', () => {
   it('termination conditions print what the comments say', () => {
     const out = runBlock(0);
     expect(out).toContain("null\nText 'APPROVE' mentioned\n");
-    expect(out).toContain("type: 'OrTerminationCondition'");
-    expect(out).toContain("{ type: 'TextMentionTermination', text: 'APPROVE', sources: [ 'critic' ] }");
+    expect(out).toContain(
+      '{"type":"OrTerminationCondition","conditions":[{"type":"MaxMessageTermination","maxMessages":3,"includeAgentEvent":false},{"type":"TextMentionTermination","text":"APPROVE","sources":["critic"]}]}\ntrue\n',
+    );
   });
 
   it('the handoff workflow pauses at billing with the messages the comment lists', () => {

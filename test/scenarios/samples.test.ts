@@ -27,7 +27,9 @@ describe('samples', () => {
 
   it('escalation.ts stops when billing escalates and continues with technical', () => {
     const out = runSample('escalation');
-    expect(out).toContain('payment_log: INV-1002: 3 attempts, all failed with "gateway timeout (504)"');
+    expect(out).toContain(
+      'payment_log: INV-1002: 3 attempts, all failed with "gateway timeout (504)"',
+    );
     expect(out).toContain('Stopped for review: Handoff to technical from billing detected.');
     expect(out).toContain(
       'technical asks the user: The payment gateway timed out; I restarted it. Please try paying INV-1002 again.',

@@ -31,7 +31,12 @@ export class FakeAgent implements ChatAgent {
   readonly #turns: FakeTurn[];
   #next = 0;
 
-  constructor(name: string, turns: FakeTurn[], log: SeenTurn[] = [], description = `${name} agent`) {
+  constructor(
+    name: string,
+    turns: FakeTurn[],
+    log: SeenTurn[] = [],
+    description = `${name} agent`,
+  ) {
     this.name = name;
     this.log = log;
     this.description = description;
@@ -41,7 +46,9 @@ export class FakeAgent implements ChatAgent {
   async respond(ctx: AgentContext): Promise<AgentResponse> {
     this.log.push({
       agent: this.name,
-      newMessages: ctx.newMessages.map((m) => `${m.source}: ${'content' in m ? String(m.content) : ''}`),
+      newMessages: ctx.newMessages.map(
+        (m) => `${m.source}: ${'content' in m ? String(m.content) : ''}`,
+      ),
       handoffs: (ctx.handoffs ?? []).map((h) => h.name),
       threadLength: ctx.conversation.length,
     });
@@ -60,7 +67,11 @@ export class FakeAgent implements ChatAgent {
         }),
       };
     }
-    const call = { id: `call_${this.name}_${this.#next}`, name: `handoff_to_${turn.handoff}`, arguments: '{}' };
+    const call = {
+      id: `call_${this.name}_${this.#next}`,
+      name: `handoff_to_${turn.handoff}`,
+      arguments: '{}',
+    };
     const content = `Transferred to ${turn.handoff}, adopting the role of ${turn.handoff} immediately.`;
     return {
       innerMessages: [
@@ -76,7 +87,9 @@ export class FakeAgent implements ChatAgent {
 }
 
 /** `type(source): text` for each message, for whole-thread assertions. */
-export function transcript(messages: readonly { type: string; source: string; content?: unknown }[]): string[] {
+export function transcript(
+  messages: readonly { type: string; source: string; content?: unknown }[],
+): string[] {
   return messages.map((m) => {
     const text = typeof m.content === 'string' ? `: ${m.content}` : '';
     return `${m.type}(${m.source})${text}`;

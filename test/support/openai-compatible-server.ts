@@ -30,7 +30,13 @@ export type ScriptedReply =
       chunks?: string[];
       argumentPieces?: number;
     }
-  | { status: number; message: string; type?: string; code?: string; headers?: Record<string, string> }
+  | {
+      status: number;
+      message: string;
+      type?: string;
+      code?: string;
+      headers?: Record<string, string>;
+    }
   | { hang: true };
 
 /** A request as the server received it. */
@@ -93,9 +99,17 @@ export async function startOpenAICompatibleServer(
       for (const w of waiters.filter((w) => requests.length >= w.count)) w.resolve();
       if (req.method !== 'POST' || path !== '/v1/chat/completions') {
         violations.push(`request #${n}: unexpected ${req.method} ${path}`);
-        return sendError(res, 404, `Unknown endpoint ${req.method} ${path}`, 'invalid_request_error');
+        return sendError(
+          res,
+          404,
+          `Unknown endpoint ${req.method} ${path}`,
+          'invalid_request_error',
+        );
       }
-      if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      if (
+        options.apiKey !== undefined &&
+        req.headers.authorization !== `Bearer ${options.apiKey}`
+      ) {
         return sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', {
           code: 'invalid_api_key',
         });
@@ -123,12 +137,15 @@ export async function startOpenAICompatibleServer(
       );
       for (const c of reply.toolCalls ?? []) {
         if (!offered.has(c.name)) {
-          violations.push(`request #${n}: the scripted reply calls "${c.name}", which was not offered`);
+          violations.push(
+            `request #${n}: the scripted reply calls "${c.name}", which was not offered`,
+          );
         }
       }
       const model = String(body.model);
       if (body.stream === true) {
-        const usage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
+        const usage = (body.stream_options as { include_usage?: boolean } | undefined)
+          ?.include_usage;
         return sendStream(res, n, model, reply, usage === true);
       }
       sendJson(res, 200, completion(n, model, reply));
@@ -150,7 +167,9 @@ export async function startOpenAICompatibleServer(
         : new Promise<void>((resolve) => waiters.push({ count, resolve })),
     assertNoViolations: () => {
       if (violations.length > 0) {
-        throw new Error(`The OpenAI-compatible test server saw wire violations:\n${violations.join('\n')}`);
+        throw new Error(
+          `The OpenAI-compatible test server saw wire violations:\n${violations.join('\n')}`,
+        );
       }
     },
     reset: () => {
@@ -198,7 +217,12 @@ function completion(n: number, model: string, answer: Answer) {
     created: 1_700_000_000,
     model,
     choices: [
-      { index: 0, message, logprobs: null, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' },
+      {
+        index: 0,
+        message,
+        logprobs: null,
+        finish_reason: calls.length > 0 ? 'tool_calls' : 'stop',
+      },
     ],
     usage: usageOf(answer),
   };
@@ -228,7 +252,14 @@ function sendStream(res: ServerResponse, n: number, model: string, answer: Answe
   });
   events.push(chunk({}, calls.length > 0 ? 'tool_calls' : 'stop'));
   if (usage) {
-    events.push({ id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: usageOf(answer) });
+    events.push({
+      id: `chatcmpl-${n}`,
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model,
+      choices: [],
+      usage: usageOf(answer),
+    });
   }
   for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
   res.end('data: [DONE]\n\n');
@@ -244,8 +275,17 @@ function splitInto(text: string, count: number): string[] {
   return splitEvery(text, Math.max(1, Math.ceil(text.length / count)));
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'req_test', ...headers });
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'x-request-id': 'req_test',
+    ...headers,
+  });
   res.end(JSON.stringify(body));
 }
 
@@ -256,6 +296,14 @@ function sendError(
   type: string,
   extra: { code?: string; headers?: Record<string, string> } = {},
 ) {
-  const headers = { ...(status === 400 || status === 401 ? { 'x-should-retry': 'false' } : {}), ...extra.headers };
-  sendJson(res, status, { error: { message, type, param: null, code: extra.code ?? null } }, headers);
+  const headers = {
+    ...(status === 400 || status === 401 ? { 'x-should-retry': 'false' } : {}),
+    ...extra.headers,
+  };
+  sendJson(
+    res,
+    status,
+    { error: { message, type, param: null, code: extra.code ?? null } },
+    headers,
+  );
 }

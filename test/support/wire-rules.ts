@@ -5,11 +5,34 @@ const WIRE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 const JSON_TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
 const REQUEST_KEYS = new Set([
-  'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'stream',
-  'stream_options', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'n', 'stop',
-  'seed', 'user', 'metadata', 'store', 'logprobs', 'top_logprobs', 'presence_penalty',
-  'frequency_penalty', 'logit_bias', 'reasoning_effort', 'service_tier', 'prompt_cache_key',
-  'safety_identifier', 'verbosity',
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'stream',
+  'stream_options',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'n',
+  'stop',
+  'seed',
+  'user',
+  'metadata',
+  'store',
+  'logprobs',
+  'top_logprobs',
+  'presence_penalty',
+  'frequency_penalty',
+  'logit_bias',
+  'reasoning_effort',
+  'service_tier',
+  'prompt_cache_key',
+  'safety_identifier',
+  'verbosity',
 ]);
 const MESSAGE_KEYS: Record<string, ReadonlySet<string>> = {
   system: new Set(['role', 'content', 'name']),
@@ -20,7 +43,8 @@ const MESSAGE_KEYS: Record<string, ReadonlySet<string>> = {
 };
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Every rule the request breaks. */
 export function chatRequestProblems(body: unknown): string[] {
@@ -44,7 +68,10 @@ export function chatRequestProblems(body: unknown): string[] {
   if (body.stream_options !== undefined) {
     if (body.stream !== true) {
       problems.push("The 'stream_options' parameter is only allowed when 'stream' is enabled.");
-    } else if (!isObject(body.stream_options) || typeof body.stream_options.include_usage !== 'boolean') {
+    } else if (
+      !isObject(body.stream_options) ||
+      typeof body.stream_options.include_usage !== 'boolean'
+    ) {
       problems.push("'stream_options.include_usage' must be a boolean.");
     }
   }
@@ -117,7 +144,9 @@ function messageProblems(messages: unknown): string[] {
       }
       const fn = c.function;
       if (!isObject(fn) || typeof fn.name !== 'string' || !WIRE_NAME.test(fn.name)) {
-        problems.push(`Invalid '${at}.function.name': string does not match pattern '^[a-zA-Z0-9_-]{1,64}$'.`);
+        problems.push(
+          `Invalid '${at}.function.name': string does not match pattern '^[a-zA-Z0-9_-]{1,64}$'.`,
+        );
       }
       if (!isObject(fn) || typeof fn.arguments !== 'string') {
         problems.push(`'${at}.function.arguments' must be a string.`);
@@ -133,7 +162,10 @@ function messageProblems(messages: unknown): string[] {
 
 function isText(content: unknown): boolean {
   if (typeof content === 'string') return true;
-  return Array.isArray(content) && content.every((p) => isObject(p) && p.type === 'text' && typeof p.text === 'string');
+  return (
+    Array.isArray(content) &&
+    content.every((p) => isObject(p) && p.type === 'text' && typeof p.text === 'string')
+  );
 }
 
 function toolProblems(tools: unknown): string[] {
@@ -150,7 +182,9 @@ function toolProblems(tools: unknown): string[] {
     }
     const fn = t.function;
     if (typeof fn.name !== 'string' || !WIRE_NAME.test(fn.name)) {
-      problems.push(`Invalid '${at}.function.name': string does not match pattern '^[a-zA-Z0-9_-]{1,64}$'.`);
+      problems.push(
+        `Invalid '${at}.function.name': string does not match pattern '^[a-zA-Z0-9_-]{1,64}$'.`,
+      );
     } else if (names.has(fn.name)) {
       problems.push(`Duplicate function name '${fn.name}' in 'tools'.`);
     } else {
@@ -160,7 +194,9 @@ function toolProblems(tools: unknown): string[] {
       problems.push(`'${at}.function.description' must be a string.`);
     }
     if (fn.parameters !== undefined) {
-      problems.push(...schemaProblems(fn.parameters, `${at}.function.parameters`, fn.strict === true));
+      problems.push(
+        ...schemaProblems(fn.parameters, `${at}.function.parameters`, fn.strict === true),
+      );
     }
   });
   return problems;
@@ -177,7 +213,9 @@ function formatProblems(format: unknown): string[] {
   if (typeof spec.name !== 'string' || !WIRE_NAME.test(spec.name)) {
     problems.push("Invalid 'response_format.json_schema.name'.");
   }
-  problems.push(...schemaProblems(spec.schema, 'response_format.json_schema.schema', spec.strict === true));
+  problems.push(
+    ...schemaProblems(spec.schema, 'response_format.json_schema.schema', spec.strict === true),
+  );
   return problems;
 }
 
@@ -191,19 +229,28 @@ function schemaProblems(schema: unknown, at: string, strict: boolean): string[] 
     const keys = Object.keys(isObject(schema.properties) ? schema.properties : {});
     const required = Array.isArray(schema.required) ? schema.required : [];
     if (schema.additionalProperties !== false) {
-      problems.push(`Invalid schema for '${at}': 'additionalProperties' is required to be false in strict mode.`);
+      problems.push(
+        `Invalid schema for '${at}': 'additionalProperties' is required to be false in strict mode.`,
+      );
     }
     if (keys.some((k) => !required.includes(k))) {
-      problems.push(`Invalid schema for '${at}': in strict mode 'required' must list every property.`);
+      problems.push(
+        `Invalid schema for '${at}': in strict mode 'required' must list every property.`,
+      );
     }
   }
   return problems;
 }
 
 function walkSchema(schema: Json, at: string, problems: string[]): void {
-  const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
+  const types = Array.isArray(schema.type)
+    ? schema.type
+    : schema.type === undefined
+      ? []
+      : [schema.type];
   for (const t of types) {
-    if (!JSON_TYPES.has(t as string)) problems.push(`Invalid schema for '${at}': unknown type ${JSON.stringify(t)}.`);
+    if (!JSON_TYPES.has(t as string))
+      problems.push(`Invalid schema for '${at}': unknown type ${JSON.stringify(t)}.`);
   }
   if (schema.properties !== undefined) {
     if (!isObject(schema.properties)) {

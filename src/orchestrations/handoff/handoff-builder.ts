@@ -1,9 +1,9 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
-import { toStopRule, type ThreadPredicate } from '../../engine/stop-rule.js';
+import { type ThreadPredicate, toStopRule } from '../../engine/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import { TerminationCondition } from '../../termination/termination-condition.js';
-import { compileHandoff } from './handoff-orchestration.js';
 import type { UserReplyRouting } from './handoff-machine.js';
+import { compileHandoff } from './handoff-orchestration.js';
 import { type HandoffEdge, resolveTopology } from './handoff-topology.js';
 import { HandoffWorkflow } from './handoff-workflow.js';
 
@@ -26,7 +26,8 @@ export interface AutonomousModeOptions {
 
 const DEFAULT_AUTONOMOUS_PROMPT = 'User did not respond. Continue assisting autonomously.';
 
-const nameOf = (agent: ChatAgent | string): string => (typeof agent === 'string' ? agent : agent?.name);
+const nameOf = (agent: ChatAgent | string): string =>
+  typeof agent === 'string' ? agent : agent?.name;
 
 function positiveInteger(method: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -100,7 +101,9 @@ export class HandoffBuilder {
       this.#edges.set(from, edges);
     }
     for (const target of targets) {
-      edges.set(nameOf(target), { description: options.description ?? edges.get(nameOf(target))?.description });
+      edges.set(nameOf(target), {
+        description: options.description ?? edges.get(nameOf(target))?.description,
+      });
     }
     return this;
   }
@@ -109,9 +112,7 @@ export class HandoffBuilder {
    * When a session stops: a condition fed each delta (its state kept per session across pauses),
    * or a predicate over the whole thread (stop reason `Functional termination condition met`).
    */
-  withTerminationCondition(
-    condition: TerminationCondition | ThreadPredicate,
-  ): this {
+  withTerminationCondition(condition: TerminationCondition | ThreadPredicate): this {
     if (!(condition instanceof TerminationCondition) && typeof condition !== 'function') {
       throw new ConfigError(
         'withTerminationCondition() needs a TerminationCondition or a function (conversation) => boolean.',

@@ -31,7 +31,8 @@ export function compileHandoffMachine(
       target,
       guard: { type: 'handoffTo', params: { target } },
     }));
-    if (autonomous.has(agent)) responded.push({ target: agent, guard: { type: 'keepGoing', params: {} } });
+    if (autonomous.has(agent))
+      responded.push({ target: agent, guard: { type: 'keepGoing', params: {} } });
     responded.push({ target: 'awaitingInput' });
     states[agent] = { meta: { kind: 'agent', agent }, on: { agent_responded: responded } };
   }

@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
-
 import type { AgentResponse } from '../../agents/chat-agent.js';
-import { textMessage } from '../../messages/message-factories.js';
 import type {
   AgentTurnOptions,
   MachineEvent,
@@ -10,6 +7,7 @@ import type {
 } from '../../engine/orchestration.js';
 import type { SessionState } from '../../engine/session-state.js';
 import type { StopRule } from '../../engine/stop-rule.js';
+import { textMessage } from '../../messages/message-factories.js';
 import { compileHandoffMachine, type UserReplyRouting } from './handoff-machine.js';
 import type { HandoffTopology } from './handoff-topology.js';
 
@@ -47,7 +45,11 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     });
   }
 
-  const routeResponse = (agent: string, response: AgentResponse, state: SessionState): ResponseRouting => {
+  const routeResponse = (
+    agent: string,
+    response: AgentResponse,
+    state: SessionState,
+  ): ResponseRouting => {
     const message = response.chatMessage;
     if (message.type === 'HandoffMessage' && message.target !== 'user') {
       const allowed = topology.targets.get(agent) ?? [];
@@ -86,7 +88,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     participants: topology.participants,
     maxTurns: settings.maxTurns,
     stopRule: settings.stopRule,
-    fingerprint: fingerprint(settings),
+    descriptor: describe(settings),
     turnOptions: (agent) => turnOptions.get(agent) ?? {},
     routeResponse,
     routeUserInput,
@@ -107,22 +109,28 @@ function answersInARow(state: SessionState, agent: string): number {
       break;
     }
     if (m.source !== agent) break;
-    if (m.type === 'TextMessage' || m.type === 'StructuredMessage' || m.type === 'ToolCallSummaryMessage') {
+    if (
+      m.type === 'TextMessage' ||
+      m.type === 'StructuredMessage' ||
+      m.type === 'ToolCallSummaryMessage'
+    ) {
       count++;
     }
   }
   return count;
 }
 
-/** Participants, topology and routing, hashed: a stored session must match it to be resumed. */
-function fingerprint(settings: HandoffSettings): string {
+/** Participants, topology and routing: a stored session must match them to be resumed. */
+function describe(settings: HandoffSettings): Record<string, unknown> {
   const { topology } = settings;
-  const shape = {
-    participants: [...topology.participants.keys()].sort(),
+  return {
+    kind: 'handoff',
+    participants: [...topology.participants.keys()],
     coordinator: topology.coordinator,
-    targets: [...topology.targets].map(([a, t]) => [a, [...t].sort()]).sort(),
+    handoffs: Object.fromEntries(
+      [...topology.targets].map(([agent, targets]) => [agent, [...targets]]),
+    ),
     routing: settings.routing,
-    autonomous: [...settings.autonomous.agents].sort(),
+    autonomous: [...settings.autonomous.agents],
   };
-  return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 16);
 }

@@ -66,7 +66,10 @@ export function resolveTopology(input: {
   }
   const coordinator = input.coordinator;
   if (coordinator === undefined) {
-    fail(`HandoffBuilder "${name}" has no coordinator. Call .coordinator(agent) before build().`, 'coordinator');
+    fail(
+      `HandoffBuilder "${name}" has no coordinator. Call .coordinator(agent) before build().`,
+      'coordinator',
+    );
   }
   if (!participants.has(coordinator)) {
     fail(
@@ -86,7 +89,11 @@ export function resolveTopology(input: {
   };
   for (const [target, agent] of participants) {
     if (target === coordinator) continue;
-    allow(coordinator, target, agent.description ? `Handoff to ${target}: ${agent.description}` : undefined);
+    allow(
+      coordinator,
+      target,
+      agent.description ? `Handoff to ${target}: ${agent.description}` : undefined,
+    );
   }
   for (const [source, targets] of input.edges) {
     if (!participants.has(source)) {

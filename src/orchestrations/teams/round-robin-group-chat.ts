@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { toStopRule } from '../../engine/stop-rule.js';
 import { WorkflowRunner } from '../../engine/workflow-runner.js';
@@ -51,12 +49,18 @@ export class RoundRobinGroupChat extends WorkflowRunner {
       machine,
       participants: new Map(participants.map((a) => [a.name, a])),
       maxTurns: teamMaxTurns('RoundRobinGroupChat', options.maxTurns),
-      stopRule: options.terminationCondition === undefined ? undefined : toStopRule(options.terminationCondition),
-      fingerprint: createHash('sha256').update(JSON.stringify(['round_robin', names])).digest('hex').slice(0, 16),
+      stopRule:
+        options.terminationCondition === undefined
+          ? undefined
+          : toStopRule(options.terminationCondition),
+      descriptor: { kind: 'round_robin', participants: names },
       turnOptions: () => ({}),
       routeResponse: () => ({ event: { type: 'agent_responded' } }),
       // A new task goes to whoever is next: the first speaker, or where a stopped run left off.
-      routeUserInput: (state) => ({ type: 'user_replied', replyTo: state.resumeState ?? (names[0] as string) }),
+      routeUserInput: (state) => ({
+        type: 'user_replied',
+        replyTo: state.resumeState ?? (names[0] as string),
+      }),
     });
   }
 }

@@ -5,7 +5,9 @@ import type { MachineEvent } from '../../engine/orchestration.js';
 import { ConfigError } from '../../errors.js';
 
 /** Per participant: where an `agent_responded` event leads. */
-export type SpeakerTransitions = (agent: string) => readonly { target: string; handoffTo?: string }[];
+export type SpeakerTransitions = (
+  agent: string,
+) => readonly { target: string; handoffTo?: string }[];
 
 /**
  * Compiles a team's speaker graph into a flat statechart: a state per participant, `awaitingInput`
@@ -17,7 +19,10 @@ export function compileTeamMachine(
   agents: readonly string[],
   transitions: SpeakerTransitions,
 ): AnyStateMachine {
-  const entry = agents.map((agent) => ({ target: agent, guard: { type: 'replyTo', params: { agent } } }));
+  const entry = agents.map((agent) => ({
+    target: agent,
+    guard: { type: 'replyTo', params: { agent } },
+  }));
   const states: Record<string, object> = {};
   for (const agent of agents) {
     states[agent] = {
@@ -36,7 +41,10 @@ export function compileTeamMachine(
     meta: { kind: 'stopped' },
     on: {
       user_replied: entry,
-      resume: [...agents, 'awaitingInput'].map((to) => ({ target: to, guard: { type: 'resumeTo', params: { to } } })),
+      resume: [...agents, 'awaitingInput'].map((to) => ({
+        target: to,
+        guard: { type: 'resumeTo', params: { to } },
+      })),
     },
   };
   return setup({
@@ -46,9 +54,15 @@ export function compileTeamMachine(
         event.type === 'agent_responded' && event.handoffTo === params.target,
       replyTo: ({ event }, params: Record<string, string>) =>
         event.type === 'user_replied' && event.replyTo === params.agent,
-      resumeTo: ({ event }, params: Record<string, string>) => event.type === 'resume' && event.to === params.to,
+      resumeTo: ({ event }, params: Record<string, string>) =>
+        event.type === 'resume' && event.to === params.to,
     },
-  }).createMachine({ id, initial: 'awaitingInput', on: { stop: '.stopped' }, states } as never) as unknown as AnyStateMachine;
+  }).createMachine({
+    id,
+    initial: 'awaitingInput',
+    on: { stop: '.stopped' },
+    states,
+  } as never) as unknown as AnyStateMachine;
 }
 
 /** Checks a team's participants: at least one, unique names, none named like a machine state. */
@@ -59,19 +73,28 @@ export function checkTeam(team: string, participants: readonly ChatAgent[]): str
   const names: string[] = [];
   participants.forEach((agent, i) => {
     if (agent === null || typeof agent !== 'object' || typeof agent.respond !== 'function') {
-      throw new ConfigError(`${team}: participants[${i}] is not an agent (an object with name and respond()).`, {
-        path: `participants[${i}]`,
-      });
+      throw new ConfigError(
+        `${team}: participants[${i}] is not an agent (an object with name and respond()).`,
+        {
+          path: `participants[${i}]`,
+        },
+      );
     }
     if (names.includes(agent.name)) {
-      throw new ConfigError(`${team}: two participants are named "${agent.name}". Give every agent a unique name.`, {
-        path: 'participants',
-      });
+      throw new ConfigError(
+        `${team}: two participants are named "${agent.name}". Give every agent a unique name.`,
+        {
+          path: 'participants',
+        },
+      );
     }
     if (agent.name === 'awaitingInput' || agent.name === 'stopped') {
-      throw new ConfigError(`${team}: a participant cannot be named "${agent.name}". Rename the agent.`, {
-        path: 'participants',
-      });
+      throw new ConfigError(
+        `${team}: a participant cannot be named "${agent.name}". Rename the agent.`,
+        {
+          path: 'participants',
+        },
+      );
     }
     names.push(agent.name);
   });

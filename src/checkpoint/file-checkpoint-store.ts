@@ -1,0 +1,236 @@
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { CheckpointError, ConfigError } from '../errors.js';
+import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
+import { continuesLog, readWindow } from './read-window.js';
+
+/** A lock older than this is taken to belong to a process that died holding it. */
+const STALE_LOCK_MS = 3_000;
+
+/** The file name stem of a session: reversible base64url, or a hash for very long ids. */
+function stem(sessionId: string): string {
+  const encoded = Buffer.from(sessionId, 'utf8').toString('base64url');
+  return encoded.length <= 180
+    ? `s-${encoded}`
+    : `h-${createHash('sha256').update(sessionId).digest('hex')}`;
+}
+
+/**
+ * Keeps each session's step log in a file of JSON lines under `directory` (the embedded default:
+ * no server). Appends are written with one `write` and `fdatasync`ed before they count; a record
+ * cut short by a kill is recognised (no final newline) and dropped, so a crash loses at most the
+ * step in flight. Appends and leases take a short lock file, so several processes can share the
+ * directory.
+ *
+ * @example new FileCheckpointStore('.baton')
+ */
+export class FileCheckpointStore implements CheckpointStore {
+  readonly directory: string;
+  #ready: Promise<void> | undefined;
+
+  constructor(directory: string) {
+    if (typeof directory !== 'string' || directory === '') {
+      throw new ConfigError(
+        'FileCheckpointStore needs a directory, e.g. new FileCheckpointStore(".baton").',
+        {
+          path: 'directory',
+        },
+      );
+    }
+    this.directory = directory;
+  }
+
+  async append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+    await this.#ensureDirectory();
+    const path = this.#path(sessionId, 'log');
+    return this.#locked(sessionId, async () => {
+      const log = await this.#readLog(sessionId, path, { repair: true });
+      if (!continuesLog(log.at(-1), record)) return false;
+      const line = `${JSON.stringify({ step: record.step, snapshot: record.snapshot, data: record.data })}\n`;
+      const file = await open(
+        path,
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+        0o600,
+      );
+      try {
+        await file.write(line);
+        await file.datasync();
+      } finally {
+        await file.close();
+      }
+      return true;
+    });
+  }
+
+  async read(sessionId: string, options?: ReadOptions): Promise<CheckpointRecord[]> {
+    return readWindow(
+      await this.#readLog(sessionId, this.#path(sessionId, 'log'), { repair: false }),
+      options,
+    );
+  }
+
+  async acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    await this.#ensureDirectory();
+    return this.#locked(sessionId, async () => {
+      const lease = await this.#readLease(sessionId);
+      if (lease !== null && lease.owner !== owner && lease.expires > Date.now()) return false;
+      await this.#writeLease(sessionId, { owner, expires: Date.now() + ttlMs });
+      return true;
+    });
+  }
+
+  async releaseLease(sessionId: string, owner: string): Promise<void> {
+    await this.#ensureDirectory();
+    await this.#locked(sessionId, async () => {
+      if ((await this.#readLease(sessionId))?.owner === owner) {
+        await unlink(this.#path(sessionId, 'lease')).catch(() => undefined);
+      }
+    });
+  }
+
+  async leaseHolder(sessionId: string): Promise<string | null> {
+    const lease = await this.#readLease(sessionId);
+    return lease !== null && lease.expires > Date.now() ? lease.owner : null;
+  }
+
+  async close(): Promise<void> {}
+
+  #path(sessionId: string, kind: 'log' | 'lock' | 'lease'): string {
+    return join(this.directory, `${stem(sessionId)}.${kind}`);
+  }
+
+  #ensureDirectory(): Promise<void> {
+    this.#ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 }).then(() => undefined);
+    return this.#ready;
+  }
+
+  /** Reads the whole log; a last line without its newline is a write cut short by a crash. */
+  async #readLog(
+    sessionId: string,
+    path: string,
+    options: { repair: boolean },
+  ): Promise<CheckpointRecord[]> {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const complete = text.lastIndexOf('\n') + 1;
+    if (complete < text.length && options.repair) {
+      // Drop the torn tail before appending after it (only under the lock).
+      const file = await open(path, 'r+');
+      try {
+        await file.truncate(Buffer.byteLength(text.slice(0, complete)));
+        await file.datasync();
+      } finally {
+        await file.close();
+      }
+    }
+    const records: CheckpointRecord[] = [];
+    const lines = text.slice(0, complete).split('\n');
+    lines.pop();
+    for (const [i, line] of lines.entries()) {
+      const previous = records.at(-1)?.step ?? 0;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (error) {
+        throw new CheckpointError(
+          sessionId,
+          previous + 1,
+          `line ${i + 1} of ${path} is not valid JSON`,
+          { cause: error },
+        );
+      }
+      const r = value as Partial<CheckpointRecord> | null;
+      if (
+        r === null ||
+        typeof r !== 'object' ||
+        !Number.isInteger(r.step) ||
+        typeof r.snapshot !== 'boolean' ||
+        typeof r.data !== 'string'
+      ) {
+        throw new CheckpointError(
+          sessionId,
+          previous + 1,
+          `line ${i + 1} of ${path} is not a step record`,
+        );
+      }
+      records.push({ step: r.step as number, snapshot: r.snapshot, data: r.data });
+    }
+    return records;
+  }
+
+  async #readLease(sessionId: string): Promise<{ owner: string; expires: number } | null> {
+    try {
+      const value = JSON.parse(await readFile(this.#path(sessionId, 'lease'), 'utf8')) as unknown;
+      const lease = value as { owner?: unknown; expires?: unknown };
+      return typeof lease?.owner === 'string' && typeof lease.expires === 'number'
+        ? { owner: lease.owner, expires: lease.expires }
+        : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async #writeLease(sessionId: string, lease: { owner: string; expires: number }): Promise<void> {
+    const path = this.#path(sessionId, 'lease');
+    const temporary = `${path}.${process.pid}.tmp`;
+    const file = await open(temporary, 'w', 0o600);
+    try {
+      await file.write(JSON.stringify(lease));
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  }
+
+  /** Runs `work` holding the session's lock file; a lock left by a dead process is broken. */
+  async #locked<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const lock = this.#path(sessionId, 'lock');
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const file = await open(lock, 'wx', 0o600);
+        await file.write(`${process.pid}`);
+        await file.close();
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        await this.#breakIfStale(lock);
+        await sleep(Math.min(2 + attempt, 25));
+      }
+    }
+    try {
+      return await work();
+    } finally {
+      await unlink(lock).catch(() => undefined);
+    }
+  }
+
+  async #breakIfStale(lock: string): Promise<void> {
+    try {
+      const [info, text] = await Promise.all([stat(lock), readFile(lock, 'utf8')]);
+      const pid = Number(text);
+      const dead = Number.isInteger(pid) && pid > 0 && !isAlive(pid);
+      if (dead || Date.now() - info.mtimeMs > STALE_LOCK_MS) await unlink(lock);
+    } catch {
+      // The lock vanished or is being written: try again.
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,178 @@
+import { createHash, randomUUID } from 'node:crypto';
+
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import { ConfigError, SessionBusyError } from '../errors.js';
+import {
+  type CheckpointInfo,
+  encodeSnapshot,
+  encodeStep,
+  listCheckpoints,
+  replayLog,
+  type WorkflowDescriptor,
+} from './session-log.js';
+import type { CommittedStep, SessionState } from './session-state.js';
+
+/** How long a run's lease lives without renewal: a dead process blocks nobody for longer. */
+export const LEASE_TTL_MS = 3_000;
+const RENEW_EVERY_MS = 1_000;
+
+/** Options of checkpointing, as `withCheckpointing()` takes them. */
+export interface CheckpointOptions {
+  /**
+   * Also write a full snapshot every this many steps (0: only where a log starts). Snapshots
+   * shorten nothing that loading must read (the thread is in the log either way) and cost bytes,
+   * so they are off by default. @default 0
+   */
+  snapshotEvery?: number;
+}
+
+/** The fingerprint of a workflow descriptor: a short hash of its stable JSON. */
+export function fingerprintOf(descriptor: WorkflowDescriptor): string {
+  return createHash('sha256').update(JSON.stringify(descriptor)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Connects one session to a checkpoint store: loads and catches up its state, commits each step
+ * with compare-and-append, and holds the session's lease while a run is in progress.
+ */
+export class CheckpointLink {
+  readonly owner = randomUUID();
+  readonly #store: CheckpointStore;
+  readonly #sessionId: string;
+  readonly #descriptor: WorkflowDescriptor;
+  readonly #fingerprint: string;
+  readonly #snapshotEvery: number;
+  /** The last step this process knows to be in the store (0: the log is empty). */
+  #stored = 0;
+  #heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(
+    store: CheckpointStore,
+    sessionId: string,
+    descriptor: WorkflowDescriptor,
+    options: CheckpointOptions = {},
+  ) {
+    this.#store = store;
+    this.#sessionId = sessionId;
+    this.#descriptor = descriptor;
+    this.#fingerprint = fingerprintOf(descriptor);
+    this.#snapshotEvery = options.snapshotEvery ?? 0;
+  }
+
+  /** The session's state from the store, or `fresh` when it has no log yet. */
+  async load(fresh: SessionState): Promise<SessionState> {
+    const records = await this.#store.read(this.#sessionId);
+    if (records.length === 0) {
+      this.#stored = 0;
+      return fresh;
+    }
+    const state = replayLog(this.#sessionId, records, this.#expected());
+    this.#stored = state.step;
+    return state;
+  }
+
+  /** `state` advanced by the steps other processes committed since. */
+  async catchUp(state: SessionState): Promise<SessionState> {
+    if (this.#stored === 0) return this.load(state);
+    const records = await this.#store.read(this.#sessionId, { from: { after: state.step } });
+    if (records.length === 0) return state;
+    const next = replayLog(this.#sessionId, records, this.#expected(), state);
+    this.#stored = next.step;
+    return next;
+  }
+
+  /** Commits a step; another writer that got there first makes it a `SessionBusyError`. */
+  async commit(step: CommittedStep): Promise<void> {
+    const state = step.state;
+    const snapshot =
+      this.#stored === 0 || (this.#snapshotEvery > 0 && state.step % this.#snapshotEvery === 0);
+    const record = snapshot
+      ? encodeSnapshot(this.#sessionId, state, step.event, this.#fingerprint, this.#descriptor)
+      : encodeStep(this.#sessionId, step, this.#fingerprint);
+    await this.#append(record.step, () => this.#store.append(this.#sessionId, record));
+  }
+
+  /** Writes `state` whole as the next step (reset, loadState). */
+  async replace(state: SessionState, event: string): Promise<void> {
+    const record = encodeSnapshot(
+      this.#sessionId,
+      state,
+      event,
+      this.#fingerprint,
+      this.#descriptor,
+    );
+    await this.#append(record.step, () => this.#store.append(this.#sessionId, record));
+  }
+
+  /** Starts this session as a copy of `source` at `step` (time travel). */
+  async fork(source: string, step: number): Promise<SessionState> {
+    const records = await this.#store.read(source, { upTo: step });
+    if (records.length === 0 || records.at(-1)?.step !== step) {
+      throw new ConfigError(
+        `Cannot fork from step ${step} of session "${source}": the store has no such step. ` +
+          'List the steps with session.checkpoints().',
+        { path: 'from.step' },
+      );
+    }
+    const state = replayLog(source, records, this.#expected());
+    const record = encodeSnapshot(
+      this.#sessionId,
+      state,
+      `fork:${source}@${step}`,
+      this.#fingerprint,
+      this.#descriptor,
+    );
+    if (!(await this.#store.append(this.#sessionId, record))) {
+      throw new ConfigError(
+        `Cannot fork into session "${this.#sessionId}": it already exists. Fork into a new session id.`,
+        { path: 'id' },
+      );
+    }
+    this.#stored = state.step;
+    return state;
+  }
+
+  /** The step log. */
+  async checkpoints(): Promise<CheckpointInfo[]> {
+    return listCheckpoints(
+      this.#sessionId,
+      await this.#store.read(this.#sessionId, { from: 'start' }),
+    );
+  }
+
+  /** Takes the session's lease for a run, renewing it until `release()`. */
+  async acquire(): Promise<void> {
+    if (!(await this.#store.acquireLease(this.#sessionId, this.owner, LEASE_TTL_MS))) {
+      throw new SessionBusyError(this.#sessionId);
+    }
+    this.#heartbeat = setInterval(() => {
+      this.#store.acquireLease(this.#sessionId, this.owner, LEASE_TTL_MS).catch(() => undefined);
+    }, RENEW_EVERY_MS);
+    this.#heartbeat.unref();
+  }
+
+  async release(): Promise<void> {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+    await this.#store.releaseLease(this.#sessionId, this.owner).catch(() => undefined);
+  }
+
+  /** True when another process holds the session's lease (it is running there). */
+  async runningElsewhere(): Promise<boolean> {
+    const holder = await this.#store.leaseHolder(this.#sessionId);
+    return holder !== null && holder !== this.owner;
+  }
+
+  #expected() {
+    return { fingerprint: this.#fingerprint, descriptor: this.#descriptor };
+  }
+
+  async #append(step: number, write: () => Promise<boolean>): Promise<void> {
+    if (!(await write())) {
+      throw new SessionBusyError(this.#sessionId, {
+        detail: `another process committed step ${step} first`,
+      });
+    }
+    this.#stored = step;
+  }
+}
