@@ -9,8 +9,16 @@ export { Handoff } from './agents/handoff.js';
 export type { Tool, ToolContext, ToolOptions } from './agents/tool.js';
 export { tool } from './agents/tool.js';
 export type { Timer, ToolMiddleware } from './agents/tool-execution.js';
+export type {
+  CheckpointRecord,
+  CheckpointStore,
+  ReadOptions,
+} from './checkpoint/checkpoint-store.js';
+export { FileCheckpointStore } from './checkpoint/file-checkpoint-store.js';
+export { MemoryCheckpointStore } from './checkpoint/memory-checkpoint-store.js';
 export type { ConsoleOptions } from './console.js';
 export { Console } from './console.js';
+export type { CheckpointOptions } from './engine/checkpoint-link.js';
 export type {
   Runnable,
   RunOptions,
@@ -19,8 +27,13 @@ export type {
   Task,
   TaskResult,
 } from './engine/runnable.js';
+export type { CheckpointInfo } from './engine/session-log.js';
 export type { PendingRequest } from './engine/session-state.js';
 export type { ThreadPredicate } from './engine/stop-rule.js';
+export type {
+  CheckpointedSession,
+  SessionOptions,
+} from './engine/workflow-runner.js';
 export { CheckpointError, ConfigError, SessionBusyError, TerminatedError } from './errors.js';
 export type { LLMMessage } from './messages/llm-message.js';
 export type {

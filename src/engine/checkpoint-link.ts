@@ -88,7 +88,7 @@ export class CheckpointLink {
       this.#stored === 0 || (this.#snapshotEvery > 0 && state.step % this.#snapshotEvery === 0);
     const record = snapshot
       ? encodeSnapshot(this.#sessionId, state, step.event, this.#fingerprint, this.#descriptor)
-      : encodeStep(this.#sessionId, step, this.#fingerprint);
+      : encodeStep(step);
     await this.#append(record.step, () => this.#store.append(this.#sessionId, record));
   }
 

@@ -13,25 +13,51 @@ export const RECORD_VERSION = 1;
 /** What identifies a workflow's shape: participants, topology and routing. */
 export type WorkflowDescriptor = Readonly<Record<string, unknown>>;
 
-const PatchSchema = z.object({
-  op: z.enum(['add', 'replace', 'remove']),
-  path: z.array(z.union([z.string(), z.number().int().nonnegative()])),
-  value: z.unknown().optional(),
-});
+/** A patch as stored: `[op, path, value?]` with op `a`dd, `r`eplace or `d`elete (remove). */
+const StoredPatchSchema = z.union([
+  z.tuple([
+    z.enum(['a', 'r']),
+    z.array(z.union([z.string(), z.number().int().nonnegative()])),
+    z.unknown(),
+  ]),
+  z.tuple([z.literal('d'), z.array(z.union([z.string(), z.number().int().nonnegative()]))]),
+]);
 
-const EnvelopeSchema = z.object({
+/** A record that starts a log (or a fork, a reset, a loaded state): the whole state. */
+const SnapshotSchema = z.object({
   v: z.number(),
   session: z.string(),
   step: z.number().int().positive(),
   at: z.string(),
   event: z.string(),
   fp: z.string(),
-  workflow: z.record(z.string(), z.unknown()).optional(),
-  state: z.unknown().optional(),
-  patches: z.array(PatchSchema).optional(),
+  workflow: z.record(z.string(), z.unknown()),
+  state: z.unknown(),
 });
 
-type Envelope = z.infer<typeof EnvelopeSchema>;
+/** A record of one step: what changed. Its log began with a snapshot that names the workflow. */
+const StepSchema = z.object({
+  step: z.number().int().positive(),
+  at: z.string(),
+  event: z.string(),
+  p: z.array(StoredPatchSchema),
+});
+
+type Snapshot = z.infer<typeof SnapshotSchema>;
+type StepEntry = z.infer<typeof StepSchema>;
+
+const OPS = { add: 'a', replace: 'r', remove: 'd' } as const;
+const FROM_OP = { a: 'add', r: 'replace', d: 'remove' } as const;
+
+function storePatch(patch: Patch): unknown[] {
+  const op = OPS[patch.op];
+  return op === 'd' ? [op, patch.path] : [op, patch.path, patch.value];
+}
+
+function loadPatch(stored: z.infer<typeof StoredPatchSchema>): Patch {
+  const [op, path] = stored;
+  return op === 'd' ? { op: FROM_OP[op], path } : { op: FROM_OP[op], path, value: stored[2] };
+}
 
 /** One entry of `session.checkpoints()`. */
 export interface CheckpointInfo {
@@ -42,20 +68,19 @@ export interface CheckpointInfo {
   readonly event: string;
 }
 
-/** Encodes a committed step as the patches from the previous state. */
-export function encodeStep(
-  sessionId: string,
-  step: CommittedStep,
-  fingerprint: string,
-): CheckpointRecord {
-  const record: Envelope = {
-    v: RECORD_VERSION,
-    session: sessionId,
+/**
+ * Encodes a committed step as the patches from the previous state. The step number is the
+ * record's own, so the `step` field's patch is left out; the workflow was checked when the log was
+ * loaded, so only snapshots carry it.
+ */
+export function encodeStep(step: CommittedStep): CheckpointRecord {
+  const record = {
     step: step.state.step,
     at: new Date().toISOString(),
     event: step.event,
-    fp: fingerprint,
-    patches: step.patches as Patch[] as Envelope['patches'],
+    p: step.patches
+      .filter((patch) => !(patch.path.length === 1 && patch.path[0] === 'step'))
+      .map(storePatch),
   };
   return { step: record.step, snapshot: false, data: JSON.stringify(record) };
 }
@@ -68,7 +93,7 @@ export function encodeSnapshot(
   fingerprint: string,
   workflow: WorkflowDescriptor,
 ): CheckpointRecord {
-  const record: Envelope = {
+  const record: Snapshot = {
     v: RECORD_VERSION,
     session: sessionId,
     step: state.step,
@@ -81,7 +106,7 @@ export function encodeSnapshot(
   return { step: record.step, snapshot: true, data: JSON.stringify(record) };
 }
 
-function decode(sessionId: string, record: CheckpointRecord): Envelope {
+function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEntry {
   let raw: unknown;
   try {
     raw = JSON.parse(record.data);
@@ -95,41 +120,33 @@ function decode(sessionId: string, record: CheckpointRecord): Envelope {
       },
     );
   }
-  const parsed = EnvelopeSchema.safeParse(raw);
+  const parsed = (record.snapshot ? SnapshotSchema : StepSchema).safeParse(raw);
   if (!parsed.success) {
+    const kind = record.snapshot ? 'snapshot' : 'step record';
     throw new CheckpointError(
       sessionId,
       record.step,
-      `the record is malformed at ${firstIssue(parsed.error).text}`,
+      `the ${kind} is malformed at ${firstIssue(parsed.error).text}`,
     );
   }
-  const envelope = parsed.data;
-  if (envelope.v !== RECORD_VERSION) {
+  const entry = parsed.data;
+  if ('v' in entry && entry.v !== RECORD_VERSION) {
     throw new CheckpointError(
       sessionId,
       record.step,
-      `the record has format version ${envelope.v}, this version of Baton reads version ${RECORD_VERSION}; ` +
+      `the record has format version ${entry.v}, this version of Baton reads version ${RECORD_VERSION}; ` +
         'resume it with the Baton version that wrote it',
     );
   }
-  if (envelope.step !== record.step || envelope.session !== sessionId) {
+  if (entry.step !== record.step || ('session' in entry && entry.session !== sessionId)) {
+    const of = 'session' in entry ? ` of session "${entry.session}"` : '';
     throw new CheckpointError(
       sessionId,
       record.step,
-      `the record says it is step ${envelope.step} of session "${envelope.session}"`,
+      `the record says it is step ${entry.step}${of}`,
     );
   }
-  if (
-    record.snapshot !== (envelope.state !== undefined) ||
-    (envelope.state === undefined) === (envelope.patches === undefined)
-  ) {
-    throw new CheckpointError(
-      sessionId,
-      record.step,
-      'the record holds neither exactly a snapshot nor patches',
-    );
-  }
-  return envelope;
+  return entry;
 }
 
 /** Says how two workflow descriptors differ, field by field. */
@@ -178,16 +195,7 @@ export function replayLog(
     patches = [];
   };
   for (const record of records) {
-    const envelope = decode(sessionId, record);
-    if (envelope.fp !== expected.fingerprint) {
-      const stored = envelope.workflow;
-      throw new ConfigError(
-        `Session "${sessionId}" was written by a different workflow` +
-          (stored === undefined ? '' : ` (${describeDifference(stored, expected.descriptor)})`) +
-          '. Resume it with the workflow that wrote it, or start a new session.',
-        { path: 'workflow' },
-      );
-    }
+    const entry = decode(sessionId, record);
     if (lastStep !== undefined && record.step !== lastStep + 1 && !record.snapshot) {
       throw new CheckpointError(
         sessionId,
@@ -195,13 +203,23 @@ export function replayLog(
         `it follows step ${lastStep}; a step is missing`,
       );
     }
-    if (envelope.state !== undefined) {
+    if ('state' in entry) {
+      if (entry.fp !== expected.fingerprint) {
+        throw new ConfigError(
+          `Session "${sessionId}" was written by a different workflow ` +
+            `(${describeDifference(entry.workflow, expected.descriptor)}). ` +
+            'Resume it with the workflow that wrote it, or start a new session.',
+          { path: 'workflow' },
+        );
+      }
       patches = [];
-      state = envelope.state as SessionState;
+      state = entry.state as SessionState;
     } else {
-      if (state === undefined)
+      if (state === undefined) {
         throw new CheckpointError(sessionId, record.step, 'the log does not start with a snapshot');
-      patches.push(...(envelope.patches as Patch[]));
+      }
+      for (const stored of entry.p) patches.push(loadPatch(stored));
+      patches.push({ op: 'replace', path: ['step'], value: record.step });
     }
     lastStep = record.step;
   }
@@ -228,7 +246,7 @@ export function listCheckpoints(
   records: readonly CheckpointRecord[],
 ): CheckpointInfo[] {
   return records.map((record) => {
-    const envelope = decode(sessionId, record);
-    return { step: envelope.step, at: envelope.at, event: envelope.event };
+    const entry = decode(sessionId, record);
+    return { step: entry.step, at: entry.at, event: entry.event };
   });
 }

@@ -159,5 +159,46 @@ export function describeCheckpointStore(
       );
       expect((await Promise.all(tries)).filter(Boolean)).toHaveLength(1);
     });
+
+    it('lets one of two writers opening a log at once win, even at different steps', async (ctx) => {
+      if (fixture === undefined) return ctx.skip();
+      const { a, b } = stores();
+      for (let i = 0; i < 10; i++) {
+        const s = id();
+        const [fresh, fork] = await Promise.all([
+          a.append(s, rec(1, 'fresh', true)),
+          b.append(s, rec(5, 'fork', true)),
+        ]);
+        expect([fresh, fork].filter(Boolean)).toHaveLength(1);
+        const winner = fresh ? rec(1, 'fresh', true) : rec(5, 'fork', true);
+        expect(await a.read(s, { from: 'start' })).toEqual([winner]);
+      }
+    });
+
+    it('continues a log that opens at a later step, as a fork does', async (ctx) => {
+      if (fixture === undefined) return ctx.skip();
+      const { a, b } = stores();
+      const s = id();
+      expect(await a.append(s, rec(7, 'fork', true))).toBe(true);
+      expect(await b.append(s, rec(8, 'p8'))).toBe(true);
+      expect(await a.append(s, rec(7, 'fork again', true))).toBe(false);
+      expect(await a.append(s, rec(10, 'p10'))).toBe(false);
+      expect(await b.read(s, { upTo: 6 })).toEqual([]);
+      expect(await b.read(s, { from: 'start', upTo: 6 })).toEqual([]);
+      expect(steps(await b.read(s, { from: { after: 3 } }))).toEqual([7, 8]);
+      expect(steps(await b.read(s, { upTo: 100 }))).toEqual([7, 8]);
+    });
+
+    it('renews a lease for its owner and ignores releases of leases nobody holds', async (ctx) => {
+      if (fixture === undefined) return ctx.skip();
+      const { a, b } = stores();
+      const s = id();
+      expect(await a.acquireLease(s, 'one', 200)).toBe(true);
+      expect(await a.acquireLease(s, 'one', 5_000)).toBe(true);
+      await sleep(450);
+      expect(await b.leaseHolder(s)).toBe('one');
+      expect(await b.acquireLease(s, 'two', 5_000)).toBe(false);
+      await expect(b.releaseLease(id(), 'nobody')).resolves.toBeUndefined();
+    });
   });
 }

@@ -1,4 +1,6 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
+import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
+import type { CheckpointOptions } from '../../engine/checkpoint-link.js';
 import { type ThreadPredicate, toStopRule } from '../../engine/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import { TerminationCondition } from '../../termination/termination-condition.js';
@@ -62,6 +64,7 @@ export class HandoffBuilder {
   #contextWindow: number | undefined;
   #maxTurns = 50;
   #autonomous: AutonomousModeOptions | undefined;
+  #checkpointing: ({ store: CheckpointStore } & CheckpointOptions) | undefined;
 
   constructor(options: HandoffBuilderOptions) {
     const participants = options?.participants;
@@ -120,6 +123,36 @@ export class HandoffBuilder {
       );
     }
     this.#stop = condition;
+    return this;
+  }
+
+  /**
+   * Commits every step of every session to `store` before the next begins, so any process with
+   * the same workflow can resume any session (`workflow.session(id)`), and leases each run so two
+   * processes never advance one session at once.
+   */
+  withCheckpointing(store: CheckpointStore, options: CheckpointOptions = {}): this {
+    const methods = ['append', 'read', 'acquireLease', 'releaseLease', 'leaseHolder'] as const;
+    if (
+      store === null ||
+      typeof store !== 'object' ||
+      methods.some((m) => typeof store[m] !== 'function')
+    ) {
+      throw new ConfigError(
+        'withCheckpointing() needs a CheckpointStore, e.g. new FileCheckpointStore(".baton").',
+        { path: 'checkpointStore' },
+      );
+    }
+    const every = options.snapshotEvery ?? 0;
+    if (!Number.isInteger(every) || every < 0) {
+      throw new ConfigError(
+        `withCheckpointing(): snapshotEvery must be an integer >= 0, got ${every}.`,
+        {
+          path: 'snapshotEvery',
+        },
+      );
+    }
+    this.#checkpointing = { store, snapshotEvery: every };
     return this;
   }
 
@@ -205,6 +238,6 @@ export class HandoffBuilder {
       },
       stopRule: this.#stop === undefined ? undefined : toStopRule(this.#stop),
     });
-    return new HandoffWorkflow(orchestration, topology);
+    return new HandoffWorkflow(orchestration, topology, this.#checkpointing);
   }
 }

@@ -1,5 +1,5 @@
 import type { Orchestration } from '../../engine/orchestration.js';
-import { WorkflowRunner } from '../../engine/workflow-runner.js';
+import { type Checkpointing, WorkflowRunner } from '../../engine/workflow-runner.js';
 import { handoffMermaid } from './handoff-mermaid.js';
 import type { HandoffTopology } from './handoff-topology.js';
 
@@ -13,8 +13,12 @@ export class HandoffWorkflow extends WorkflowRunner {
   /** Per participant, the agents it may hand off to. */
   readonly handoffTargets: ReadonlyMap<string, readonly string[]>;
 
-  constructor(orchestration: Orchestration, topology: HandoffTopology) {
-    super(orchestration);
+  constructor(
+    orchestration: Orchestration,
+    topology: HandoffTopology,
+    checkpointing?: Checkpointing,
+  ) {
+    super(orchestration, checkpointing);
     this.name = topology.name;
     this.coordinator = topology.coordinator;
     this.handoffTargets = topology.targets;

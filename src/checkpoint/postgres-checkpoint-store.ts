@@ -1,0 +1,398 @@
+import type { Pool } from 'pg';
+
+import { CheckpointError, ConfigError } from '../errors.js';
+import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
+
+/** The largest value of a PostgreSQL `integer`, the type of the step column. */
+const MAX_STEP = 2_147_483_647;
+/** Tables are `<table>_checkpoints` and `<table>_leases`; 40 + 12 stays under the 63-byte limit. */
+const TABLE_PATTERN = /^[a-z_][a-z0-9_]{0,39}$/;
+/** Error codes (Node's and SQLSTATE classes 08, 28, 3D, 57P) that mean the server is out of reach. */
+const UNREACHABLE = /^(E[A-Z]+|08...|28...|3D000|57P0.)$/;
+
+/**
+ * The part of a `pg.Pool` the store uses. Any `pg.Pool` (or a compatible pool) fits; it is typed
+ * here so that the library's types do not need `@types/pg`.
+ */
+export interface PostgresPool {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+/** Options of `PostgresCheckpointStore`: a connection string, or a pool the caller owns. */
+export type PostgresCheckpointStoreOptions = (
+  | { readonly connectionString: string; readonly pool?: never }
+  | { readonly pool: PostgresPool; readonly connectionString?: never }
+) & {
+  /**
+   * The prefix of the store's table names, `<table>_checkpoints` and `<table>_leases`: a lowercase
+   * SQL identifier of at most 40 characters. Set `search_path` to use another schema.
+   * @default 'baton'
+   */
+  readonly table?: string;
+};
+
+interface LogRow {
+  readonly step: number;
+  readonly snapshot: boolean;
+  readonly data: unknown;
+}
+
+/**
+ * Keeps step logs in PostgreSQL (through `pg`, an optional peer dependency loaded on first use),
+ * for several app servers sharing sessions. It creates its two tables if they are missing.
+ *
+ * - `<table>_checkpoints (session_id, step, snapshot, opens_log, data bytea, written_at)`, keyed
+ *   by `(session_id, step)`. `append()` is one `INSERT ... SELECT` that writes only when the log's
+ *   last step is `step - 1`, or when the log is empty and the record is a snapshot; the primary key
+ *   and a unique index on each log's opening record turn any race it loses into `false`.
+ * - `data` is kept as `bytea` holding the string's UTF-8 bytes, because `text` cannot hold U+0000;
+ *   `convert_from(data, 'UTF8')` shows it as text.
+ * - `<table>_leases (session_id, owner, expires_at)`: expiry is on the server's clock.
+ *
+ * @example
+ * const store = new PostgresCheckpointStore({ connectionString: process.env.DATABASE_URL });
+ * @throws ConfigError when neither `connectionString` nor `pool` is given, or `table` is not a
+ * lowercase identifier.
+ */
+export class PostgresCheckpointStore implements CheckpointStore {
+  /** Where the server is, for error messages: host, port and database, never credentials. */
+  readonly #target: string;
+  readonly #connectionString: string | undefined;
+  readonly #sql: ReturnType<typeof statements>;
+  #pool: PostgresPool | undefined;
+  #ownPool: Pool | undefined;
+  #ready: Promise<PostgresPool> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresCheckpointStoreOptions) {
+    const given = (options ?? {}) as {
+      connectionString?: unknown;
+      pool?: unknown;
+      table?: unknown;
+    };
+    const table = given.table ?? 'baton';
+    if (typeof table !== 'string' || !TABLE_PATTERN.test(table)) {
+      throw new ConfigError(
+        `PostgresCheckpointStore: \`table\` must be a lowercase SQL identifier of at most 40 ` +
+          `characters (a-z, 0-9, _), got ${JSON.stringify(table)}. Pick a name like "baton".`,
+        { path: 'table' },
+      );
+    }
+    this.#sql = statements(table);
+    if (given.pool !== undefined) {
+      const pool = given.pool as Partial<PostgresPool> | null;
+      if (typeof pool?.query !== 'function' || given.connectionString !== undefined) {
+        throw new ConfigError(
+          'PostgresCheckpointStore: `pool` must be a pg.Pool, given without `connectionString`. ' +
+            'Pass one of the two.',
+          { path: 'pool' },
+        );
+      }
+      this.#pool = pool as PostgresPool;
+      this.#target = describePool(pool);
+    } else if (typeof given.connectionString === 'string' && given.connectionString !== '') {
+      this.#connectionString = given.connectionString;
+      this.#target = describeConnectionString(given.connectionString);
+    } else {
+      throw new ConfigError(
+        'PostgresCheckpointStore needs a `connectionString` (e.g. ' +
+          '"postgres://user@localhost:5432/app") or a `pool` (a pg.Pool).',
+        { path: 'connectionString' },
+      );
+    }
+  }
+
+  async append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+    checkText('session id', sessionId);
+    checkData(sessionId, record);
+    const pool = await this.#connect();
+    const data = Buffer.from(record.data, 'utf8');
+    try {
+      const values = [sessionId, record.step, record.snapshot, data];
+      const result = await pool.query(this.#sql.append, values);
+      return result.rowCount === 1;
+    } catch (error) {
+      if (code(error) === '23505') return false; // another writer took this step first
+      throw this.#failure(
+        `append step ${record.step} of session ${JSON.stringify(sessionId)}`,
+        error,
+      );
+    }
+  }
+
+  async read(sessionId: string, options: ReadOptions = {}): Promise<CheckpointRecord[]> {
+    checkText('session id', sessionId);
+    const from = options.from ?? 'snapshot';
+    const upTo = clampStep(options.upTo ?? MAX_STEP, 'upTo');
+    const pool = await this.#connect();
+    const [text, values] =
+      from === 'snapshot'
+        ? [this.#sql.readFromSnapshot, [sessionId, upTo]]
+        : [
+            this.#sql.readRange,
+            [sessionId, from === 'start' ? 0 : clampStep(from.after, 'after'), upTo],
+          ];
+    let rows: LogRow[];
+    try {
+      rows = (await pool.query(text, values)).rows as LogRow[];
+    } catch (error) {
+      throw this.#failure(`read session ${JSON.stringify(sessionId)}`, error);
+    }
+    return rows.map((row) => {
+      const step = Number(row.step);
+      if (!Buffer.isBuffer(row.data)) {
+        const detail = 'its data does not come back as bytea (does the pool parse bytea itself?)';
+        throw new CheckpointError(sessionId, step, detail);
+      }
+      return { step, snapshot: row.snapshot, data: row.data.toString('utf8') };
+    });
+  }
+
+  async acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkText('session id', sessionId);
+    checkText('lease owner', owner);
+    checkTtl(ttlMs);
+    const result = await this.#query('take a lease', this.#sql.acquire, [sessionId, owner, ttlMs]);
+    return result.rowCount === 1;
+  }
+
+  async releaseLease(sessionId: string, owner: string): Promise<void> {
+    checkText('session id', sessionId);
+    checkText('lease owner', owner);
+    await this.#query('release a lease', this.#sql.release, [sessionId, owner]);
+  }
+
+  async leaseHolder(sessionId: string): Promise<string | null> {
+    checkText('session id', sessionId);
+    const { rows } = await this.#query('read a lease', this.#sql.holder, [sessionId]);
+    return (rows[0] as { owner: string } | undefined)?.owner ?? null;
+  }
+
+  /** Ends the pool the store made from `connectionString`; a pool passed in is left open. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ready?.catch(() => undefined);
+    await this.#ownPool?.end();
+  }
+
+  async #query(action: string, text: string, values: unknown[]) {
+    const pool = await this.#connect();
+    try {
+      return await pool.query(text, values);
+    } catch (error) {
+      throw this.#failure(action, error);
+    }
+  }
+
+  /** The pool, once its tables exist; a failed attempt is retried by the next call. */
+  #connect(): Promise<PostgresPool> {
+    if (this.#closed) {
+      return Promise.reject(
+        new Error(
+          'PostgresCheckpointStore is closed. Create a new store to use the database again.',
+        ),
+      );
+    }
+    this.#ready ??= this.#setUp().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async #setUp(): Promise<PostgresPool> {
+    const pool = this.#pool ?? (await this.#createPool());
+    // Two processes creating the tables at once can collide on pg_type's unique index even with
+    // IF NOT EXISTS; the statement's advisory lock prevents that, and the retry covers other writers.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await pool.query(this.#sql.createTables);
+        return pool;
+      } catch (error) {
+        if (attempt < 3 && ['23505', '42P07', '42710'].includes(code(error) ?? '')) continue;
+        throw this.#failure('create its tables', error);
+      }
+    }
+  }
+
+  async #createPool(): Promise<Pool> {
+    let pg: { Pool: typeof Pool };
+    try {
+      pg = await import('pg');
+    } catch (error) {
+      throw new ConfigError(
+        'PostgresCheckpointStore needs the `pg` package, which is not installed. Run `npm install pg`.',
+        { cause: error },
+      );
+    }
+    const pool = new pg.Pool({
+      connectionString: this.#connectionString,
+      connectionTimeoutMillis: 10_000,
+      allowExitOnIdle: true,
+    });
+    // An idle connection the server drops emits 'error' on the pool; without a listener that
+    // would crash the process. The next query reconnects or reports the failure.
+    pool.on('error', () => undefined);
+    this.#ownPool = pool;
+    this.#pool = pool;
+    return pool;
+  }
+
+  #failure(action: string, cause: unknown): Error {
+    const detail = causeText(cause);
+    const message =
+      UNREACHABLE.test(code(cause) ?? '') || /timeout|terminated/i.test(detail)
+        ? `PostgresCheckpointStore cannot connect to PostgreSQL at ${this.#target}: ${detail}. ` +
+          'Check that the server is running and reachable there, and the connection settings.'
+        : `PostgresCheckpointStore cannot ${action} on PostgreSQL at ${this.#target}: ${detail}. ` +
+          `Check the server's log and the user's rights on ${this.#sql.tables}.`;
+    return new Error(message, { cause });
+  }
+}
+
+function statements(table: string) {
+  const log = `"${table}_checkpoints"`;
+  const leases = `"${table}_leases"`;
+  return {
+    tables: `${log} and ${leases}`,
+    // One simple-protocol query runs as one transaction, so the advisory lock covers all three.
+    createTables: `
+      SELECT pg_advisory_xact_lock(hashtext('baton checkpoint tables ${table}'));
+      CREATE TABLE IF NOT EXISTS ${log} (
+        session_id text NOT NULL,
+        step integer NOT NULL,
+        snapshot boolean NOT NULL,
+        opens_log boolean NOT NULL,
+        data bytea NOT NULL,
+        written_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (session_id, step)
+      );
+      CREATE UNIQUE INDEX IF NOT EXISTS "${table}_checkpoints_opening" ON ${log} (session_id)
+        WHERE opens_log;
+      CREATE TABLE IF NOT EXISTS ${leases} (
+        session_id text PRIMARY KEY,
+        owner text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );`,
+    // Two writers that both see an empty log may open it at different steps; the unique index on
+    // opens_log lets only one of them commit.
+    append: `
+      WITH head AS (SELECT max(step) AS last FROM ${log} WHERE session_id = $1::text)
+      INSERT INTO ${log} (session_id, step, snapshot, opens_log, data)
+      SELECT $1::text, $2::integer, $3::boolean, head.last IS NULL, $4::bytea FROM head
+      WHERE head.last = $2::integer - 1 OR (head.last IS NULL AND $3::boolean)`,
+    readFromSnapshot: `
+      SELECT step, snapshot, data FROM ${log}
+      WHERE session_id = $1::text AND step <= $2::integer AND step >= (
+        SELECT max(step) FROM ${log}
+        WHERE session_id = $1::text AND snapshot AND step <= $2::integer)
+      ORDER BY step`,
+    readRange: `
+      SELECT step, snapshot, data FROM ${log}
+      WHERE session_id = $1::text AND step > $2::integer AND step <= $3::integer
+      ORDER BY step`,
+    acquire: `
+      INSERT INTO ${leases} AS lease (session_id, owner, expires_at)
+      VALUES ($1::text, $2::text, now() + $3::float8 * interval '1 millisecond')
+      ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+      WHERE lease.owner = excluded.owner OR lease.expires_at <= now()
+      RETURNING owner`,
+    release: `DELETE FROM ${leases} WHERE session_id = $1::text AND owner = $2::text`,
+    holder: `SELECT owner FROM ${leases} WHERE session_id = $1::text AND expires_at > now()`,
+  };
+}
+
+/** Rejects strings PostgreSQL `text` cannot hold (U+0000) or UTF-8 cannot encode (lone surrogates). */
+function checkText(what: string, value: string): void {
+  if (typeof value !== 'string' || /\u0000|\p{Cs}/u.test(value)) {
+    throw new TypeError(
+      `PostgresCheckpointStore: the ${what} ${JSON.stringify(value)} is not a string of ` +
+        'well-formed text without U+0000, which PostgreSQL cannot store. Use another one.',
+    );
+  }
+}
+
+function checkData(sessionId: string, record: CheckpointRecord): void {
+  const { step, data } = record;
+  if (!Number.isInteger(step) || step < 1 || step > MAX_STEP) {
+    throw new RangeError(
+      `PostgresCheckpointStore: step ${step} of session ${JSON.stringify(sessionId)} is not an ` +
+        `integer from 1 to ${MAX_STEP}. Number steps 1, 2, 3, ...`,
+    );
+  }
+  // UTF-8 would turn a lone surrogate into U+FFFD: refuse rather than change the data.
+  if (typeof data !== 'string' || /\p{Cs}/u.test(data)) {
+    throw new TypeError(
+      `PostgresCheckpointStore: the data of step ${step} of session ${JSON.stringify(sessionId)} ` +
+        'is not well-formed text (a lone UTF-16 surrogate?). Encode it with JSON.stringify.',
+    );
+  }
+}
+
+function checkTtl(ttlMs: number): void {
+  if (typeof ttlMs !== 'number' || !(ttlMs > 0 && ttlMs <= MAX_STEP)) {
+    throw new RangeError(
+      `PostgresCheckpointStore: a lease lasts from 1 to ${MAX_STEP} ms, got ${ttlMs}. Pass a ` +
+        'ttlMs of a few seconds.',
+    );
+  }
+}
+
+/** A bound of `read()` as an integer the step column can be compared with. */
+function clampStep(value: number, name: string): number {
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new TypeError(
+      `PostgresCheckpointStore.read(): \`${name}\` must be a number, got ${value}.`,
+    );
+  }
+  return Math.min(Math.max(Math.floor(value), 0), MAX_STEP);
+}
+
+function code(error: unknown): string | undefined {
+  const value = (error as { code?: unknown } | null)?.code;
+  if (typeof value === 'string') return value;
+  const inner = (error as { errors?: unknown[] } | null)?.errors?.[0];
+  return inner === undefined ? undefined : code(inner);
+}
+
+/** The cause's message; Node's AggregateError (IPv4 and IPv6 both refused) has an empty one. */
+function causeText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message !== '') return error.message.replace(/\.$/, '');
+  const inner = (error as { errors?: unknown[] }).errors?.[0];
+  return inner === undefined ? (code(error) ?? error.name) : causeText(inner);
+}
+
+/** `host:port (database "name")` of a connection string, without user name or password. */
+function describeConnectionString(connectionString: string): string {
+  if (connectionString.startsWith('/')) return `socket ${connectionString.split(' ')[0]}`;
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    throw new ConfigError(
+      'PostgresCheckpointStore: `connectionString` is not a URL like ' +
+        '"postgres://user@localhost:5432/app". Check its syntax (special characters in the ' +
+        'password must be percent-encoded).',
+      { path: 'connectionString' },
+    );
+  }
+  const host = url.searchParams.get('host') ?? (url.hostname || 'localhost');
+  const database = decodeURIComponent(url.pathname.slice(1));
+  return `${host}:${url.port || '5432'}${database === '' ? '' : ` (database "${database}")`}`;
+}
+
+function describePool(pool: object): string {
+  const options = (pool as { options?: Record<string, unknown> }).options ?? {};
+  if (typeof options.connectionString === 'string') {
+    try {
+      return describeConnectionString(options.connectionString);
+    } catch {
+      return "the given pool's server";
+    }
+  }
+  const host = typeof options.host === 'string' ? options.host : 'localhost';
+  const database = typeof options.database === 'string' ? ` (database "${options.database}")` : '';
+  return `${host}:${typeof options.port === 'number' ? options.port : 5432}${database}`;
+}

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { CheckpointStore } from '../../src/checkpoint/checkpoint-store.js';
+import {
+  PostgresCheckpointStore,
+  type PostgresCheckpointStoreOptions,
+} from '../../src/checkpoint/postgres-checkpoint-store.js';
+import { ConfigError } from '../../src/errors.js';
+import {
+  describeCheckpointStore,
+  type StoreFixture,
+} from '../contracts/checkpoint-store.contract.js';
+
+const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const START =
+  'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start ' +
+  '(or set BATON_REQUIRE_SERVICES=0 to skip these tests)';
+
+/** A pool on the test database, or undefined (the tests skip) when the server is down. */
+async function connect(): Promise<pg.Pool | undefined> {
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await pool.query('SELECT 1');
+    return pool;
+  } catch (error) {
+    await pool.end();
+    if (process.env.BATON_REQUIRE_SERVICES === '1') {
+      throw new Error(
+        `PostgreSQL is not reachable at 127.0.0.1:5432 (${error}). Start it: ${START}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    return undefined;
+  }
+}
+
+const uniqueTable = () => `baton_test_${randomBytes(6).toString('hex')}`;
+const dropTables = (pool: pg.Pool, table: string) =>
+  pool.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+
+async function open(): Promise<StoreFixture | undefined> {
+  const admin = await connect();
+  if (admin === undefined) return undefined;
+  const table = uniqueTable();
+  const a = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table });
+  const b = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table });
+  return {
+    a,
+    b,
+    async close() {
+      await Promise.all([a.close(), b.close()]);
+      await dropTables(admin, table);
+      await admin.end();
+    },
+  };
+}
+
+describeCheckpointStore('PostgresCheckpointStore', open);
+
+describe('PostgresCheckpointStore', () => {
+  let admin: pg.Pool | undefined;
+  const tables: string[] = [];
+  const table = () => {
+    const name = uniqueTable();
+    tables.push(name);
+    return name;
+  };
+
+  beforeAll(async () => {
+    admin = await connect();
+  });
+  afterAll(async () => {
+    if (admin === undefined) return;
+    for (const name of tables) await dropTables(admin, name);
+    await admin.end();
+  });
+
+  it('rejects options without a connection string or pool, or with a bad table name', () => {
+    const make = (options: unknown) => () =>
+      new PostgresCheckpointStore(options as PostgresCheckpointStoreOptions);
+    expect(make({})).toThrow(ConfigError);
+    expect(make(undefined)).toThrowErrorMatchingInlineSnapshot(
+      `[ConfigError: PostgresCheckpointStore needs a \`connectionString\` (e.g. "postgres://user@localhost:5432/app") or a \`pool\` (a pg.Pool).]`,
+    );
+    expect(make({ connectionString: '' })).toThrow(ConfigError);
+    expect(make({ pool: {} })).toThrow(/`pool` must be a pg.Pool/);
+    expect(make({ connectionString: 'not a url' })).toThrow(/is not a URL/);
+    expect(make({ connectionString: DATABASE_URL, table: 'Robert"; DROP TABLE x' })).toThrowError(
+      expect.objectContaining({ name: 'ConfigError', path: 'table' }),
+    );
+    expect(make({ connectionString: DATABASE_URL, table: 'x'.repeat(41) })).toThrow(ConfigError);
+  });
+
+  it('names host and port, but never the password, when it cannot connect', async () => {
+    const password = 's3cr3t-Pa55';
+    const store = new PostgresCheckpointStore({
+      connectionString: `postgres://postgres:${password}@127.0.0.1:1/test`,
+    });
+    const error: unknown = await store.read('s').catch((e: unknown) => e);
+    await store.close();
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(
+      /^PostgresCheckpointStore cannot connect to PostgreSQL at 127\.0\.0\.1:1 \(database "test"\): .*ECONNREFUSED.*Check that the server is running/,
+    );
+    expect(inspect(error, { depth: 10 })).not.toContain(password);
+    expect(JSON.stringify(error)).not.toContain(password);
+  });
+
+  it('creates its tables once when many stores start at once', async (ctx) => {
+    if (admin === undefined) return ctx.skip();
+    const name = table();
+    const stores = Array.from(
+      { length: 8 },
+      () => new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: name }),
+    );
+    const results = await Promise.all(
+      stores.map((s, i) => s.append(`session ${i}`, { step: 1, snapshot: true, data: `${i}` })),
+    );
+    await Promise.all(stores.map((s) => s.close()));
+    expect(results).toEqual(Array(8).fill(true));
+  });
+
+  it('uses a pool it is given and leaves it open on close()', async (ctx) => {
+    if (admin === undefined) return ctx.skip();
+    const pool = new pg.Pool({ connectionString: DATABASE_URL });
+    const store: CheckpointStore = new PostgresCheckpointStore({ pool, table: table() });
+    expect(await store.append('s', { step: 1, snapshot: true, data: 'one' })).toBe(true);
+    await store.close();
+    expect(pool.ended).toBe(false);
+    expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await expect(store.read('s')).rejects.toThrow('PostgresCheckpointStore is closed');
+    await pool.end();
+  });
+
+  it('stores data as UTF-8 bytes that SQL can read back', async (ctx) => {
+    if (admin === undefined) return ctx.skip();
+    const name = table();
+    const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: name });
+    await store.append('s', { step: 1, snapshot: true, data: '{"text":"ünï 🚀"}' });
+    await store.close();
+    const { rows } = await admin.query(
+      `SELECT convert_from(data, 'UTF8')::jsonb AS data, opens_log FROM "${name}_checkpoints"`,
+    );
+    expect(rows).toEqual([{ data: { text: 'ünï 🚀' }, opens_log: true }]);
+  });
+
+  it('refuses text that PostgreSQL or UTF-8 would change', async (ctx) => {
+    if (admin === undefined) return ctx.skip();
+    const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: table() });
+    await expect(
+      store.append('s', { step: 1, snapshot: true, data: 'half \ud83d' }),
+    ).rejects.toThrow(TypeError);
+    await expect(store.read('nul \u0000 id')).rejects.toThrow(/without U\+0000/);
+    await expect(store.append('s', { step: 0, snapshot: true, data: '' })).rejects.toThrow(
+      RangeError,
+    );
+    await expect(store.acquireLease('s', 'one', 0)).rejects.toThrow(RangeError);
+    expect(await store.read('s')).toEqual([]);
+    await store.close();
+  });
+});
