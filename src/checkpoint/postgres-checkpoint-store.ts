@@ -305,7 +305,7 @@ function statements(table: string) {
 
 /** Rejects strings PostgreSQL `text` cannot hold (U+0000) or UTF-8 cannot encode (lone surrogates). */
 function checkText(what: string, value: string): void {
-  if (typeof value !== 'string' || /\u0000|\p{Cs}/u.test(value)) {
+  if (typeof value !== 'string' || value.includes('\u0000') || /\p{Cs}/u.test(value)) {
     throw new TypeError(
       `PostgresCheckpointStore: the ${what} ${JSON.stringify(value)} is not a string of ` +
         'well-formed text without U+0000, which PostgreSQL cannot store. Use another one.',

@@ -1,4 +1,5 @@
 import { Agent } from '../agents/agent.js';
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { ChatClient } from '../models/chat-client.js';
 import { HandoffBuilder } from '../orchestrations/handoff/handoff-builder.js';
 import type { HandoffWorkflow } from '../orchestrations/handoff/handoff-workflow.js';
@@ -20,7 +21,10 @@ export interface SupportDesk {
  * (billing may escalate to technical), with tools over an in-memory store. The session ends when
  * the user says "bye", after 60 messages, or when `stop` is set.
  */
-export function createSupportDesk(clientFor: (role: DeskRole) => ChatClient): SupportDesk {
+export function createSupportDesk(
+  clientFor: (role: DeskRole) => ChatClient,
+  options: { checkpointStore?: CheckpointStore } = {},
+): SupportDesk {
   const store = new DeskStore();
   const triage = new Agent({
     name: 'triage',
@@ -64,10 +68,12 @@ export function createSupportDesk(clientFor: (role: DeskRole) => ChatClient): Su
     maxToolIterations: 3,
   });
   const stop = new ExternalTermination();
-  const workflow = new HandoffBuilder({
+  let builder = new HandoffBuilder({
     name: 'support-desk',
     participants: [triage, billing, technical, account],
-  })
+  });
+  if (options.checkpointStore !== undefined) builder = builder.withCheckpointing(options.checkpointStore);
+  const workflow = builder
     .coordinator(triage)
     .addHandoff(billing, [technical], {
       description: 'Escalate a technical cause of a billing problem.',

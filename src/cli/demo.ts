@@ -1,3 +1,4 @@
+import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
 import { Console, summaryLines } from '../console.js';
 import type { TaskResult } from '../engine/runnable.js';
 import type { AgentMessage } from '../messages/message.js';
@@ -75,12 +76,13 @@ async function* spinning(
  */
 export async function runDemo(
   terminal: DemoTerminal,
-  options: { env: NodeJS.ProcessEnv; thinkMs?: number },
+  options: { env: NodeJS.ProcessEnv; thinkMs?: number; sessionId?: string; storeDirectory?: string },
 ): Promise<number> {
   const started = performance.now();
   const { clientFor, banner } = demoClients(options.env, options.thinkMs ?? 0);
-  const desk = createSupportDesk(clientFor);
-  const session = desk.workflow.session();
+  const directory = options.storeDirectory ?? '.baton';
+  const desk = createSupportDesk(clientFor, { checkpointStore: new FileCheckpointStore(directory) });
+  const session = desk.workflow.session(options.sessionId);
   let controller = new AbortController();
   let interrupted = false;
   terminal.onInterrupt(() => {
@@ -96,9 +98,18 @@ export async function runDemo(
       'Agents: triage (the coordinator) hands off to billing, technical or account; billing can escalate to technical.',
       'Type your message and press Enter. Say "bye" to finish; Ctrl-C stops at any time.',
       'Try: "I was charged twice for invoice INV-1001", then "yes please", then "my internet keeps dropping".',
+      `Session ${session.id} is saved in ${directory}/; resume it with: npm start -- --session ${session.id}`,
       '',
     ].join('\n'),
   );
+  const before = await session.info();
+  if (before.step > 0) {
+    const thread = await session.messages();
+    terminal.write(`Resuming session ${session.id}: ${thread.length} messages so far (${before.status}).\n`);
+    if (before.pendingRequest !== undefined) {
+      terminal.write(`${before.pendingRequest.agent} asked: ${before.pendingRequest.prompt}\n`);
+    }
+  }
 
   const usage = { promptTokens: 0, completionTokens: 0 };
   let finishReason = 'no input';

@@ -6,12 +6,19 @@ import { type DemoTerminal, runDemo } from './demo.js';
 const HELP = `baton — multi-agent workflows where control passes like a baton
 
 Usage:
-  baton demo      run the support-desk demo (offline model unless OPENAI_API_KEY or OPENAI_BASE_URL is set)
-  baton --help    show this help
+  baton demo [--session <id>]   run the support-desk demo (offline model unless OPENAI_API_KEY or
+                                OPENAI_BASE_URL is set); --session resumes a session saved in .baton/
+  baton --help                  show this help
 
 Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL   use a real OpenAI-compatible model in the demo
   BATON_MODEL                       the model name (default gpt-4.1-mini)
+`;
+
+const DEMO_HELP = `Usage: baton demo [--session <id>]
+
+Runs the support-desk demo in this terminal; piped input is one reply per line.
+Sessions are saved in .baton/; --session <id> resumes one (or starts a new one under that id).
 `;
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -46,8 +53,8 @@ function processTerminal(): DemoTerminal {
       interrupt = handler;
     },
     ask: async (prompt) => {
-      if (closed) return null;
       if (tty) {
+        if (closed) return null;
         return new Promise((resolve) => {
           const onClose = () => resolve(null);
           rl.once('close', onClose);
@@ -82,19 +89,29 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === 'demo') {
     if (rest.includes('--help') || rest.includes('-h')) {
-      process.stdout.write(
-        'Usage: baton demo\n\nRuns the support-desk demo in this terminal; piped input is one reply per line.\n',
-      );
+      process.stdout.write(DEMO_HELP);
       return 0;
     }
-    if (rest.length > 0) {
-      process.stderr.write(`baton demo: unknown argument "${rest[0]}". Run "baton demo --help".\n`);
-      return 2;
+    let sessionId: string | undefined;
+    for (let i = 0; i < rest.length; i++) {
+      const arg = rest[i];
+      const value = rest[i + 1];
+      if (arg === '--session' && value !== undefined && !value.startsWith('-')) {
+        sessionId = value;
+        i++;
+      } else if (arg === '--session') {
+        process.stderr.write('baton demo: --session needs an id, e.g. --session 3f2a. Run "baton demo --help".\n');
+        return 2;
+      } else {
+        process.stderr.write(`baton demo: unknown argument "${arg}". Run "baton demo --help".\n`);
+        return 2;
+      }
     }
     const terminal = processTerminal();
     const code = await runDemo(terminal, {
       env: process.env,
       thinkMs: process.stdout.isTTY ? 250 : 0,
+      ...(sessionId === undefined ? {} : { sessionId }),
     });
     process.stdin.pause();
     return code;

@@ -15,10 +15,11 @@ import {
   type StoreFixture,
 } from '../contracts/checkpoint-store.contract.js';
 
-const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const DATABASE_URL =
+  process.env.BATON_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const START =
   'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start ' +
-  '(or set BATON_REQUIRE_SERVICES=0 to skip these tests)';
+  '(or unset BATON_REQUIRE_SERVICES to skip these tests)';
 
 /** A pool on the test database, or undefined (the tests skip) when the server is down. */
 async function connect(): Promise<pg.Pool | undefined> {
@@ -29,12 +30,10 @@ async function connect(): Promise<pg.Pool | undefined> {
   } catch (error) {
     await pool.end();
     if (process.env.BATON_REQUIRE_SERVICES === '1') {
-      throw new Error(
-        `PostgreSQL is not reachable at 127.0.0.1:5432 (${error}). Start it: ${START}`,
-        {
-          cause: error,
-        },
-      );
+      const where = new URL(DATABASE_URL).host;
+      throw new Error(`PostgreSQL is not reachable at ${where} (${error}). Start it: ${START}`, {
+        cause: error,
+      });
     }
     return undefined;
   }

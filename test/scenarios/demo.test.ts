@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { type DemoTerminal, runDemo } from '../../src/cli/demo.js';
@@ -19,6 +22,20 @@ function scriptedTerminal(lines: string[]): DemoTerminal & { output: () => strin
 }
 
 const offlineEnv = { PATH: process.env.PATH ?? '' };
+const root = resolve(import.meta.dirname, '../..');
+const scratch = () => mkdtempSync(join(tmpdir(), 'baton-demo-'));
+
+/** Runs `baton demo` as `npm start` does, in `cwd`, with piped input. */
+function demo(args: string[], input: string, cwd = scratch()) {
+  const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
+  return spawnSync(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), 'demo', ...args], {
+    input,
+    cwd,
+    env: offlineEnv,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
 
 describe('baton demo', () => {
   it('plays the whole desk offline: handoffs, escalation, tools, pauses and a stop', async () => {
@@ -30,7 +47,7 @@ describe('baton demo', () => {
       'bye',
       'never read',
     ]);
-    expect(await runDemo(terminal, { env: offlineEnv })).toBe(0);
+    expect(await runDemo(terminal, { env: offlineEnv, storeDirectory: scratch() })).toBe(0);
     const out = terminal.output();
     expect(out).toContain('the agents run on the built-in OFFLINE model');
     expect(out).toContain(
@@ -51,7 +68,7 @@ describe('baton demo', () => {
 
   it('ends cleanly at the end of input, with the summary', async () => {
     const terminal = scriptedTerminal(['hello']);
-    expect(await runDemo(terminal, { env: offlineEnv })).toBe(0);
+    expect(await runDemo(terminal, { env: offlineEnv, storeDirectory: scratch() })).toBe(0);
     expect(terminal.output()).toContain(
       'Hello, this is the support desk. Is it about billing, a technical problem or your account?',
     );
@@ -71,12 +88,7 @@ describe('baton demo', () => {
   });
 
   it('runs as `npm start` does, reading piped replies line by line', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo'], {
-      input: 'I am locked out of my account\nada@example.com\nbye\n',
-      env: offlineEnv,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const run = demo([], 'I am locked out of my account\nada@example.com\nbye\n');
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('you> ada@example.com\n');
@@ -84,6 +96,27 @@ describe('baton demo', () => {
       'I unlocked ada@example.com and sent a password reset link. Anything else?',
     );
     expect(run.stdout).toContain("Finish reason: Text 'bye' mentioned");
+  });
+
+  it('resumes a saved session with --session, where it paused', () => {
+    const cwd = scratch();
+    const first = demo(['--session', 'desk-1'], 'I was charged twice for invoice INV-1001\n', cwd);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain('Session desk-1 is saved in .baton/; resume it with: npm start -- --session desk-1');
+    const second = demo(['--session', 'desk-1'], 'yes please\nbye\n', cwd);
+    expect(second.stderr).toBe('');
+    expect(second.stdout).toContain('Resuming session desk-1: 8 messages so far (awaiting_input).\n');
+    expect(second.stdout).toContain(
+      'billing asked: Invoice INV-1001 ($49.00) was charged 2 times. Shall I refund the duplicate charge?\n',
+    );
+    expect(second.stdout).toContain('refund_duplicate_charge({"invoiceId":"INV-1001"})');
+    expect(second.stdout).toMatch(/Number of messages: 17\nFinish reason: Text 'bye' mentioned\n/);
+  });
+
+  it('refuses --session without an id', () => {
+    const run = demo(['--session'], '');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe('baton demo: --session needs an id, e.g. --session 3f2a. Run "baton demo --help".\n');
   });
 
   it('answers bad arguments with one line and exit code 2', () => {
