@@ -50,7 +50,8 @@ interface LogRow {
  * - `<table>_leases (session_id, owner, expires_at)`: expiry is on the server's clock.
  *
  * @example
- * const store = new PostgresCheckpointStore({ connectionString: process.env.DATABASE_URL });
+ * const store = new PostgresCheckpointStore({ connectionString: 'postgres://app@db:5432/app' });
+ * const shared = new PostgresCheckpointStore({ pool, table: 'support_desk' }); // your pg.Pool
  * @throws ConfigError when neither `connectionString` nor `pool` is given, or `table` is not a
  * lowercase identifier.
  */

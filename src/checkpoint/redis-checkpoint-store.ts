@@ -95,6 +95,7 @@ return 0`);
  *
  * @example
  * const store = new RedisCheckpointStore({ url: 'redis://localhost:6379' });
+ * const shared = new RedisCheckpointStore({ client, keyPrefix: 'desk:' }); // your ioredis client
  * @throws ConfigError when neither `url` nor `client` is given, or `keyPrefix` holds `{` or `}`.
  */
 export class RedisCheckpointStore implements CheckpointStore {

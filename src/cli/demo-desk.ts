@@ -35,6 +35,7 @@ export function createSupportDesk(
       '(passwords, locked accounts) and hand off to that specialist at once. If it is unclear, ask ' +
       'one short question.',
     client: clientFor('triage'),
+    stream: true,
   });
   const billing = new Agent({
     name: 'billing',
@@ -44,6 +45,7 @@ export function createSupportDesk(
       'charges and refund only after the customer agrees. If the problem is technical, hand off to ' +
       'technical. Keep answers to two sentences.',
     client: clientFor('billing'),
+    stream: true,
     tools: [store.lookupInvoice, store.refundDuplicate],
     maxToolIterations: 3,
   });
@@ -54,6 +56,7 @@ export function createSupportDesk(
       'You are the technical specialist. Check the service status before answering and offer a ' +
       'ticket when something is broken. Keep answers to two sentences.',
     client: clientFor('technical'),
+    stream: true,
     tools: [store.serviceStatus, store.createTicket],
     maxToolIterations: 3,
   });
@@ -64,6 +67,7 @@ export function createSupportDesk(
       'You are the account specialist. Ask for the sign-in email, then reset the password. Keep ' +
       'answers to two sentences.',
     client: clientFor('account'),
+    stream: true,
     tools: [store.resetPassword],
     maxToolIterations: 3,
   });

@@ -117,6 +117,7 @@ export async function runDemo(
     const line = await terminal.ask('you> ');
     if (line === null || interrupted) {
       finishReason = interrupted ? 'stopped with Ctrl-C' : 'end of input';
+      if (interrupted) terminal.write('\n');
       break;
     }
     if (line.trim() === '') continue;
