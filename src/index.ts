@@ -16,6 +16,16 @@ export type {
 } from './checkpoint/checkpoint-store.js';
 export { FileCheckpointStore } from './checkpoint/file-checkpoint-store.js';
 export { MemoryCheckpointStore } from './checkpoint/memory-checkpoint-store.js';
+export {
+  PostgresCheckpointStore,
+  type PostgresCheckpointStoreOptions,
+  type PostgresPool,
+} from './checkpoint/postgres-checkpoint-store.js';
+export {
+  RedisCheckpointStore,
+  type RedisCheckpointStoreOptions,
+  type RedisClient,
+} from './checkpoint/redis-checkpoint-store.js';
 export type { ConsoleOptions } from './console.js';
 export { Console } from './console.js';
 export type { CheckpointOptions } from './engine/checkpoint-link.js';
