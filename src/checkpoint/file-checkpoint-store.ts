@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -31,6 +31,8 @@ function stem(sessionId: string): string {
 export class FileCheckpointStore implements CheckpointStore {
   readonly directory: string;
   #ready: Promise<void> | undefined;
+  /** Per session: the log's size and last step when this store last wrote or read it whole. */
+  readonly #known = new Map<string, { size: number; lastStep: number }>();
 
   constructor(directory: string) {
     if (typeof directory !== 'string' || directory === '') {
@@ -48,8 +50,8 @@ export class FileCheckpointStore implements CheckpointStore {
     await this.#ensureDirectory();
     const path = this.#path(sessionId, 'log');
     return this.#locked(sessionId, async () => {
-      const log = await this.#readLog(sessionId, path, { repair: true });
-      if (!continuesLog(log.at(-1), record)) return false;
+      const last = await this.#lastRecord(sessionId, path);
+      if (!continuesLog(last, record)) return false;
       const line = `${JSON.stringify({ step: record.step, snapshot: record.snapshot, data: record.data })}\n`;
       const file = await open(
         path,
@@ -59,6 +61,7 @@ export class FileCheckpointStore implements CheckpointStore {
       try {
         await file.write(line);
         await file.datasync();
+        this.#known.set(sessionId, { size: (await file.stat()).size, lastStep: record.step });
       } finally {
         await file.close();
       }
@@ -67,10 +70,18 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async read(sessionId: string, options?: ReadOptions): Promise<CheckpointRecord[]> {
-    return readWindow(
-      await this.#readLog(sessionId, this.#path(sessionId, 'log'), { repair: false }),
-      options,
-    );
+    const path = this.#path(sessionId, 'log');
+    const from = options?.from;
+    const known = this.#known.get(sessionId);
+    if (typeof from === 'object' && known !== undefined && from.after >= known.lastStep) {
+      // Catching up (each run does): an unchanged file has nothing after the last known step.
+      const size = await stat(path).then(
+        (info) => info.size,
+        () => -1,
+      );
+      if (size === known.size) return [];
+    }
+    return readWindow(await this.#readLog(sessionId, path), options);
   }
 
   async acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -109,11 +120,55 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   /** Reads the whole log; a last line without its newline is a write cut short by a crash. */
-  async #readLog(
-    sessionId: string,
-    path: string,
-    options: { repair: boolean },
-  ): Promise<CheckpointRecord[]> {
+  /**
+   * The log's last complete record, read from the end of the file (appends stay O(1) however long
+   * the log grows). A torn tail left by a killed writer is cut off first (only under the lock).
+   */
+  async #lastRecord(sessionId: string, path: string): Promise<CheckpointRecord | undefined> {
+    let file: FileHandle;
+    try {
+      file = await open(path, 'r+');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      const size = (await file.stat()).size;
+      // `buffer` holds the bytes [from, size) of the file, read backwards in chunks.
+      let buffer = Buffer.alloc(0);
+      let from = size;
+      let end = -1;
+      let start = -1;
+      while (from > 0 && start < 0) {
+        const length = Math.min(65_536, from);
+        const chunk = Buffer.alloc(length);
+        await file.read(chunk, 0, length, from - length);
+        buffer = Buffer.concat([chunk, buffer]);
+        from -= length;
+        if (end < 0) {
+          const newline = buffer.lastIndexOf(0x0a);
+          if (newline >= 0) end = from + newline;
+        }
+        if (end >= 0) {
+          const before = end - from - 1 >= 0 ? buffer.lastIndexOf(0x0a, end - from - 1) : -1;
+          if (before >= 0) start = from + before + 1;
+          else if (from === 0) start = 0;
+        }
+      }
+      const complete = end + 1;
+      if (complete < size) {
+        await file.truncate(complete);
+        await file.datasync();
+      }
+      if (end < 0) return undefined;
+      const line = buffer.subarray(start - from, end - from).toString('utf8');
+      return parseLine(sessionId, path, line, 0);
+    } finally {
+      await file.close();
+    }
+  }
+
+  async #readLog(sessionId: string, path: string): Promise<CheckpointRecord[]> {
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -121,49 +176,17 @@ export class FileCheckpointStore implements CheckpointStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
+    // A last line without its newline is a write cut short by a crash: not part of the log.
     const complete = text.lastIndexOf('\n') + 1;
-    if (complete < text.length && options.repair) {
-      // Drop the torn tail before appending after it (only under the lock).
-      const file = await open(path, 'r+');
-      try {
-        await file.truncate(Buffer.byteLength(text.slice(0, complete)));
-        await file.datasync();
-      } finally {
-        await file.close();
-      }
-    }
     const records: CheckpointRecord[] = [];
     const lines = text.slice(0, complete).split('\n');
     lines.pop();
     for (const [i, line] of lines.entries()) {
-      const previous = records.at(-1)?.step ?? 0;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (error) {
-        throw new CheckpointError(
-          sessionId,
-          previous + 1,
-          `line ${i + 1} of ${path} is not valid JSON`,
-          { cause: error },
-        );
-      }
-      const r = value as Partial<CheckpointRecord> | null;
-      if (
-        r === null ||
-        typeof r !== 'object' ||
-        !Number.isInteger(r.step) ||
-        typeof r.snapshot !== 'boolean' ||
-        typeof r.data !== 'string'
-      ) {
-        throw new CheckpointError(
-          sessionId,
-          previous + 1,
-          `line ${i + 1} of ${path} is not a step record`,
-        );
-      }
-      records.push({ step: r.step as number, snapshot: r.snapshot, data: r.data });
+      records.push(parseLine(sessionId, path, line, i + 1, records.at(-1)?.step ?? 0));
     }
+    const last = records.at(-1);
+    if (last !== undefined)
+      this.#known.set(sessionId, { size: Buffer.byteLength(text), lastStep: last.step });
     return records;
   }
 
@@ -224,6 +247,36 @@ export class FileCheckpointStore implements CheckpointStore {
       // The lock vanished or is being written: try again.
     }
   }
+}
+
+/** One line of a log file as a record; anything else is a `CheckpointError`. */
+function parseLine(
+  sessionId: string,
+  path: string,
+  line: string,
+  lineNumber: number,
+  previousStep = 0,
+): CheckpointRecord {
+  const where = lineNumber > 0 ? `line ${lineNumber} of ${path}` : `the last line of ${path}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new CheckpointError(sessionId, previousStep + 1, `${where} is not valid JSON`, {
+      cause: error,
+    });
+  }
+  const r = value as Partial<CheckpointRecord> | null;
+  if (
+    r === null ||
+    typeof r !== 'object' ||
+    !Number.isInteger(r.step) ||
+    typeof r.snapshot !== 'boolean' ||
+    typeof r.data !== 'string'
+  ) {
+    throw new CheckpointError(sessionId, previousStep + 1, `${where} is not a step record`);
+  }
+  return { step: r.step as number, snapshot: r.snapshot, data: r.data };
 }
 
 function isAlive(pid: number): boolean {

@@ -76,7 +76,8 @@ export function createSupportDesk(
     name: 'support-desk',
     participants: [triage, billing, technical, account],
   });
-  if (options.checkpointStore !== undefined) builder = builder.withCheckpointing(options.checkpointStore);
+  if (options.checkpointStore !== undefined)
+    builder = builder.withCheckpointing(options.checkpointStore);
   const workflow = builder
     .coordinator(triage)
     .addHandoff(billing, [technical], {

@@ -76,12 +76,19 @@ async function* spinning(
  */
 export async function runDemo(
   terminal: DemoTerminal,
-  options: { env: NodeJS.ProcessEnv; thinkMs?: number; sessionId?: string; storeDirectory?: string },
+  options: {
+    env: NodeJS.ProcessEnv;
+    thinkMs?: number;
+    sessionId?: string;
+    storeDirectory?: string;
+  },
 ): Promise<number> {
   const started = performance.now();
   const { clientFor, banner } = demoClients(options.env, options.thinkMs ?? 0);
   const directory = options.storeDirectory ?? '.baton';
-  const desk = createSupportDesk(clientFor, { checkpointStore: new FileCheckpointStore(directory) });
+  const desk = createSupportDesk(clientFor, {
+    checkpointStore: new FileCheckpointStore(directory),
+  });
   const session = desk.workflow.session(options.sessionId);
   let controller = new AbortController();
   let interrupted = false;
@@ -105,7 +112,9 @@ export async function runDemo(
   const before = await session.info();
   if (before.step > 0) {
     const thread = await session.messages();
-    terminal.write(`Resuming session ${session.id}: ${thread.length} messages so far (${before.status}).\n`);
+    terminal.write(
+      `Resuming session ${session.id}: ${thread.length} messages so far (${before.status}).\n`,
+    );
     if (before.pendingRequest !== undefined) {
       terminal.write(`${before.pendingRequest.agent} asked: ${before.pendingRequest.prompt}\n`);
     }

@@ -100,7 +100,9 @@ async function main(argv: readonly string[]): Promise<number> {
         sessionId = value;
         i++;
       } else if (arg === '--session') {
-        process.stderr.write('baton demo: --session needs an id, e.g. --session 3f2a. Run "baton demo --help".\n');
+        process.stderr.write(
+          'baton demo: --session needs an id, e.g. --session 3f2a. Run "baton demo --help".\n',
+        );
         return 2;
       } else {
         process.stderr.write(`baton demo: unknown argument "${arg}". Run "baton demo --help".\n`);

@@ -1,12 +1,10 @@
-import { enableArrayMethods, enablePatches, type Patch, produceWithPatches } from 'immer';
+import { enablePatches, type Patch, produceWithPatches } from 'immer';
 import { z } from 'zod';
 
 import type { AgentMessage } from '../messages/message.js';
 import { AgentMessageSchema } from '../messages/message-schema.js';
 
 enablePatches();
-// Lets immer append to the thread without proxying every element it already holds.
-enableArrayMethods();
 
 /** What a session is doing between runs (`running` is known only to the process running it). */
 export type SessionStatus = 'idle' | 'awaiting_input' | 'terminated' | 'cancelled';
@@ -113,15 +111,34 @@ export interface CommittedStep {
   readonly event: string;
 }
 
+/** Freezes a new message and everything in it (messages are shared, never edited). */
+function freezeDeep<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) freezeDeep(child);
+  }
+  return value;
+}
+
 /**
  * Applies a step. Only what the step changes is touched, so the patches (what a checkpoint
  * store appends) grow with the step's new messages, never with the length of the thread.
+ *
+ * The thread is appended outside immer: immer would revisit every element of a modified array on
+ * each step, which made a step's cost grow with the conversation. A `concat` of the frozen thread
+ * is one memory copy; the appended messages become `add` patches as immer would have written them.
  */
 export function applyStep(state: SessionState, change: StepChange): CommittedStep {
-  const [next, patches] = produceWithPatches(state, (draft) => {
-    if (change.append !== undefined && change.append.length > 0) {
-      (draft.thread as AgentMessage[]).push(...change.append);
-    }
+  const append = change.append ?? [];
+  const thread =
+    append.length === 0 ? state.thread : Object.freeze(state.thread.concat(append.map(freezeDeep)));
+  const threadPatches: Patch[] = append.map((value, i) => ({
+    op: 'add',
+    path: ['thread', state.thread.length + i],
+    value,
+  }));
+  const { thread: _thread, ...control } = state;
+  const [nextControl, patches] = produceWithPatches(control, (draft) => {
     if (change.machineState !== undefined) draft.machineState = change.machineState;
     if (change.resumeState !== undefined) draft.resumeState = change.resumeState;
     if (change.status !== undefined) draft.status = change.status;
@@ -130,10 +147,11 @@ export function applyStep(state: SessionState, change: StepChange): CommittedSte
     if (change.termination !== undefined) draft.termination = change.termination;
     if (change.responder !== undefined) {
       (draft.bookmarks as Record<string, number>)[change.responder] =
-        draft.thread.length - (change.unseenByResponder ?? 0);
+        thread.length - (change.unseenByResponder ?? 0);
       draft.lastSpeaker = change.responder;
     }
     draft.step = state.step + 1;
   });
-  return { state: next, patches, event: change.event };
+  const next: SessionState = Object.freeze({ ...nextControl, thread });
+  return { state: next, patches: [...threadPatches, ...patches], event: change.event };
 }

@@ -28,13 +28,17 @@ const scratch = () => mkdtempSync(join(tmpdir(), 'baton-demo-'));
 /** Runs `baton demo` as `npm start` does, in `cwd`, with piped input. */
 function demo(args: string[], input: string, cwd = scratch()) {
   const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
-  return spawnSync(process.execPath, ['--import', tsx, join(root, 'src/cli/main.ts'), 'demo', ...args], {
-    input,
-    cwd,
-    env: offlineEnv,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  return spawnSync(
+    process.execPath,
+    ['--import', tsx, join(root, 'src/cli/main.ts'), 'demo', ...args],
+    {
+      input,
+      cwd,
+      env: offlineEnv,
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
 }
 
 describe('baton demo', () => {
@@ -102,10 +106,14 @@ describe('baton demo', () => {
     const cwd = scratch();
     const first = demo(['--session', 'desk-1'], 'I was charged twice for invoice INV-1001\n', cwd);
     expect(first.status).toBe(0);
-    expect(first.stdout).toContain('Session desk-1 is saved in .baton/; resume it with: npm start -- --session desk-1');
+    expect(first.stdout).toContain(
+      'Session desk-1 is saved in .baton/; resume it with: npm start -- --session desk-1',
+    );
     const second = demo(['--session', 'desk-1'], 'yes please\nbye\n', cwd);
     expect(second.stderr).toBe('');
-    expect(second.stdout).toContain('Resuming session desk-1: 8 messages so far (awaiting_input).\n');
+    expect(second.stdout).toContain(
+      'Resuming session desk-1: 8 messages so far (awaiting_input).\n',
+    );
     expect(second.stdout).toContain(
       'billing asked: Invoice INV-1001 ($49.00) was charged 2 times. Shall I refund the duplicate charge?\n',
     );
@@ -116,7 +124,9 @@ describe('baton demo', () => {
   it('refuses --session without an id', () => {
     const run = demo(['--session'], '');
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe('baton demo: --session needs an id, e.g. --session 3f2a. Run "baton demo --help".\n');
+    expect(run.stderr).toBe(
+      'baton demo: --session needs an id, e.g. --session 3f2a. Run "baton demo --help".\n',
+    );
   });
 
   it('answers bad arguments with one line and exit code 2', () => {
