@@ -27,8 +27,8 @@ function runBlock(index: number): string {
 }
 
 describe('README tour', () => {
-  it('has the three blocks this suite runs', () => {
-    expect(blocks).toHaveLength(3);
+  it('has the four blocks this suite runs', () => {
+    expect(blocks).toHaveLength(4);
   });
 
   it('termination conditions print what the comments say', () => {
@@ -47,8 +47,14 @@ describe('README tour', () => {
     );
   });
 
+  it('checkpoints resume a session in another workflow object, list its steps and fork it', () => {
+    expect(runBlock(2)).toBe(
+      'Which order?\n1:user_input 2:agent_response:helper 3:user_input 4:agent_response:helper\nOrder 8 ships tomorrow.\n',
+    );
+  });
+
   it('the round-robin team stops on APPROVE', () => {
-    const out = runBlock(2);
+    const out = runBlock(3);
     expect(out).toContain("Finish reason: Text 'APPROVE' mentioned\n");
     expect(out.trimEnd().endsWith("Text 'APPROVE' mentioned")).toBe(true);
   });

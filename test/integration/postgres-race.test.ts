@@ -1,0 +1,245 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+
+import {
+  type AgentMessage,
+  type FunctionCall,
+  type FunctionExecutionResult,
+  PostgresCheckpointStore,
+} from '../../src/index.js';
+import {
+  FINAL_PHRASE,
+  type RaceWorkerConfig,
+  type RaceWorkerStats,
+  raceDesk,
+  raceSessionIds,
+  userReply,
+} from '../support/race-worker.js';
+
+const DATABASE_URL =
+  process.env.BATON_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const START = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
+const SESSIONS = 100;
+const WORKERS = 4;
+const WORKER_DEADLINE_MS = 45_000;
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = `${root}node_modules/tsx/dist/esm/index.mjs`;
+const WORKER = `${root}test/support/race-worker.ts`;
+
+/** A pool on the test database, or undefined (the test skips) when the server is down. */
+async function connect(): Promise<pg.Pool | undefined> {
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await pool.query('SELECT 1');
+    return pool;
+  } catch (error) {
+    await pool.end();
+    if (process.env.BATON_REQUIRE_SERVICES === '1') {
+      throw new Error(
+        `PostgreSQL is down: not reachable at ${new URL(DATABASE_URL).host} (${error}). ` +
+          `Start it with: ${START} (or unset BATON_REQUIRE_SERVICES to skip this test).`,
+        { cause: error },
+      );
+    }
+    return undefined;
+  }
+}
+
+/** Starts a worker; resolves `ready` once it is connected and `done` with its stats. */
+function startWorker(config: RaceWorkerConfig) {
+  const child = spawn(process.execPath, ['--import', TSX, WORKER, JSON.stringify(config)], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.on('error', () => undefined); // a worker that died early closed its stdin
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  let stats: RaceWorkerStats | undefined;
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+  });
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line === 'ready') onReady();
+    if (line.startsWith('result ')) stats = JSON.parse(line.slice('result '.length));
+  });
+  const done = new Promise<RaceWorkerStats>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0 && stats !== undefined) resolve(stats);
+      else reject(new Error(`${config.worker} exited (${code ?? signal}):\n${stderr}`));
+    });
+  });
+  // A worker that dies before it is ready must not leave the test waiting for `ready`.
+  done.catch(() => onReady());
+  return { child, ready, done, go: () => child.stdin.end('go\n') };
+}
+
+/** A message as one line: type, source and what it says, without generated ids and times. */
+function line(m: AgentMessage): string {
+  switch (m.type) {
+    case 'ToolCallRequestEvent':
+      return `${m.type}(${m.source}): ${m.content.map((c) => `${c.name} ${c.arguments}`).join(', ')}`;
+    case 'ToolCallExecutionEvent':
+      return `${m.type}(${m.source}): ${m.content.map((r) => `${r.name} -> ${r.content}`).join(', ')}`;
+    case 'HandoffMessage':
+      return `${m.type}(${m.source} -> ${m.target}): ${m.content}`;
+    default:
+      return `${m.type}(${m.source}): ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`;
+  }
+}
+
+/** The thread every session must end with: each user reply and each answer exactly once. */
+function expectedThread(id: string): string[] {
+  const handoff = (from: string, to: string) => [
+    `ToolCallRequestEvent(${from}): handoff_to_${to} {}`,
+    `ToolCallExecutionEvent(${from}): handoff_to_${to} -> Transferred to ${to}, adopting the role of ${to} immediately.`,
+    `HandoffMessage(${from} -> ${to}): Transferred to ${to}, adopting the role of ${to} immediately.`,
+  ];
+  const answer = (agent: string, turn: number, end = '') => {
+    const result = `ticket ${id}/${turn} is open (${agent})`;
+    const text = `${agent} answers turn ${turn}: ${result}.${end}`;
+    return [
+      `ToolCallRequestEvent(${agent}): lookup_ticket {"ticket":"${id}/${turn}"}`,
+      `ToolCallExecutionEvent(${agent}): lookup_ticket -> ${result}`,
+      `TextMessage(${agent}): ${text}`,
+      `UserInputRequestedEvent(${agent}): ${text}`,
+    ];
+  };
+  return [
+    `TextMessage(user): ${userReply(id, 1)}`,
+    ...handoff('triage', 'billing'),
+    ...answer('billing', 1),
+    `TextMessage(user): ${userReply(id, 2)}`,
+    ...handoff('triage', 'tech'),
+    ...answer('tech', 2),
+    `TextMessage(user): ${userReply(id, 3)}`,
+    ...handoff('triage', 'billing'),
+    ...handoff('billing', 'tech'),
+    ...answer('tech', 3, ` ${FINAL_PHRASE}`),
+  ];
+}
+
+/** Calls and results of a thread, by call id: every call must have exactly one result. */
+function toolPairs(thread: readonly AgentMessage[]) {
+  const calls: FunctionCall[] = [];
+  const results: FunctionExecutionResult[] = [];
+  for (const m of thread) {
+    if (m.type === 'ToolCallRequestEvent') calls.push(...m.content);
+    if (m.type === 'ToolCallExecutionEvent') results.push(...m.content);
+  }
+  return {
+    callIds: calls.map((c) => c.id).sort(),
+    resultIds: results.map((r) => r.callId).sort(),
+  };
+}
+
+const STEPS = [
+  'user_input',
+  'agent_response:triage',
+  'agent_response:billing',
+  'user_input',
+  'agent_response:triage',
+  'agent_response:tech',
+  'user_input',
+  'agent_response:triage',
+  'agent_response:billing',
+  'agent_response:tech',
+];
+
+describe('PostgresCheckpointStore shared by several processes', () => {
+  it(`lets ${WORKERS} worker processes race over ${SESSIONS} sessions; each ends complete, every message once`, async (ctx) => {
+    const admin = await connect();
+    if (admin === undefined) return ctx.skip();
+    const table = `baton_race_${randomBytes(6).toString('hex')}`;
+    const workers: ReturnType<typeof startWorker>[] = [];
+    const started = Date.now();
+    try {
+      for (let i = 0; i < WORKERS; i++) {
+        const seed = randomBytes(4).readUInt32LE();
+        workers.push(
+          startWorker({
+            connectionString: DATABASE_URL,
+            table,
+            sessions: SESSIONS,
+            worker: `worker-${i}`,
+            seed,
+            deadlineMs: WORKER_DEADLINE_MS,
+          }),
+        );
+      }
+      // Start together, so that the workers overlap from the first session on.
+      await Promise.all(workers.map((w) => w.ready));
+      for (const w of workers) w.go();
+      const stats = await Promise.all(workers.map((w) => w.done));
+
+      const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table });
+      const wrong: string[] = [];
+      for (const id of raceSessionIds(SESSIONS)) {
+        // A fresh workflow object per session: nothing is cached from another read.
+        const session = raceDesk(store).session(id);
+        const info = await session.info();
+        const thread = await session.messages();
+        const steps = (await session.checkpoints()).map((c) => c.event);
+        const { callIds, resultIds } = toolPairs(thread);
+        const ids = thread.map((m) => m.id);
+        const actual = {
+          status: info.status,
+          step: info.step,
+          thread: thread.map(line),
+          steps,
+          uniqueMessageIds: new Set(ids).size === ids.length,
+          uniqueCallIds: new Set(callIds).size === callIds.length,
+          callsWithOneResult: JSON.stringify(callIds) === JSON.stringify(resultIds),
+        };
+        const expected = {
+          status: 'terminated',
+          step: STEPS.length,
+          thread: expectedThread(id),
+          steps: STEPS,
+          uniqueMessageIds: true,
+          uniqueCallIds: true,
+          callsWithOneResult: true,
+        };
+        // One toEqual per session would stop at the first; collect them all, then show the first.
+        if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+          wrong.push(id);
+          if (wrong.length === 1) expect({ id, ...actual }).toEqual({ id, ...expected });
+        }
+      }
+      await store.close();
+      expect(wrong).toEqual([]);
+
+      const total = (key: 'busy' | 'busyOnCommit' | 'replies' | 'resumedTurns' | 'sawRunning') =>
+        stats.reduce((sum, s) => sum + s[key], 0);
+      const summary = {
+        sessions: SESSIONS,
+        workers: WORKERS,
+        busy: total('busy'),
+        busyOnCommit: total('busyOnCommit'),
+        replies: total('replies'),
+        resumedTurns: total('resumedTurns'),
+        sawRunning: total('sawRunning'),
+        ms: Date.now() - started,
+        perWorker: stats.map((s) => `${s.worker}: ${s.replies} replies, ${s.busy} busy`),
+      };
+      console.log(`postgres race: ${JSON.stringify(summary)}`);
+      // Each user reply was sent once, by exactly one of the workers.
+      expect(summary.replies).toBe(SESSIONS * 3);
+      // They raced: some runs met another process's run of the same session.
+      expect(summary.busy).toBeGreaterThan(0);
+    } finally {
+      for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+      await admin.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+      await admin.end();
+    }
+  }, 60_000);
+});
