@@ -18,7 +18,7 @@ import {
   toolCallRequestEvent,
   toolCallSummaryMessage,
 } from '../messages/message-factories.js';
-import { toModelMessages } from '../messages/model-view.js';
+import { applyContextWindow, toModelMessages } from '../messages/model-view.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { formatPath } from '../zod-issues.js';
 import {
@@ -136,6 +136,7 @@ export class Agent implements ChatAgent {
 
   async respond(ctx: AgentContext): Promise<AgentResponse> {
     const handoffs = mergeHandoffs(this.name, this.#tools, this.#handoffs, ctx.handoffs ?? []);
+    // The window applies to every request of the turn, so it is applied per call below.
     const messages = toModelMessages(ctx.conversation, this.name, {
       ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
       ...(ctx.toolCallFilter === undefined ? {} : { toolCallFilter: ctx.toolCallFilter }),
@@ -152,7 +153,13 @@ export class Agent implements ChatAgent {
     let last: { calls: FunctionCall[]; results: FunctionExecutionResult[] } | undefined;
 
     for (let i = 0; i < this.maxToolIterations; i++) {
-      const result = await this.#callModel({ ...request, messages }, ctx);
+      const result = await this.#callModel(
+        {
+          ...request,
+          messages: i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow),
+        },
+        ctx,
+      );
       if (result.thought) record(thoughtEvent({ source: this.name, content: result.thought }));
       if (result.toolCalls.length === 0) {
         return { chatMessage: this.#answer(result), innerMessages: inner };

@@ -8,7 +8,10 @@ import type { StopRule } from './stop-rule.js';
 /** What a state of a compiled machine means to the engine, read from the state node's `meta`. */
 export type StateMeta =
   | { readonly kind: 'agent'; readonly agent: string }
-  | { readonly kind: 'input' }
+  /** The session waits for the user; with `asks`, the agent's answer becomes a pending request. */
+  | { readonly kind: 'input'; readonly asks?: boolean }
+  /** The orchestration picks the next speaker (`selectSpeaker`), e.g. with a model. */
+  | { readonly kind: 'select' }
   | { readonly kind: 'stopped' };
 
 /**
@@ -25,6 +28,7 @@ export type MachineEvent =
       readonly keepGoing?: boolean;
     }
   | { readonly type: 'user_replied'; readonly replyTo?: string }
+  | { readonly type: 'speaker_selected'; readonly agent: string }
   | { readonly type: 'stop' }
   | { readonly type: 'resume'; readonly to: string };
 
@@ -59,6 +63,13 @@ export interface Orchestration {
   turnOptions(agent: string): AgentTurnOptions;
   /** The machine event for `agent`'s response. Throws when the response breaks the topology. */
   routeResponse(agent: string, response: AgentResponse, state: SessionState): ResponseRouting;
-  /** The machine event for user input arriving while the session waits or has stopped. */
+  /**
+   * The machine event for user input arriving while the session waits or has stopped. Throws
+   * (before anything is committed) when the input cannot be accepted.
+   */
   routeUserInput(state: SessionState, messages: readonly AgentMessage[]): MachineEvent;
+  /** In a `select` state: the next speaker's name. */
+  selectSpeaker?(state: SessionState, signal: AbortSignal | undefined): Promise<string>;
+  /** A run without a task found the session waiting for input: throw if it cannot just wait. */
+  checkWaiting?(state: SessionState): void;
 }

@@ -201,7 +201,7 @@ export class SessionRuntime {
     for (;;) {
       const state = this.#state;
       const meta = driver.meta(state.machineState);
-      if (meta.kind !== 'agent') return result('awaiting_input', null);
+      if (meta.kind !== 'agent' && meta.kind !== 'select') return result('awaiting_input', null);
       if (state.turn >= orchestration.maxTurns) {
         const reason = `Maximum number of turns ${orchestration.maxTurns} reached.`;
         await this.#commit({
@@ -212,10 +212,18 @@ export class SessionRuntime {
       }
       if (options.signal?.aborted) return this.#cancel(result);
 
+      let speaking: string;
+      try {
+        speaking = await this.#speaker(state, options.signal);
+      } catch (error) {
+        if (error instanceof RunCancelled) return this.#cancel(result);
+        throw error;
+      }
+      const agent = (driver.meta(speaking) as { agent: string }).agent;
       const emitted = new Set<string>();
       let response: AgentResponse;
       try {
-        response = await this.#respond(meta.agent, state, options.signal, (event) => {
+        response = await this.#respond(agent, state, options.signal, (event) => {
           if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
           sink?.(event);
         });
@@ -225,8 +233,8 @@ export class SessionRuntime {
       }
 
       const delta: AgentMessage[] = [...(response.innerMessages ?? []), response.chatMessage];
-      const routing = orchestration.routeResponse(meta.agent, response, state);
-      const next = driver.next(state.machineState, routing.event);
+      const routing = orchestration.routeResponse(agent, response, state);
+      const next = driver.next(speaking, routing.event);
       const turn = state.turn + 1;
       let check = await this.#checkStop(delta, state.termination);
       const followUp = routing.followUp ?? [];
@@ -235,16 +243,14 @@ export class SessionRuntime {
       }
 
       const append: AgentMessage[] = [...delta];
+      const nextMeta = driver.meta(next);
+      const waits = nextMeta.kind === 'input';
       let pendingRequest = null;
-      if (driver.meta(next).kind === 'input') {
-        pendingRequest = {
-          id: randomUUID(),
-          agent: meta.agent,
-          prompt: messageToText(response.chatMessage),
-        };
+      if (nextMeta.kind === 'input' && nextMeta.asks === true) {
+        pendingRequest = { id: randomUUID(), agent, prompt: messageToText(response.chatMessage) };
         append.push(
           userInputRequestedEvent({
-            source: meta.agent,
+            source: agent,
             requestId: pendingRequest.id,
             content: pendingRequest.prompt,
           }),
@@ -253,15 +259,15 @@ export class SessionRuntime {
       append.push(...followUp);
       // The answer, the pause it causes and a stop it triggers are one step.
       await this.#commit({
-        event: `agent_response:${meta.agent}`,
+        event: `agent_response:${agent}`,
         append,
         machineState: next,
         pendingRequest,
-        turn: pendingRequest === null ? turn : 0,
+        turn: waits ? 0 : turn,
         termination: check.state,
-        responder: meta.agent,
+        responder: agent,
         unseenByResponder: followUp.length,
-        status: pendingRequest === null ? 'idle' : 'awaiting_input',
+        status: waits ? 'awaiting_input' : 'idle',
         ...(check.stop === null ? {} : await this.#stopChange(next, check.state)),
       });
       for (const m of append) {
@@ -270,8 +276,37 @@ export class SessionRuntime {
       }
 
       if (check.stop !== null) return result('terminated', check.stop.content);
-      if (pendingRequest !== null) return result('awaiting_input', null);
+      if (waits) return result('awaiting_input', null);
     }
+  }
+
+  /** The state of the agent who speaks next: the current state, or the one a selector picks. */
+  async #speaker(state: SessionState, signal: AbortSignal | undefined): Promise<string> {
+    if (this.#driver.meta(state.machineState).kind === 'agent') return state.machineState;
+    const select = this.#orchestration.selectSpeaker;
+    if (select === undefined) {
+      throw new Error(
+        `Workflow "${this.#orchestration.name}" has a select state but no selectSpeaker().`,
+      );
+    }
+    let chosen: string;
+    try {
+      chosen = await select(state, signal);
+    } catch (error) {
+      if (signal?.aborted) throw new RunCancelled();
+      throw error;
+    }
+    if (signal?.aborted) throw new RunCancelled();
+    const speaking = this.#driver.next(state.machineState, {
+      type: 'speaker_selected',
+      agent: chosen,
+    });
+    if (this.#driver.meta(speaking).kind !== 'agent') {
+      throw new Error(
+        `Workflow "${this.#orchestration.name}" selected "${chosen}", which is not a participant.`,
+      );
+    }
+    return speaking;
   }
 
   /** The state a run without a task starts from (an input state when only the user can go on). */
@@ -290,6 +325,7 @@ export class SessionRuntime {
     if (state.thread.length === 0 && state.pendingRequest === null) {
       return driver.next(current, this.#orchestration.routeUserInput(state, []));
     }
+    this.#orchestration.checkWaiting?.(state);
     return current;
   }
 

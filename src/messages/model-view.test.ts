@@ -95,7 +95,7 @@ describe('toModelMessages()', () => {
     ]);
   });
 
-  it('pairs its own tool calls with their results and hides other agents’ tool events', () => {
+  it('pairs tool calls with their results, naming the agent that made another agent’s calls', () => {
     const thread: AgentMessage[] = [
       text('user', 'Weather?'),
       toolCallRequestEvent({ source: 'other', content: [call('x1', 'spy')] }),
@@ -109,6 +109,8 @@ describe('toModelMessages()', () => {
     ];
     expect(toModelMessages(thread, 'me')).toEqual([
       { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: null, name: 'other', toolCalls: [call('x1', 'spy')] },
+      { role: 'tool', toolCallId: 'x1', content: 'secret' },
       { role: 'assistant', content: null, toolCalls: [call('a', 'weather'), call('b', 'time')] },
       { role: 'tool', toolCallId: 'a', content: 'sunny' },
       { role: 'tool', toolCallId: 'b', content: '12:00' },
@@ -191,7 +193,7 @@ describe('toModelMessages()', () => {
     ]);
   });
 
-  it('shows the handoff context to the target only, before the handoff text', () => {
+  it('shows the other calls of a handoff answer once, to every agent, without the handoff call', () => {
     expect(toModelMessages(handoffThread(), 'billing', { instructions: 'Billing.' })).toEqual([
       { role: 'system', content: 'Billing.' },
       { role: 'user', content: 'Refund invoice 42' },
@@ -206,6 +208,13 @@ describe('toModelMessages()', () => {
     ]);
     expect(toModelMessages(handoffThread(), 'tech')).toEqual([
       { role: 'user', content: 'Refund invoice 42' },
+      {
+        role: 'assistant',
+        name: 'triage',
+        content: null,
+        toolCalls: [call('c1', 'lookup', '{"id":42}')],
+      },
+      { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
       { role: 'assistant', name: 'triage', content: 'Transferred to billing.' },
     ]);
   });

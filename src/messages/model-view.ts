@@ -46,16 +46,18 @@ type Results = ReadonlyMap<string, FunctionExecutionResult>;
  * - messages from `"user"` become `user` messages; the agent's own chat messages become `assistant`
  *   messages; other agents' chat messages become `assistant` messages with `name` set to their
  *   source;
- * - the agent's own tool calls become an `assistant` message with `toolCalls`, each followed by its
- *   `tool` result; other agents' tool events are not shown;
+ * - tool calls become an `assistant` message with `toolCalls` (named after their source when another
+ *   agent made them), each followed by its `tool` result;
  * - a `HandoffMessage` is shown as text (like any chat message). When this agent is its target,
  *   its `context` is shown first: a `ToolCallSummaryMessage` in it (how `Agent` passes on the other
  *   tool calls of the answer that handed off) becomes an `assistant` message with `toolCalls` named
  *   after the source, followed by the results; other chat messages in it are shown as text;
  * - `StopMessage`s, `UserInputRequestedEvent`s, `ThoughtEvent`s, `SelectSpeakerEvent`s and
  *   streaming chunks are not shown;
- * - tool calls are filtered by `toolCallFilter`, and a call without its result (or a result without
- *   its call) is always removed;
+ * - tool calls are filtered by `toolCallFilter` (a handoff call is one named in
+ *   `handoffToolNames` or `handoff_to_*`, or one whose result is the text of the `HandoffMessage`
+ *   that follows it), and a call without its result (or a result without its call) is always
+ *   removed;
  * - `contextWindow` keeps the last n messages after all of that.
  *
  * @throws ConfigError for a `contextWindow` that is not a positive integer or an unknown filter.
@@ -69,18 +71,25 @@ export function toModelMessages(
   const filter = options.toolCallFilter ?? 'handoff';
   checkOptions(filter, options.contextWindow);
   const handoffNames = options.handoffToolNames;
-  const isHandoff = (name: string) =>
-    handoffNames === undefined ? name.startsWith('handoff_to_') : handoffNames.has(name);
-  const keep = (call: FunctionCall) =>
-    filter === 'none' || (filter === 'handoff' && !isHandoff(call.name));
+  const handoffCalls = filter === 'handoff' ? handoffCallIds(thread) : new Set<string>();
+  // The agent's own handoff tools are known by name; another agent's by the default name or by
+  // the result that matches its HandoffMessage.
+  const isHandoff = (call: FunctionCall, own: boolean) =>
+    handoffCalls.has(call.id) ||
+    (own && handoffNames !== undefined
+      ? handoffNames.has(call.name)
+      : call.name.startsWith('handoff_to_'));
+  const keep = (call: FunctionCall, own: boolean) =>
+    filter === 'none' || (filter === 'handoff' && !isHandoff(call, own));
 
-  const ownResults = collectResults(thread, agentName);
+  const results =
+    filter === 'all' ? new Map<string, FunctionExecutionResult>() : collectResults(thread);
   const rendered = new Set<string>();
   const out: LLMMessage[] = [];
   const pushCalls = (calls: readonly FunctionCall[], results: Results, name?: string) => {
     const shown: FunctionCall[] = [];
     for (const c of calls) {
-      if (!keep(c) || rendered.has(c.id) || !results.has(c.id)) continue;
+      if (!keep(c, name === undefined) || rendered.has(c.id) || !results.has(c.id)) continue;
       rendered.add(c.id);
       shown.push(c);
     }
@@ -95,7 +104,13 @@ export function toModelMessages(
   for (const message of thread) {
     switch (message.type) {
       case 'ToolCallRequestEvent':
-        if (message.source === agentName) pushCalls(message.content, ownResults);
+        if (filter !== 'all') {
+          pushCalls(
+            message.content,
+            results,
+            message.source === agentName ? undefined : message.source,
+          );
+        }
         break;
       case 'HandoffMessage':
         if (message.target === agentName && message.source !== agentName) {
@@ -134,14 +149,33 @@ function checkOptions(filter: string, contextWindow: number | undefined): void {
   }
 }
 
-/** The results of `agentName`'s own tool calls by call id; the first result of a call wins. */
-function collectResults(thread: readonly AgentMessage[], agentName: string): Results {
+/** The results of the thread's tool calls by call id; the first result of a call wins. */
+function collectResults(thread: readonly AgentMessage[]): Results {
   const results = new Map<string, FunctionExecutionResult>();
   for (const m of thread) {
-    if (m.type !== 'ToolCallExecutionEvent' || m.source !== agentName) continue;
+    if (m.type !== 'ToolCallExecutionEvent') continue;
     for (const r of m.content) if (!results.has(r.callId)) results.set(r.callId, r);
   }
   return results;
+}
+
+/**
+ * The ids of calls that handed off: in the tool results an agent produced just before its
+ * `HandoffMessage`, those whose content is the handoff's text (how handoff middleware answers).
+ */
+function handoffCallIds(thread: readonly AgentMessage[]): Set<string> {
+  const ids = new Set<string>();
+  const lastResults = new Map<string, readonly FunctionExecutionResult[]>();
+  for (const m of thread) {
+    if (m.type === 'ToolCallExecutionEvent') lastResults.set(m.source, m.content);
+    else if (m.type === 'HandoffMessage') {
+      for (const r of lastResults.get(m.source) ?? [])
+        if (r.content === m.content) ids.add(r.callId);
+      lastResults.delete(m.source);
+    } else if (m.type === 'TextMessage' || m.type === 'StructuredMessage')
+      lastResults.delete(m.source);
+  }
+  return ids;
 }
 
 function renderContext(
@@ -173,6 +207,16 @@ function asText(message: Exclude<ChatMessage, { type: 'StopMessage' }>, agentNam
 
 function nameField(name: string | undefined): { name?: string } {
   return name !== undefined && WIRE_NAME.test(name) ? { name } : {};
+}
+
+/**
+ * The last `size` non-system messages of a request (the system message stays first), widened
+ * only as far as needed so that no tool result loses its call.
+ */
+export function applyContextWindow(messages: LLMMessage[], size: number | undefined): LLMMessage[] {
+  const [first, ...rest] = messages;
+  if (first?.role === 'system') return [first, ...applyWindow(rest, size)];
+  return applyWindow(messages, size);
 }
 
 function applyWindow(messages: LLMMessage[], size: number | undefined): LLMMessage[] {

@@ -26,6 +26,8 @@ const DATABASE_URL =
 const START = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
 const SESSIONS = 100;
 const WORKERS = 4;
+const LANES = 3;
+const BLOCK = 8;
 const WORKER_DEADLINE_MS = 45_000;
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -162,6 +164,7 @@ describe('PostgresCheckpointStore shared by several processes', () => {
     const table = `baton_race_${randomBytes(6).toString('hex')}`;
     const workers: ReturnType<typeof startWorker>[] = [];
     const started = Date.now();
+    const sharedSeed = randomBytes(4).readUInt32LE();
     try {
       for (let i = 0; i < WORKERS; i++) {
         const seed = randomBytes(4).readUInt32LE();
@@ -171,6 +174,9 @@ describe('PostgresCheckpointStore shared by several processes', () => {
             table,
             sessions: SESSIONS,
             worker: `worker-${i}`,
+            lanes: LANES,
+            sharedSeed,
+            block: BLOCK,
             seed,
             deadlineMs: WORKER_DEADLINE_MS,
           }),
@@ -199,6 +205,7 @@ describe('PostgresCheckpointStore shared by several processes', () => {
           uniqueMessageIds: new Set(ids).size === ids.length,
           uniqueCallIds: new Set(callIds).size === callIds.length,
           callsWithOneResult: JSON.stringify(callIds) === JSON.stringify(resultIds),
+          leaseHolder: await store.leaseHolder(id),
         };
         const expected = {
           status: 'terminated',
@@ -208,32 +215,33 @@ describe('PostgresCheckpointStore shared by several processes', () => {
           uniqueMessageIds: true,
           uniqueCallIds: true,
           callsWithOneResult: true,
+          leaseHolder: null,
         };
-        // One toEqual per session would stop at the first; collect them all, then show the first.
+        // Shows how the first wrong session differs, then which sessions are wrong.
         if (JSON.stringify(actual) !== JSON.stringify(expected)) {
           wrong.push(id);
-          if (wrong.length === 1) expect({ id, ...actual }).toEqual({ id, ...expected });
+          if (wrong.length === 1) expect.soft({ id, ...actual }).toEqual({ id, ...expected });
         }
       }
       await store.close();
       expect(wrong).toEqual([]);
 
-      const total = (key: 'busy' | 'busyOnCommit' | 'replies' | 'resumedTurns' | 'sawRunning') =>
-        stats.reduce((sum, s) => sum + s[key], 0);
+      type Counter = Exclude<keyof RaceWorkerStats, 'worker'>;
+      const total = (key: Counter) => stats.reduce((sum, s) => sum + s[key], 0);
       const summary = {
         sessions: SESSIONS,
         workers: WORKERS,
         busy: total('busy'),
         busyOnCommit: total('busyOnCommit'),
         replies: total('replies'),
-        resumedTurns: total('resumedTurns'),
+        emptyRuns: total('emptyRuns'),
+        finishedTurns: total('finishedTurns'),
         sawRunning: total('sawRunning'),
-        ms: Date.now() - started,
+        raceMs: Math.max(...stats.map((s) => s.ms)),
+        totalMs: Date.now() - started,
         perWorker: stats.map((s) => `${s.worker}: ${s.replies} replies, ${s.busy} busy`),
       };
       console.log(`postgres race: ${JSON.stringify(summary)}`);
-      // Each user reply was sent once, by exactly one of the workers.
-      expect(summary.replies).toBe(SESSIONS * 3);
       // They raced: some runs met another process's run of the same session.
       expect(summary.busy).toBeGreaterThan(0);
     } finally {

@@ -995,7 +995,7 @@ describe('HandoffWorkflow', () => {
       ]);
     });
 
-    it('widens the window so that no tool result loses its call', async () => {
+    it('windows every model request of a turn, widened only back to the tool call', async () => {
       const triage = scripted(
         'triage',
         [
@@ -1017,6 +1017,34 @@ describe('HandoffWorkflow', () => {
         'system: You are triage.',
         'assistant calls lookup_invoice(call_t1)',
         'tool result for call_t1',
+      ]);
+    });
+
+    it('widens a window that starts inside an earlier turn back to the tool call', async () => {
+      const triage = scripted(
+        'triage',
+        [
+          scriptedToolCall('lookup_invoice', { invoiceId: '42' }, 'call_t1'),
+          scriptedText('Invoice 42 is unpaid.'),
+          scriptedText('Paying it now.'),
+        ],
+        { instructions: 'You are triage.', tools: [lookupInvoice], maxToolIterations: 2 },
+      );
+      const billing = scripted('billing', []);
+      const workflow = new HandoffBuilder({ participants: [triage.agent, billing.agent] })
+        .coordinator(triage.agent)
+        .withContextWindow(3)
+        .build();
+
+      await workflow.run('Is invoice 42 paid?');
+      await workflow.run('Please pay it');
+
+      expect(view(triage.client.calls[2])).toEqual([
+        'system: You are triage.',
+        'assistant calls lookup_invoice(call_t1)',
+        'tool result for call_t1',
+        'assistant: Invoice 42 is unpaid.',
+        'user: Please pay it',
       ]);
     });
   });

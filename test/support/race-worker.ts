@@ -35,6 +35,12 @@ export interface RaceWorkerConfig {
   readonly table: string;
   readonly sessions: number;
   readonly worker: string;
+  /** Sessions a worker runs at once (never the same one twice at once). */
+  readonly lanes: number;
+  /** The same for every worker: the order in which they all go through blocks of sessions. */
+  readonly sharedSeed: number;
+  /** Sessions per block. */
+  readonly block: number;
   /** Seeds the worker's random session order and delays, so a failing run can be replayed. */
   readonly seed: number;
   /** The worker gives up (and fails) after this long. */
@@ -50,8 +56,13 @@ export interface RaceWorkerStats {
   busyOnCommit: number;
   /** Runs that delivered a user reply. */
   replies: number;
-  /** Runs without a task, finishing a turn whose runner lost a commit race. */
-  resumedTurns: number;
+  /**
+   * Runs without a task: `info()` said `idle` between two steps of a turn. No runner dies or
+   * loses a commit mid-turn here, so each means `info()` said `idle` while another process ran it.
+   */
+  emptyRuns: number;
+  /** ... of which finished the turn (rather than finding it finished by the other process). */
+  finishedTurns: number;
   /** Times `info()` said another process was running the session. */
   sawRunning: number;
   /** Sessions this worker saw terminate in one of its own runs. */
@@ -224,13 +235,15 @@ async function main(config: RaceWorkerConfig): Promise<RaceWorkerStats> {
   const store = new ExpectedStepStore(
     new PostgresCheckpointStore({ connectionString: config.connectionString, table: config.table }),
   );
-  const workflow = raceDesk(store, () => sleep(1 + Math.floor(rand() * 3)));
+  const pause = () => sleep(1 + Math.floor(rand() * 3));
+  const workflow = raceDesk(store, pause);
   const stats: RaceWorkerStats = {
     worker: config.worker,
     busy: 0,
     busyOnCommit: 0,
     replies: 0,
-    resumedTurns: 0,
+    emptyRuns: 0,
+    finishedTurns: 0,
     sawRunning: 0,
     terminatedHere: 0,
     passes: 0,
@@ -247,15 +260,19 @@ async function main(config: RaceWorkerConfig): Promise<RaceWorkerStats> {
       stats.sawRunning++;
       return false;
     }
-    // A paused or new session gets the user's next reply; one interrupted mid-turn (a runner
-    // lost a commit race) is finished by a run without a task.
+    // A paused or new session gets the user's next reply; one `idle` between two steps of a turn
+    // (its runner lost a commit race, or is finishing it right now) gets a run without a task.
     const paused = info.status === 'awaiting_input' || info.step === 0;
     const task = paused ? userReply(sessionId, userTurns(await session.messages()) + 1) : undefined;
+    await pause(); // an app server's think time: widens the gap in which others overtake
     store.expect(sessionId, info.step + 1);
     try {
       const result = await session.run(task);
-      if (task === undefined) stats.resumedTurns++;
-      else stats.replies++;
+      if (task !== undefined) stats.replies++;
+      else {
+        stats.emptyRuns++;
+        if (result.messages.length > 0) stats.finishedTurns++;
+      }
       if (result.status === 'terminated') stats.terminatedHere++;
       return result.status === 'terminated';
     } catch (error) {
@@ -272,9 +289,14 @@ async function main(config: RaceWorkerConfig): Promise<RaceWorkerStats> {
     // Connects, and creates the tables if this worker is the first.
     await store.read('warm-up');
     console.log('ready');
+    let go = false;
     const lines = createInterface({ input: process.stdin });
-    for await (const line of lines) if (line.trim() === 'go') break;
+    for await (const line of lines) {
+      go = line.trim() === 'go';
+      if (go) break;
+    }
     lines.close();
+    if (!go) throw new Error(`${config.worker}: stdin closed before "go"; the test has gone`);
 
     const started = Date.now();
     const open = new Set(raceSessionIds(config.sessions));
@@ -286,7 +308,24 @@ async function main(config: RaceWorkerConfig): Promise<RaceWorkerStats> {
         );
       }
       stats.passes++;
-      for (const id of shuffle([...open], rand)) if (await visit(id)) open.delete(id);
+      // Every worker takes the open sessions in the same order of blocks, each block in its own
+      // random order, so that the workers meet on the same few sessions; a few lanes per worker
+      // each take the next session of the pass, so that many runs are in flight at once.
+      const shared = shuffle(
+        raceSessionIds(config.sessions),
+        random(config.sharedSeed + stats.passes),
+      );
+      const queue: string[] = [];
+      for (let i = 0; i < shared.length; i += config.block) {
+        const block = shared.slice(i, i + config.block).filter((id) => open.has(id));
+        queue.push(...shuffle(block, rand));
+      }
+      const lane = async () => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          if (await visit(id)) open.delete(id);
+        }
+      };
+      await Promise.all(Array.from({ length: config.lanes }, lane));
     }
     stats.ms = Date.now() - started;
     return stats;

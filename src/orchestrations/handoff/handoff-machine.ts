@@ -36,7 +36,7 @@ export function compileHandoffMachine(
     responded.push({ target: 'awaitingInput' });
     states[agent] = { meta: { kind: 'agent', agent }, on: { agent_responded: responded } };
   }
-  states.awaitingInput = { meta: { kind: 'input' }, on: { user_replied: userRoutes } };
+  states.awaitingInput = { meta: { kind: 'input', asks: true }, on: { user_replied: userRoutes } };
   states.stopped = {
     meta: { kind: 'stopped' },
     on: {
