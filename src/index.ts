@@ -105,6 +105,12 @@ export {
   RoundRobinGroupChat,
   type RoundRobinGroupChatOptions,
 } from './orchestrations/teams/round-robin-group-chat.js';
+export {
+  type SelectorFunc,
+  SelectorGroupChat,
+  type SelectorGroupChatOptions,
+} from './orchestrations/teams/selector-group-chat.js';
+export { Swarm, type SwarmOptions } from './orchestrations/teams/swarm.js';
 export type {
   MaxMessageTerminationOptions,
   TokenUsageTerminationOptions,

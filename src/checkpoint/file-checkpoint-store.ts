@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { type FileHandle, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -88,8 +89,13 @@ export class FileCheckpointStore implements CheckpointStore {
     await this.#ensureDirectory();
     return this.#locked(sessionId, async () => {
       const lease = await this.#readLease(sessionId);
-      if (lease !== null && lease.owner !== owner && lease.expires > Date.now()) return false;
-      await this.#writeLease(sessionId, { owner, expires: Date.now() + ttlMs });
+      if (lease !== null && lease.owner !== owner && held(lease)) return false;
+      await this.#writeLease(sessionId, {
+        owner,
+        expires: Date.now() + ttlMs,
+        pid: process.pid,
+        host: hostname(),
+      });
       return true;
     });
   }
@@ -105,7 +111,7 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async leaseHolder(sessionId: string): Promise<string | null> {
     const lease = await this.#readLease(sessionId);
-    return lease !== null && lease.expires > Date.now() ? lease.owner : null;
+    return lease !== null && held(lease) ? lease.owner : null;
   }
 
   async close(): Promise<void> {}
@@ -190,19 +196,24 @@ export class FileCheckpointStore implements CheckpointStore {
     return records;
   }
 
-  async #readLease(sessionId: string): Promise<{ owner: string; expires: number } | null> {
+  async #readLease(sessionId: string): Promise<Lease | null> {
     try {
       const value = JSON.parse(await readFile(this.#path(sessionId, 'lease'), 'utf8')) as unknown;
-      const lease = value as { owner?: unknown; expires?: unknown };
+      const lease = value as Partial<Lease> | null;
       return typeof lease?.owner === 'string' && typeof lease.expires === 'number'
-        ? { owner: lease.owner, expires: lease.expires }
+        ? {
+            owner: lease.owner,
+            expires: lease.expires,
+            pid: typeof lease.pid === 'number' ? lease.pid : 0,
+            host: typeof lease.host === 'string' ? lease.host : '',
+          }
         : null;
     } catch {
       return null;
     }
   }
 
-  async #writeLease(sessionId: string, lease: { owner: string; expires: number }): Promise<void> {
+  async #writeLease(sessionId: string, lease: Lease): Promise<void> {
     const path = this.#path(sessionId, 'lease');
     const temporary = `${path}.${process.pid}.tmp`;
     const file = await open(temporary, 'w', 0o600);
@@ -247,6 +258,25 @@ export class FileCheckpointStore implements CheckpointStore {
       // The lock vanished or is being written: try again.
     }
   }
+}
+
+/** A run's lease as the lease file holds it: who, until when, and which process on which host. */
+interface Lease {
+  owner: string;
+  expires: number;
+  pid: number;
+  host: string;
+}
+
+/**
+ * True while a lease binds: unexpired, and — when it was taken on this host — its process still
+ * alive, so a killed run frees its session at once instead of after the lease's time to live.
+ */
+function held(lease: Lease): boolean {
+  if (lease.expires <= Date.now()) return false;
+  if (lease.host === hostname() && lease.pid > 0 && lease.pid !== process.pid)
+    return isAlive(lease.pid);
+  return true;
 }
 
 /** One line of a log file as a record; anything else is a `CheckpointError`. */

@@ -4,6 +4,7 @@ import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
 import {
   type CheckpointInfo,
+  type ExpectedWorkflow,
   encodeSnapshot,
   encodeStep,
   listCheckpoints,
@@ -42,6 +43,7 @@ export class CheckpointLink {
   readonly #descriptor: WorkflowDescriptor;
   readonly #fingerprint: string;
   readonly #snapshotEvery: number;
+  readonly #validate: ((state: SessionState) => string | null) | undefined;
   /** The last step this process knows to be in the store (0: the log is empty). */
   #stored = 0;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -50,11 +52,12 @@ export class CheckpointLink {
     store: CheckpointStore,
     sessionId: string,
     descriptor: WorkflowDescriptor,
-    options: CheckpointOptions = {},
+    options: CheckpointOptions & { validate?: (state: SessionState) => string | null } = {},
   ) {
     this.#store = store;
     this.#sessionId = sessionId;
     this.#descriptor = descriptor;
+    this.#validate = options.validate;
     this.#fingerprint = fingerprintOf(descriptor);
     this.#snapshotEvery = options.snapshotEvery ?? 0;
   }
@@ -88,7 +91,7 @@ export class CheckpointLink {
       this.#stored === 0 || (this.#snapshotEvery > 0 && state.step % this.#snapshotEvery === 0);
     const record = snapshot
       ? encodeSnapshot(this.#sessionId, state, step.event, this.#fingerprint, this.#descriptor)
-      : encodeStep(step);
+      : encodeStep(this.#sessionId, step);
     await this.#append(record.step, () => this.#store.append(this.#sessionId, record));
   }
 
@@ -163,8 +166,12 @@ export class CheckpointLink {
     return holder !== null && holder !== this.owner;
   }
 
-  #expected() {
-    return { fingerprint: this.#fingerprint, descriptor: this.#descriptor };
+  #expected(): ExpectedWorkflow {
+    return {
+      fingerprint: this.#fingerprint,
+      descriptor: this.#descriptor,
+      ...(this.#validate === undefined ? {} : { validate: this.#validate }),
+    };
   }
 
   async #append(step: number, write: () => Promise<boolean>): Promise<void> {

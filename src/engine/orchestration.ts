@@ -26,6 +26,8 @@ export type MachineEvent =
       readonly handoffTo?: string;
       /** The agent keeps the floor without the user (autonomous mode). */
       readonly keepGoing?: boolean;
+      /** The response hands off to someone outside the team (e.g. `"user"`). */
+      readonly leavesTeam?: boolean;
     }
   | { readonly type: 'user_replied'; readonly replyTo?: string }
   | { readonly type: 'speaker_selected'; readonly agent: string }

@@ -1,3 +1,5 @@
+import { crc32 } from 'node:zlib';
+
 import { applyPatches, type Patch } from 'immer';
 import { z } from 'zod';
 
@@ -73,7 +75,7 @@ export interface CheckpointInfo {
  * record's own, so the `step` field's patch is left out; the workflow was checked when the log was
  * loaded, so only snapshots carry it.
  */
-export function encodeStep(step: CommittedStep): CheckpointRecord {
+export function encodeStep(sessionId: string, step: CommittedStep): CheckpointRecord {
   const record = {
     step: step.state.step,
     at: new Date().toISOString(),
@@ -82,7 +84,11 @@ export function encodeStep(step: CommittedStep): CheckpointRecord {
       .filter((patch) => !(patch.path.length === 1 && patch.path[0] === 'step'))
       .map(storePatch),
   };
-  return { step: record.step, snapshot: false, data: JSON.stringify(record) };
+  return {
+    step: record.step,
+    snapshot: false,
+    data: seal(sessionId, record.step, JSON.stringify(record)),
+  };
 }
 
 /** Encodes the whole state (a session's first record, a fork, a reset or a loaded state). */
@@ -103,13 +109,40 @@ export function encodeSnapshot(
     workflow,
     state,
   };
-  return { step: record.step, snapshot: true, data: JSON.stringify(record) };
+  return {
+    step: record.step,
+    snapshot: true,
+    data: seal(sessionId, record.step, JSON.stringify(record)),
+  };
+}
+
+/**
+ * Prefixes a record with a CRC-32 of the session id, the step and the body, so a flipped bit, an
+ * edit or a record moved to another session or step is caught before anything is applied.
+ */
+function seal(sessionId: string, step: number, body: string): string {
+  return checksum(sessionId, step, body) + body;
+}
+
+function checksum(sessionId: string, step: number, body: string): string {
+  return crc32(`${sessionId}\n${step}\n${body}`).toString(16).padStart(8, '0');
 }
 
 function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEntry {
+  const body = record.data.slice(8);
+  if (
+    record.data.length < 8 ||
+    record.data.slice(0, 8) !== checksum(sessionId, record.step, body)
+  ) {
+    throw new CheckpointError(
+      sessionId,
+      record.step,
+      'its checksum does not match (the record is corrupt, was edited, or belongs to another session or step)',
+    );
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(record.data);
+    raw = JSON.parse(body);
   } catch (error) {
     throw new CheckpointError(
       sessionId,
@@ -161,6 +194,14 @@ function describeDifference(stored: WorkflowDescriptor, current: WorkflowDescrip
     .join('; ');
 }
 
+/** What a log must match: the workflow's identity, and its check of a rebuilt state. */
+export interface ExpectedWorkflow {
+  readonly fingerprint: string;
+  readonly descriptor: WorkflowDescriptor;
+  /** What is wrong with a state for this workflow, or null (states it cannot be in). */
+  readonly validate?: (state: SessionState) => string | null;
+}
+
 /** The step log of a session, read back into its state. */
 export interface LoadedLog {
   readonly state: SessionState;
@@ -174,7 +215,7 @@ export interface LoadedLog {
 export function replayLog(
   sessionId: string,
   records: readonly CheckpointRecord[],
-  expected: { fingerprint: string; descriptor: WorkflowDescriptor },
+  expected: ExpectedWorkflow,
   base?: SessionState,
 ): SessionState {
   let state = base;
@@ -205,6 +246,9 @@ export function replayLog(
     }
     if ('state' in entry) {
       if (entry.fp !== expected.fingerprint) {
+        if (JSON.stringify(entry.workflow) === JSON.stringify(expected.descriptor)) {
+          throw new CheckpointError(sessionId, record.step, 'its workflow fingerprint is damaged');
+        }
         throw new ConfigError(
           `Session "${sessionId}" was written by a different workflow ` +
             `(${describeDifference(entry.workflow, expected.descriptor)}). ` +
@@ -237,6 +281,8 @@ export function replayLog(
   if (parsed.data.step !== lastStep) {
     throw new CheckpointError(sessionId, lastStep ?? 0, `the state says step ${parsed.data.step}`);
   }
+  const problem = expected.validate?.(parsed.data) ?? null;
+  if (problem !== null) throw new CheckpointError(sessionId, lastStep ?? 0, problem);
   return parsed.data;
 }
 

@@ -80,9 +80,20 @@ export class SessionRuntime {
   }
 
   async info(): Promise<SessionInfo> {
-    const s = await this.current();
-    const elsewhere = !this.#running && (await this.#link?.runningElsewhere()) === true;
-    const status = this.#running || elsewhere ? 'running' : s.status;
+    let s = await this.current();
+    let running = this.#running;
+    if (!running && this.#link !== undefined) {
+      // Another process may start and commit between reading the state and reading the lease:
+      // read the lease on both sides of the state until the step holds still.
+      for (let attempt = 0; attempt < 3 && !running; attempt++) {
+        const before = await this.#link.runningElsewhere();
+        const step = s.step;
+        s = await this.current();
+        running = before || (await this.#link.runningElsewhere());
+        if (s.step === step) break;
+      }
+    }
+    const status = running ? 'running' : s.status;
     return status === 'awaiting_input' && s.pendingRequest !== null
       ? { status, pendingRequest: s.pendingRequest, step: s.step }
       : { status, step: s.step };
@@ -246,7 +257,8 @@ export class SessionRuntime {
       const nextMeta = driver.meta(next);
       const waits = nextMeta.kind === 'input';
       let pendingRequest = null;
-      if (nextMeta.kind === 'input' && nextMeta.asks === true) {
+      // A stop on this answer ends the session: it asks nobody anything.
+      if (nextMeta.kind === 'input' && nextMeta.asks === true && check.stop === null) {
         pendingRequest = { id: randomUUID(), agent, prompt: messageToText(response.chatMessage) };
         append.push(
           userInputRequestedEvent({

@@ -24,6 +24,8 @@ export interface StopRule {
   resetState(state: unknown): Promise<unknown>;
   /** The saved state of a fresh session. */
   readonly initialState: unknown;
+  /** What is wrong with a saved condition state, or null. */
+  problemWith(state: unknown): string | null;
 }
 
 /** Builds the stop rule of a workflow from what `withTerminationCondition` received. */
@@ -52,6 +54,10 @@ class PredicateRule implements StopRule {
 
   async resetState(): Promise<unknown> {
     return null;
+  }
+
+  problemWith(state: unknown): string | null {
+    return state === null ? null : 'a workflow with a predicate keeps no condition state';
   }
 }
 
@@ -84,6 +90,19 @@ class ConditionRule implements StopRule {
       this.#condition.reset();
       return this.#save();
     });
+  }
+
+  problemWith(state: unknown): string | null {
+    // Synchronous, so no check of another session can run in between.
+    const live = this.#condition.saveState();
+    try {
+      this.#condition.loadState(state);
+      return null;
+    } catch (error) {
+      return `the termination condition state is invalid: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.#condition.loadState(live);
+    }
   }
 
   #load(state: unknown): void {

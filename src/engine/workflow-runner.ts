@@ -146,6 +146,29 @@ export class WorkflowRunner implements Runnable {
     return value;
   }
 
+  /** What is wrong with a stored state for this workflow (states it can never be in), or null. */
+  problemWith(state: SessionState): string | null {
+    for (const name of [state.machineState, state.resumeState]) {
+      if (name !== null && !this.#driver.has(name))
+        return `the state is at "${name}", which this workflow does not have`;
+    }
+    const meta = this.#driver.meta(state.machineState);
+    if (
+      state.status === 'awaiting_input' &&
+      meta.kind === 'input' &&
+      meta.asks === true &&
+      state.pendingRequest === null
+    ) {
+      return 'the session awaits input but holds no pending request';
+    }
+    const rule = this.#orchestration.stopRule;
+    if (rule === undefined)
+      return state.termination === null
+        ? null
+        : 'the workflow has no termination condition to restore';
+    return rule.problemWith(state.termination);
+  }
+
   #runtime(id: string, fork: SessionOptions['from']): SessionRuntime {
     let runtime = this.#sessions.get(id);
     if (runtime === undefined) {

@@ -109,11 +109,12 @@ function expectedThread(id: string): string[] {
   const answer = (agent: string, turn: number, end = '') => {
     const result = `ticket ${id}/${turn} is open (${agent})`;
     const text = `${agent} answers turn ${turn}: ${result}.${end}`;
+    // The answer that ends the session asks the user nothing.
     return [
       `ToolCallRequestEvent(${agent}): lookup_ticket {"ticket":"${id}/${turn}"}`,
       `ToolCallExecutionEvent(${agent}): lookup_ticket -> ${result}`,
       `TextMessage(${agent}): ${text}`,
-      `UserInputRequestedEvent(${agent}): ${text}`,
+      ...(end === '' ? [`UserInputRequestedEvent(${agent}): ${text}`] : []),
     ];
   };
   return [

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { crc32 } from 'node:zlib';
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +112,24 @@ let workflowDescriptor: unknown;
 let finalSnapshot: Record<string, unknown> = {};
 const temporary: string[] = [];
 
+/**
+ * Record data may be sealed: a CRC-32 (8 hex digits) of the session id, the step and the JSON body
+ * in front of the body. Edits below either leave the seal as it was (as a text editor would) or
+ * seal again (as a writer with a bug would), to reach the checks behind the checksum.
+ */
+const SEALED = /^[0-9a-f]{8}(?=[{[])/;
+let sealed = false;
+const bodyOf = (data: string) => (SEALED.test(data) ? data.slice(8) : data);
+const sealOf = (data: string) => (SEALED.test(data) ? data.slice(0, 8) : '');
+const seal = (step: number, body: string) =>
+  sealed ? crc32(`${SESSION}\n${step}\n${body}`).toString(16).padStart(8, '0') + body : body;
+/** Record `i`'s data with its body parsed, changed and encoded; sealed again or not. */
+function editedData(i: number, edit: (body: unknown) => unknown, reseal: boolean): string {
+  const record = records[i] as CheckpointRecord;
+  const body = JSON.stringify(edit(JSON.parse(bodyOf(record.data))));
+  return reseal ? seal(record.step, body) : sealOf(record.data) + body;
+}
+
 const line = (r: CheckpointRecord) =>
   JSON.stringify({ step: r.step, snapshot: r.snapshot, data: r.data });
 const fileBytes = (rs: readonly CheckpointRecord[]) =>
@@ -143,7 +162,8 @@ beforeAll(async () => {
     references[r.step] = { info: await fork.info(), messages: await fork.messages() };
   }
 
-  const first = JSON.parse(records[0]?.data ?? '{}') as Record<string, unknown>;
+  sealed = SEALED.test(records[0]?.data ?? '');
+  const first = JSON.parse(bodyOf(records[0]?.data ?? '{}')) as Record<string, unknown>;
   workflowDescriptor = first.workflow;
   const last = records.at(-1)?.step ?? 0;
   const saved = (await session.saveState()) as Record<string, unknown>;
@@ -233,7 +253,7 @@ function expectationOf(layout: Layout): { step: number; otherWorkflow: boolean }
   }
   const otherWorkflow = datas.some((d) => {
     try {
-      const value = JSON.parse(d) as { workflow?: unknown } | null;
+      const value = JSON.parse(bodyOf(d)) as { workflow?: unknown } | null;
       return (
         value !== null &&
         typeof value === 'object' &&
@@ -362,8 +382,9 @@ function pathsIn(value: unknown, prefix: JsonPath = []): JsonPath[] {
     const freeForm = key === 'metadata' || (prefix.length === 0 && key === 'workflow');
     if (!freeForm) out.push(...pathsIn(child, path));
   };
-  if (Array.isArray(value)) value.forEach((child, i) => visit(i, child));
-  else if (value !== null && typeof value === 'object') {
+  if (Array.isArray(value)) {
+    for (const [i, child] of value.entries()) visit(i, child);
+  } else if (value !== null && typeof value === 'object') {
     for (const [k, child] of Object.entries(value)) visit(k, child);
   }
   return out;
@@ -562,17 +583,33 @@ describe.each(KINDS)('corrupt checkpoints in the $name store', (kind) => {
     );
   });
 
-  it('wrong JSON types in any field of a record: CheckpointError', async () => {
+  it('wrong JSON types in any field of a record (sealed again or not): CheckpointError', async () => {
     await fc.assert(
-      fc.asyncProperty(recordIndex(), fc.nat(), fc.nat(), async (i, pick, candidate) => {
-        const data = JSON.parse(records[i]?.data ?? '{}') as unknown;
-        const edit = withWrongType(data, pick, candidate);
-        await expectSafeLoad(
-          kind,
-          { kind: 'records', records: replaceData(i, JSON.stringify(edit.value)) },
-          `record ${i + 1}: ${JSON.stringify(edit.path)} = ${JSON.stringify(edit.replacement)}`,
-        );
-      }),
+      fc.asyncProperty(
+        recordIndex(),
+        fc.nat(),
+        fc.nat(),
+        fc.boolean(),
+        async (i, pick, candidate, reseal) => {
+          let edit: ReturnType<typeof withWrongType> | undefined;
+          const data = editedData(
+            i,
+            (body) => {
+              edit = withWrongType(body, pick, candidate);
+              return edit.value;
+            },
+            reseal,
+          );
+          const edited = replaceData(i, data);
+          await expectSafeLoad(
+            kind,
+            kind.name === 'file'
+              ? { kind: 'bytes', bytes: fileBytes(edited) }
+              : { kind: 'records', records: edited },
+            `record ${i + 1}${reseal ? ' (sealed again)' : ''}: ${JSON.stringify(edit?.path)} = ${JSON.stringify(edit?.replacement)}`,
+          );
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
@@ -649,16 +686,124 @@ describe.each(KINDS)('corrupt checkpoints in the $name store', (kind) => {
   ): Layout => {
     const record = structuredClone(finalSnapshot);
     edit(record, record.state as Record<string, unknown>);
+    // Sealed again: the edit must be caught by what lies behind the checksum.
     const r: CheckpointRecord = {
       step: records.length,
       snapshot: true,
-      data: JSON.stringify(record),
+      data: seal(records.length, JSON.stringify(record)),
     };
     return kind.name === 'file'
       ? { kind: 'bytes', bytes: fileBytes([r]) }
       : { kind: 'records', records: [r] };
   };
   type Thread = Record<string, unknown>[];
+
+  /** `records` with record `i`'s body parsed, changed by `edit` and encoded again. */
+  const editRecord = (
+    i: number,
+    edit: (data: Record<string, unknown>) => void,
+    reseal: boolean,
+  ): Layout => {
+    const data = editedData(
+      i,
+      (body) => {
+        edit(body as Record<string, unknown>);
+        return body;
+      },
+      reseal,
+    );
+    const edited = replaceData(i, data);
+    return kind.name === 'file'
+      ? { kind: 'bytes', bytes: fileBytes(edited) }
+      : { kind: 'records', records: edited };
+  };
+  const patchesOf = (data: Record<string, unknown>) => data.p as unknown[][];
+  const stateOf = (data: Record<string, unknown>) => data.state as { thread: Thread };
+
+  // The corruptions the properties above find, one deterministic case each.
+  it.skipIf(kind.name !== 'file')(
+    'the first record (the snapshot) deleted: CheckpointError, not a fresh session',
+    async () => {
+      await expectSafeExample(
+        kind,
+        { kind: 'bytes', bytes: fileBytes(records.slice(1)) },
+        'a log without its first record',
+      );
+    },
+  );
+
+  it('step 2 replaced by step 2 of another session: CheckpointError', async () => {
+    const edited = records.map((r, j) => (j === 1 ? (otherRecords[1] as CheckpointRecord) : r));
+    await expectSafeExample(
+      kind,
+      kind.name === 'file'
+        ? { kind: 'bytes', bytes: fileBytes(edited) }
+        : { kind: 'records', records: edited },
+      `step 2 from session "${OTHER}"`,
+    );
+  });
+
+  it('a patch path element of the wrong type (thread index "x"): CheckpointError', async () => {
+    await expectSafeExample(
+      kind,
+      editRecord(
+        1,
+        (data) => {
+          const path = patchesOf(data)[0]?.[1] as unknown[];
+          path[1] = 'x';
+        },
+        true,
+      ),
+      'step 2 (sealed again) appending at thread["x"] instead of thread[1]',
+    );
+  });
+
+  it('a condition-state patch of the wrong type: CheckpointError', async () => {
+    await expectSafeExample(
+      kind,
+      editRecord(
+        records.length - 1,
+        (data) => {
+          const patch = patchesOf(data).find((p) => (p[1] as unknown[])[0] === 'termination');
+          if (patch === undefined) throw new Error('the last step has no termination patch');
+          patch[2] = null;
+        },
+        true,
+      ),
+      `step ${records.length} (sealed again) setting termination to null`,
+    );
+  });
+
+  it('a character of a message changed (bit flip in content): CheckpointError', async () => {
+    await expectSafeExample(
+      kind,
+      editRecord(
+        0,
+        (data) => {
+          const first = stateOf(data).thread[0] as { content: string };
+          first.content = first.content.replace('Q0', 'P0');
+        },
+        false,
+      ),
+      'the first message saying "P0" instead of "Q0"',
+    );
+  });
+
+  it('a tool result whose call id changed (bit flip in callId): CheckpointError', async () => {
+    const i = records.findIndex((r) => r.data.includes('"ToolCallExecutionEvent"'));
+    await expectSafeExample(
+      kind,
+      editRecord(
+        i,
+        (data) => {
+          const text = JSON.stringify(data.p).replace(/"callId":"call_/, '"callId":"cbll_');
+          data.p = JSON.parse(text);
+        },
+        false,
+      ),
+      `step ${i + 1} with a tool result for a call that does not exist`,
+    );
+  });
 
   it('hand-edited snapshot, untouched, loads as the last step (sanity)', async () => {
     await expectSafeExample(
@@ -796,13 +941,14 @@ describe.each(KINDS)('corrupt checkpoints in the $name store', (kind) => {
     ['message of an unknown type', [['a', ['thread', 0], { type: 'Nope' }]]],
   ])('hand-edited patches: %s → CheckpointError, and nothing polluted', async (name, patches) => {
     const i = records.length - 1;
-    const data = JSON.parse(records[i]?.data ?? '{}') as Record<string, unknown>;
-    const edited = replaceData(i, JSON.stringify({ ...data, p: patches }));
-    const layout: Layout =
-      kind.name === 'file'
-        ? { kind: 'bytes', bytes: fileBytes(edited) }
-        : { kind: 'records', records: edited };
-    await expectSafeExample(kind, layout, `step ${i + 1} with patches: ${name}`);
+    const layout = editRecord(
+      i,
+      (data) => {
+        data.p = patches;
+      },
+      true,
+    );
+    await expectSafeExample(kind, layout, `step ${i + 1} with patches (sealed again): ${name}`);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -157,7 +157,7 @@ describe('checkpointed sessions', () => {
     expect(error).toBeInstanceOf(CheckpointError);
     expect(error).toMatchObject({ sessionId: 't-6', step: 3 });
     expect((error as Error).message).toBe(
-      'Checkpoint of session "t-6" at step 3 cannot be read: the record is not valid JSON (truncated or edited). Restore the store from a backup or fork the session from an earlier step.',
+      'Checkpoint of session "t-6" at step 3 cannot be read: its checksum does not match (the record is corrupt, was edited, or belongs to another session or step). Restore the store from a backup or fork the session from an earlier step.',
     );
   });
 

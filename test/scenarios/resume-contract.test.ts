@@ -7,7 +7,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import * as baton from '../../src/index.js';
 import {
   Agent,
   type AgentMessage,
@@ -20,10 +19,13 @@ import {
   MemoryCheckpointStore,
   type ModelRequest,
   OpenAIChatClient,
+  PostgresCheckpointStore,
+  RedisCheckpointStore,
   ScriptedChatClient,
   SessionBusyError,
   scriptedText,
   scriptedToolCall,
+  type TaskResult,
   type TerminationCondition,
   textMessage,
   tool,
@@ -60,20 +62,6 @@ interface StoreSetup {
   readonly name: string;
   /** The backend, or undefined when its server is down (the tests skip; see BATON_REQUIRE_SERVICES). */
   open(): Promise<Backend | undefined>;
-}
-
-type StoreClass<O> = new (options: O) => CheckpointStore;
-
-/** A store class from the package entry, or from its own file while the entry lacks it. */
-async function storeClass<O>(name: string, file: string): Promise<StoreClass<O> | undefined> {
-  const fromIndex = (baton as Record<string, unknown>)[name];
-  if (typeof fromIndex === 'function') return fromIndex as StoreClass<O>;
-  try {
-    const module = (await import(file)) as Record<string, unknown>;
-    return typeof module[name] === 'function' ? (module[name] as StoreClass<O>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Skips (returns undefined), or with BATON_REQUIRE_SERVICES=1 fails naming the service that is down. */
@@ -124,11 +112,6 @@ const file: StoreSetup = {
 const postgres: StoreSetup = {
   name: 'postgres',
   async open() {
-    const Store = await storeClass<{ connectionString: string; table?: string }>(
-      'PostgresCheckpointStore',
-      '../../src/checkpoint/postgres-checkpoint-store.js',
-    );
-    if (Store === undefined) return unavailable('PostgresCheckpointStore', 'no such export yet');
     const pg = (await import('pg')).default;
     const admin = new pg.Pool({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
     try {
@@ -138,8 +121,8 @@ const postgres: StoreSetup = {
       return unavailable('PostgreSQL', `${POSTGRES_URL}: ${error}`);
     }
     const table = `baton_resume_${randomBytes(5).toString('hex')}`;
-    const a = new Store({ connectionString: POSTGRES_URL, table });
-    const b = new Store({ connectionString: POSTGRES_URL, table });
+    const a = new PostgresCheckpointStore({ connectionString: POSTGRES_URL, table });
+    const b = new PostgresCheckpointStore({ connectionString: POSTGRES_URL, table });
     return {
       a,
       b,
@@ -175,11 +158,6 @@ const postgres: StoreSetup = {
 const redis: StoreSetup = {
   name: 'redis',
   async open() {
-    const Store = await storeClass<{ url: string; keyPrefix?: string }>(
-      'RedisCheckpointStore',
-      '../../src/checkpoint/redis-checkpoint-store.js',
-    );
-    if (Store === undefined) return unavailable('RedisCheckpointStore', 'no such export yet');
     const { Redis } = await import('ioredis');
     const admin = new Redis(REDIS_URL, {
       lazyConnect: true,
@@ -195,8 +173,8 @@ const redis: StoreSetup = {
       return unavailable('Redis', `${REDIS_URL}: ${error}`);
     }
     const keyPrefix = `baton-resume-${randomBytes(5).toString('hex')}:`;
-    const a = new Store({ url: REDIS_URL, keyPrefix });
-    const b = new Store({ url: REDIS_URL, keyPrefix });
+    const a = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix });
+    const b = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix });
     const keys = () => admin.keys(`${keyPrefix}*`);
     return {
       a,
@@ -620,7 +598,7 @@ describe.each([memory, file, postgres, redis])('resume contract: $name store', (
       expect(rejected, `round ${round}`).toHaveLength(1);
       expect((rejected[0] as PromiseRejectedResult).reason).toBeInstanceOf(SessionBusyError);
       const winner = settled.find((s) => s.status === 'fulfilled');
-      const result = (winner as PromiseFulfilledResult<baton.TaskResult>).value;
+      const result = (winner as PromiseFulfilledResult<TaskResult>).value;
 
       const thread = await desk(b).workflow.session(id).messages();
       expect(thread).toEqual([...before, ...result.messages]);
@@ -634,6 +612,67 @@ describe.each([memory, file, postgres, redis])('resume contract: $name store', (
       expect(later.status).toBe('awaiting_input');
       const final = await desk(a).workflow.session(id).messages();
       expect(final).toEqual([...thread, ...later.messages]);
+    }
+  });
+
+  it('loses the commit race, not messages, when leases do not keep two writers apart', async (ctx) => {
+    const { a, b } = need(ctx);
+    // Grants every lease, as a store would to two processes whose clocks disagree: only the
+    // compare-and-append on the step number is left to keep the log whole.
+    const leaky = (store: CheckpointStore): CheckpointStore => ({
+      append: (id, record) => store.append(id, record),
+      read: (id, options) => store.read(id, options),
+      acquireLease: async () => true,
+      releaseLease: async () => {},
+      leaseHolder: async () => null,
+      close: async () => {},
+    });
+    // Both handles connected before the race, so that the two runs overlap.
+    await Promise.all([a.read(newId()), b.read(newId())]);
+    for (let round = 0; round < 4; round++) {
+      const id = newId();
+      if (round % 2 === 1) await desk(a).workflow.session(id).run('please lookup invoice INV-8');
+      const before = await desk(a).workflow.session(id).messages();
+      const tasks = [`A, round ${round}`, `B, round ${round}`];
+      const settled = await Promise.allSettled([
+        desk(leaky(a), { modelDelayMs: 30 }).workflow.session(id).run(tasks[0]),
+        desk(leaky(b), { modelDelayMs: 30 }).workflow.session(id).run(tasks[1]),
+      ]);
+      const context = `round ${round}: ${settled.map((r) => r.status).join(', ')}`;
+      // At most one loses (none when the two runs did not overlap), and it loses with SessionBusyError.
+      const rejected = settled.filter((r) => r.status === 'rejected');
+      expect(rejected.length, context).toBeLessThanOrEqual(1);
+      for (const r of rejected) expect(r.reason, context).toBeInstanceOf(SessionBusyError);
+
+      const thread = await desk(b).workflow.session(id).messages();
+      expect(thread.slice(0, before.length), context).toEqual(before);
+      expect(new Set(thread.map((m) => m.id)).size, context).toBe(thread.length);
+      // Each run that succeeded has all its messages in the thread, once, in order, together.
+      for (const r of settled) {
+        if (r.status !== 'fulfilled') continue;
+        const start = thread.findIndex((m) => m.id === r.value.messages[0]?.id);
+        expect(start, context).toBeGreaterThanOrEqual(0);
+        expect(thread.slice(start, start + r.value.messages.length), context).toEqual(
+          r.value.messages,
+        );
+      }
+      // Every task was delivered at most once; nothing else appeared.
+      for (const task of tasks) {
+        expect(thread.filter((m) => text(m) === task).length, context).toBeLessThanOrEqual(1);
+      }
+      const produced = new Set(
+        settled.flatMap((r) => (r.status === 'fulfilled' ? r.value.messages : [])).map((m) => m.id),
+      );
+      const orphans = thread.slice(before.length).filter((m) => !produced.has(m.id));
+      // Only the loser's own task may be there without its run having succeeded.
+      expect(orphans.map(text), context).toEqual(
+        orphans.length === 0 ? [] : [tasks[settled.findIndex((r) => r.status === 'rejected')]],
+      );
+      if (orphans.length > 0) {
+        console.info(
+          `${setup.name}, ${context}: the losing run's task "${text(orphans[0] as AgentMessage)}" was committed although its run() rejected with SessionBusyError`,
+        );
+      }
     }
   });
 
@@ -708,20 +747,12 @@ describe.each([memory, file, postgres, redis])('resume contract: $name store', (
     async (ctx) => {
       need(ctx);
       const password = 'hunter2-SECRET';
-      const store =
+      const store: CheckpointStore =
         setup.name === 'postgres'
-          ? new (
-              (await storeClass<{ connectionString: string }>(
-                'PostgresCheckpointStore',
-                '../../src/checkpoint/postgres-checkpoint-store.js',
-              )) as StoreClass<{ connectionString: string }>
-            )({ connectionString: `postgres://postgres:${password}@127.0.0.1:1/test` })
-          : new (
-              (await storeClass<{ url: string }>(
-                'RedisCheckpointStore',
-                '../../src/checkpoint/redis-checkpoint-store.js',
-              )) as StoreClass<{ url: string }>
-            )({ url: `redis://:${password}@127.0.0.1:1` });
+          ? new PostgresCheckpointStore({
+              connectionString: `postgres://postgres:${password}@127.0.0.1:1/test`,
+            })
+          : new RedisCheckpointStore({ url: `redis://:${password}@127.0.0.1:1` });
       try {
         const error = await Promise.race([
           desk(store)

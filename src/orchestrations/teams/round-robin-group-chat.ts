@@ -41,9 +41,13 @@ export class RoundRobinGroupChat extends WorkflowRunner {
   constructor(participants: readonly ChatAgent[], options: RoundRobinGroupChatOptions = {}) {
     const names = checkTeam('RoundRobinGroupChat', participants);
     const name = options.name ?? 'round_robin';
-    const machine = compileTeamMachine(name, names, (agent) => [
-      { target: names[(names.indexOf(agent) + 1) % names.length] as string },
-    ]);
+    const machine = compileTeamMachine({
+      id: name,
+      agents: names,
+      transitions: (agent) => [
+        { target: names[(names.indexOf(agent) + 1) % names.length] as string },
+      ],
+    });
     super({
       name,
       machine,

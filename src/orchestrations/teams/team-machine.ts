@@ -4,47 +4,73 @@ import type { ChatAgent } from '../../agents/chat-agent.js';
 import type { MachineEvent } from '../../engine/orchestration.js';
 import { ConfigError } from '../../errors.js';
 
-/** Per participant: where an `agent_responded` event leads. */
-export type SpeakerTransitions = (
-  agent: string,
-) => readonly { target: string; handoffTo?: string }[];
+/** Where an `agent_responded` event leads, and on which condition (first match wins). */
+export interface SpeakerTransition {
+  readonly target: string;
+  /** Only when the response hands off to this participant. */
+  readonly handoffTo?: string;
+  /** Only when the response hands off outside the team. */
+  readonly leavesTeam?: boolean;
+}
+
+/** The shape of a team's statechart. */
+export interface TeamMachineSpec {
+  readonly id: string;
+  readonly agents: readonly string[];
+  /** Per participant, where its responses lead. */
+  readonly transitions: (agent: string) => readonly SpeakerTransition[];
+  /** Add a `selecting` state where the team picks each next speaker (selector teams). */
+  readonly selecting?: boolean;
+}
 
 /**
- * Compiles a team's speaker graph into a flat statechart: a state per participant, `awaitingInput`
- * (a fresh session's entry), and `stopped`. User input enters at `replyTo` (the first speaker, or
- * where a stopped team left off); `resume` continues at a named state.
+ * Compiles a team into a flat statechart: a state per participant, `awaitingInput` (a fresh
+ * session's entry, and where a team waits after a handoff outside it), `stopped`, and for selector
+ * teams `selecting`. Input enters at `replyTo` (or at `selecting`); `resume` continues at a named
+ * state. The machine has no context: every transition is a pure function of (state, event).
  */
-export function compileTeamMachine(
-  id: string,
-  agents: readonly string[],
-  transitions: SpeakerTransitions,
-): AnyStateMachine {
-  const entry = agents.map((agent) => ({
-    target: agent,
-    guard: { type: 'replyTo', params: { agent } },
-  }));
+export function compileTeamMachine(spec: TeamMachineSpec): AnyStateMachine {
+  const { agents } = spec;
+  const entry = spec.selecting
+    ? [{ target: 'selecting' }]
+    : agents.map((agent) => ({ target: agent, guard: { type: 'replyTo', params: { agent } } }));
   const states: Record<string, object> = {};
   for (const agent of agents) {
     states[agent] = {
       meta: { kind: 'agent', agent },
       on: {
-        agent_responded: transitions(agent).map((t) =>
-          t.handoffTo === undefined
-            ? { target: t.target }
-            : { target: t.target, guard: { type: 'handoffTo', params: { target: t.handoffTo } } },
-        ),
+        agent_responded: spec.transitions(agent).map((t) => {
+          if (t.handoffTo !== undefined) {
+            return {
+              target: t.target,
+              guard: { type: 'handoffTo', params: { target: t.handoffTo } },
+            };
+          }
+          if (t.leavesTeam === true)
+            return { target: t.target, guard: { type: 'leavesTeam', params: {} } };
+          return { target: t.target };
+        }),
+      },
+    };
+  }
+  if (spec.selecting) {
+    states.selecting = {
+      meta: { kind: 'select' },
+      on: {
+        speaker_selected: agents.map((agent) => ({
+          target: agent,
+          guard: { type: 'selected', params: { agent } },
+        })),
       },
     };
   }
   states.awaitingInput = { meta: { kind: 'input' }, on: { user_replied: entry } };
+  const resumable = [...agents, 'awaitingInput', ...(spec.selecting ? ['selecting'] : [])];
   states.stopped = {
     meta: { kind: 'stopped' },
     on: {
       user_replied: entry,
-      resume: [...agents, 'awaitingInput'].map((to) => ({
-        target: to,
-        guard: { type: 'resumeTo', params: { to } },
-      })),
+      resume: resumable.map((to) => ({ target: to, guard: { type: 'resumeTo', params: { to } } })),
     },
   };
   return setup({
@@ -52,13 +78,16 @@ export function compileTeamMachine(
     guards: {
       handoffTo: ({ event }, params: Record<string, string>) =>
         event.type === 'agent_responded' && event.handoffTo === params.target,
+      leavesTeam: ({ event }) => event.type === 'agent_responded' && event.leavesTeam === true,
       replyTo: ({ event }, params: Record<string, string>) =>
         event.type === 'user_replied' && event.replyTo === params.agent,
+      selected: ({ event }, params: Record<string, string>) =>
+        event.type === 'speaker_selected' && event.agent === params.agent,
       resumeTo: ({ event }, params: Record<string, string>) =>
         event.type === 'resume' && event.to === params.to,
     },
   }).createMachine({
-    id,
+    id: spec.id,
     initial: 'awaitingInput',
     on: { stop: '.stopped' },
     states,
@@ -75,20 +104,16 @@ export function checkTeam(team: string, participants: readonly ChatAgent[]): str
     if (agent === null || typeof agent !== 'object' || typeof agent.respond !== 'function') {
       throw new ConfigError(
         `${team}: participants[${i}] is not an agent (an object with name and respond()).`,
-        {
-          path: `participants[${i}]`,
-        },
+        { path: `participants[${i}]` },
       );
     }
     if (names.includes(agent.name)) {
       throw new ConfigError(
         `${team}: two participants are named "${agent.name}". Give every agent a unique name.`,
-        {
-          path: 'participants',
-        },
+        { path: 'participants' },
       );
     }
-    if (agent.name === 'awaitingInput' || agent.name === 'stopped') {
+    if (['awaitingInput', 'stopped', 'selecting'].includes(agent.name)) {
       throw new ConfigError(
         `${team}: a participant cannot be named "${agent.name}". Rename the agent.`,
         {

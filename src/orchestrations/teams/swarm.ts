@@ -1,0 +1,105 @@
+import type { ChatAgent } from '../../agents/chat-agent.js';
+import type { MachineEvent } from '../../engine/orchestration.js';
+import type { SessionState } from '../../engine/session-state.js';
+import { toStopRule } from '../../engine/stop-rule.js';
+import { WorkflowRunner } from '../../engine/workflow-runner.js';
+import type { AgentMessage, HandoffMessage } from '../../messages/message.js';
+import type { TerminationCondition } from '../../termination/termination-condition.js';
+import { teamMaxTurns } from './round-robin-group-chat.js';
+import { checkTeam, compileTeamMachine } from './team-machine.js';
+
+/** Options of `Swarm`. */
+export interface SwarmOptions {
+  /** When the team stops, e.g. `new HandoffTermination('user')` to ask the user. */
+  terminationCondition?: TerminationCondition;
+  /** Agent turns per run. @default unlimited */
+  maxTurns?: number;
+  /** @default "swarm" */
+  name?: string;
+}
+
+function latestHandoff(messages: readonly AgentMessage[]): HandoffMessage | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.type === 'HandoffMessage') return m;
+  }
+  return undefined;
+}
+
+/**
+ * A team whose speaker is the target of the latest `HandoffMessage` (AutoGen's Swarm): agents pass
+ * control with their own `handoffs`, and the first participant starts. An agent that answers
+ * without handing off keeps the floor — stop it with `maxTurns` or a `TextMessageTermination`.
+ *
+ * A handoff to someone outside the team (e.g. `"user"`, stopped by `HandoffTermination('user')`)
+ * is resumed with `run(handoffMessage({ source: 'user', target: <participant>, content }))`.
+ *
+ * @example
+ * const team = new Swarm([travelAgent, flightsRefunder], {
+ *   terminationCondition: new HandoffTermination('user').or(new TextMentionTermination('TERMINATE')),
+ * });
+ */
+export class Swarm extends WorkflowRunner {
+  constructor(participants: readonly ChatAgent[], options: SwarmOptions = {}) {
+    const names = checkTeam('Swarm', participants);
+    const name = options.name ?? 'swarm';
+    const first = names[0] as string;
+    const machine = compileTeamMachine({
+      id: name,
+      agents: names,
+      transitions: (agent) => [
+        ...names.filter((t) => t !== agent).map((t) => ({ target: t, handoffTo: t })),
+        { target: 'awaitingInput', leavesTeam: true },
+        { target: agent },
+      ],
+    });
+    const outside = (target: string) =>
+      new Error(
+        `Swarm: the latest handoff targets "${target}", which is not a participant ` +
+          `(${names.map((n) => `"${n}"`).join(', ')}). Resume with ` +
+          'run(handoffMessage({ source: "user", target: <participant>, content })).',
+      );
+    // A handoff in the new input decides; else the speaker a stop interrupted continues; else the
+    // target of the thread's latest handoff, which must be a participant.
+    const speakerFor = (messages: readonly AgentMessage[], state: SessionState): string => {
+      const fromInput = latestHandoff(messages);
+      if (fromInput !== undefined) {
+        if (!names.includes(fromInput.target)) throw outside(fromInput.target);
+        return fromInput.target;
+      }
+      if (state.resumeState !== null && names.includes(state.resumeState)) return state.resumeState;
+      const fromThread = latestHandoff(state.thread);
+      if (fromThread !== undefined && !names.includes(fromThread.target))
+        throw outside(fromThread.target);
+      return fromThread?.target ?? first;
+    };
+    super({
+      name,
+      machine,
+      participants: new Map(participants.map((a) => [a.name, a])),
+      maxTurns: teamMaxTurns('Swarm', options.maxTurns),
+      stopRule:
+        options.terminationCondition === undefined
+          ? undefined
+          : toStopRule(options.terminationCondition),
+      descriptor: { kind: 'swarm', participants: names },
+      turnOptions: () => ({}),
+      routeResponse: (_agent, response) => {
+        const message = response.chatMessage;
+        if (message.type !== 'HandoffMessage') return { event: { type: 'agent_responded' } };
+        const event: MachineEvent = names.includes(message.target)
+          ? { type: 'agent_responded', handoffTo: message.target }
+          : { type: 'agent_responded', leavesTeam: true };
+        return { event };
+      },
+      routeUserInput: (state, messages) => ({
+        type: 'user_replied',
+        replyTo: speakerFor(messages, state),
+      }),
+      checkWaiting: (state) => {
+        const handoff = latestHandoff(state.thread);
+        if (handoff !== undefined && !names.includes(handoff.target)) throw outside(handoff.target);
+      },
+    });
+  }
+}
