@@ -68,7 +68,7 @@ export async function Console(
       header(item.type, item.source);
       for (const line of messageToText(item).split('\n')) write(`${line}\n`);
     }
-    if (item.usage !== undefined) {
+    if (item.usage !== undefined && item.usage.promptTokens + item.usage.completionTokens > 0) {
       write(
         `${faint(`[Prompt tokens: ${item.usage.promptTokens}, Completion tokens: ${item.usage.completionTokens}]`)}\n`,
       );

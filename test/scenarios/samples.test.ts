@@ -43,4 +43,27 @@ describe('samples', () => {
     expect(out).toContain("[terminated: Text 'bye' mentioned]");
     expect(out).toContain('INV-1001 is now charged 1 time(s).');
   });
+
+  it('writer-critic.ts stops at 3 messages and resumes, stops on APPROVE, and on the approve tool', () => {
+    const out = runSample('writer-critic');
+    const [first, second, third] = out.split(/== \d\. /).slice(1);
+    expect(first).toMatch(
+      /Number of messages: 3\nFinish reason: Maximum number of messages 3 reached, current message count: 3\n[\s\S]*-- run\(\) with no task[\s\S]*---------- TextMessage \(writer\) ----------\nMaple leaves drifting/,
+    );
+    expect(second).toMatch(
+      /Number of messages: 7\nFinish reason: Text 'APPROVE' mentioned\nTotal prompt tokens: 270\n/,
+    );
+    expect(third).toContain('approve: Approved.');
+    expect(third).toMatch(/Finish reason: Function 'approve' was executed.\n/);
+  });
+
+  it("travel-swarm.ts hands off to the user, stops, and resumes with the user's handoff", () => {
+    const out = runSample('travel-swarm');
+    expect(out).toContain('Finish reason: Handoff to user from flights_refunder detected.');
+    expect(out).toContain(
+      '---------- HandoffMessage (user) ----------\nThe reference is BA-2417.\n',
+    );
+    expect(out).toContain("Finish reason: Text 'TERMINATE' mentioned");
+    expect(out).toContain('Refunded: BA-2417');
+  });
 });
