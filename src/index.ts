@@ -40,10 +40,7 @@ export type {
 export type { CheckpointInfo } from './engine/session-log.js';
 export type { PendingRequest } from './engine/session-state.js';
 export type { ThreadPredicate } from './engine/stop-rule.js';
-export type {
-  CheckpointedSession,
-  SessionOptions,
-} from './engine/workflow-runner.js';
+export type { CheckpointedSession, SessionOptions } from './engine/workflow-runner.js';
 export { CheckpointError, ConfigError, SessionBusyError, TerminatedError } from './errors.js';
 export type { LLMMessage } from './messages/llm-message.js';
 export type {

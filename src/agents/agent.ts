@@ -199,9 +199,11 @@ export class Agent implements ChatAgent {
       }
       messages.push(
         { role: 'assistant', content: result.content, toolCalls: calls },
-        ...results.map(
-          (r): LLMMessage => ({ role: 'tool', toolCallId: r.callId, content: r.content }),
-        ),
+        ...results.map((r): LLMMessage => ({
+          role: 'tool',
+          toolCallId: r.callId,
+          content: r.content,
+        })),
       );
       last = { calls, results };
     }

@@ -68,11 +68,7 @@ export interface StructuredMessage extends MessageBase {
 
 /** A message of the conversation proper: what agents say to each other and to the user. */
 export type ChatMessage =
-  | TextMessage
-  | StopMessage
-  | HandoffMessage
-  | ToolCallSummaryMessage
-  | StructuredMessage;
+  TextMessage | StopMessage | HandoffMessage | ToolCallSummaryMessage | StructuredMessage;
 
 /** A model asked for tool calls. */
 export interface ToolCallRequestEvent extends MessageBase {

@@ -1,0 +1,34 @@
+// ESLint (flat config): the recommended JavaScript and typescript-eslint rules, plus the house
+// rules of STYLE.md that a linter can check. Formatting is Prettier's job (`npm run lint` runs both).
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', '.baton/', '.scratch/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ExportDefaultDeclaration',
+          message: 'Use named exports only (STYLE.md: a default export breaks grep and renames).',
+        },
+        { selector: 'TSEnumDeclaration', message: 'Use a union of string literals, not enum.' },
+      ],
+    },
+  },
+  {
+    files: ['eslint.config.js', 'vitest.config.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+);
