@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import { ConfigError, SessionBusyError } from '../errors.js';
+import { CheckpointError, ConfigError, SessionBusyError } from '../errors.js';
 import {
   type CheckpointInfo,
   type ExpectedWorkflow,
@@ -66,6 +66,16 @@ export class CheckpointLink {
   async load(fresh: SessionState): Promise<SessionState> {
     const records = await this.#store.read(this.#sessionId);
     if (records.length === 0) {
+      // No snapshot to start from: a new session, unless its log lost the record that opened it.
+      const [first] = await this.#store.read(this.#sessionId, { from: 'start', upTo: 1 });
+      const any = first ?? (await this.#store.read(this.#sessionId, { from: 'start' }))[0];
+      if (any !== undefined) {
+        throw new CheckpointError(
+          this.#sessionId,
+          any.step,
+          'the log has no snapshot to start from',
+        );
+      }
       this.#stored = 0;
       return fresh;
     }

@@ -56,6 +56,33 @@ function storePatch(patch: Patch): unknown[] {
   return op === 'd' ? [op, patch.path] : [op, patch.path, patch.value];
 }
 
+const STATE_KEYS: ReadonlySet<string> = new Set([
+  'thread',
+  'machineState',
+  'resumeState',
+  'status',
+  'pendingRequest',
+  'turn',
+  'termination',
+  'bookmarks',
+  'lastSpeaker',
+  'step',
+]);
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Why a stored patch cannot be one Baton wrote, or null. */
+function patchProblem(path: readonly (string | number)[]): string | null {
+  const [key, index] = path;
+  if (typeof key !== 'string' || !STATE_KEYS.has(key))
+    return `a patch changes an unknown field ${JSON.stringify(key)}`;
+  if (key === 'thread' && (typeof index !== 'number' || path.length !== 2)) {
+    return 'a patch changes the thread other than by appending a message';
+  }
+  if (path.some((p) => typeof p === 'string' && UNSAFE_KEYS.has(p)))
+    return 'a patch has an unsafe path';
+  return null;
+}
+
 function loadPatch(stored: z.infer<typeof StoredPatchSchema>): Patch {
   const [op, path] = stored;
   return op === 'd' ? { op: FROM_OP[op], path } : { op: FROM_OP[op], path, value: stored[2] };
@@ -262,7 +289,11 @@ export function replayLog(
       if (state === undefined) {
         throw new CheckpointError(sessionId, record.step, 'the log does not start with a snapshot');
       }
-      for (const stored of entry.p) patches.push(loadPatch(stored));
+      for (const stored of entry.p) {
+        const problem = patchProblem(stored[1]);
+        if (problem !== null) throw new CheckpointError(sessionId, record.step, problem);
+        patches.push(loadPatch(stored));
+      }
       patches.push({ op: 'replace', path: ['step'], value: record.step });
     }
     lastStep = record.step;

@@ -56,8 +56,8 @@ class PredicateRule implements StopRule {
     return null;
   }
 
-  problemWith(state: unknown): string | null {
-    return state === null ? null : 'a workflow with a predicate keeps no condition state';
+  problemWith(): string | null {
+    return null;
   }
 }
 
@@ -99,7 +99,11 @@ class ConditionRule implements StopRule {
       this.#condition.loadState(state);
       return null;
     } catch (error) {
-      return `the termination condition state is invalid: ${error instanceof Error ? error.message : String(error)}`;
+      const reason = error instanceof Error ? error.message : String(error);
+      return (
+        `its termination-condition state does not fit this workflow's condition (${reason}); ` +
+        'if the condition was changed, resume with the condition that wrote it'
+      );
     } finally {
       this.#condition.loadState(live);
     }

@@ -161,12 +161,9 @@ export class WorkflowRunner implements Runnable {
     ) {
       return 'the session awaits input but holds no pending request';
     }
+    // Without a condition, a stored condition state is kept but has nothing to restore into.
     const rule = this.#orchestration.stopRule;
-    if (rule === undefined)
-      return state.termination === null
-        ? null
-        : 'the workflow has no termination condition to restore';
-    return rule.problemWith(state.termination);
+    return rule === undefined ? null : rule.problemWith(state.termination);
   }
 
   #runtime(id: string, fork: SessionOptions['from']): SessionRuntime {
@@ -176,12 +173,10 @@ export class WorkflowRunner implements Runnable {
       const link =
         checkpointing === undefined
           ? undefined
-          : new CheckpointLink(
-              checkpointing.store,
-              id,
-              this.#orchestration.descriptor,
-              checkpointing,
-            );
+          : new CheckpointLink(checkpointing.store, id, this.#orchestration.descriptor, {
+              ...checkpointing,
+              validate: (state) => this.problemWith(state),
+            });
       runtime = new SessionRuntime(id, this.#orchestration, this.#driver, this.freshState(), {
         ...(link === undefined ? {} : { link }),
         ...(fork === undefined ? {} : { fork }),

@@ -80,6 +80,29 @@ export function flakyAgent(name: string): ChatAgent {
   };
 }
 
+/**
+ * Aborts `controller` on its first turn and waits for the abort to reach it (a turn in flight when
+ * the caller cancels); later turns answer "done".
+ */
+export function abortingAgent(name: string, controller: AbortController): ChatAgent {
+  let interrupted = false;
+  return {
+    name,
+    description: `${name} is interrupted on its first turn`,
+    respond: async (ctx) => {
+      if (!interrupted) {
+        interrupted = true;
+        controller.abort();
+        await new Promise((_resolve, reject) => {
+          if (ctx.signal.aborted) reject(ctx.signal.reason);
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+        });
+      }
+      return { chatMessage: textMessage({ source: name, content: 'done' }) };
+    },
+  };
+}
+
 /** AutoGen's `_HandOffAgent`: always hands off to `next` with "Transferred to <next>.". */
 export function handoffAgent(name: string, next: string, turns?: Turn[]): ChatAgent {
   return {

@@ -7,11 +7,13 @@ import {
   Agent,
   type ChatAgent,
   type ChatMessage,
+  FunctionalTermination,
   MaxMessageTermination,
   RoundRobinGroupChat,
   ScriptedChatClient,
   scriptedText,
   scriptedToolCall,
+  SessionBusyError,
   structuredMessage,
   type Task,
   TextMentionTermination,
@@ -19,6 +21,7 @@ import {
   tool,
 } from '../../src/index.js';
 import {
+  abortingAgent,
   cyclic,
   drain,
   echoAgent,
@@ -259,13 +262,17 @@ describe('RoundRobinGroupChat (AutoGen test_group_chat.py)', () => {
   });
 
   // test_round_robin_group_chat_with_exception_raised_from_termination_condition
-  it("rejects run() with the condition's error, also when it fails on the task", async () => {
+  it("rejects run() with the condition's error when it fails on the task", async () => {
     const team = new RoundRobinGroupChat(
       [echoAgent('agent_1'), flakyAgent('agent_2'), echoAgent('agent_3')],
       { terminationCondition: new FlakyTermination(1) },
     );
     await expect(team.run(TASK)).rejects.toThrow('I am a flaky termination...');
+  });
 
+  // API.md §5 "the thread up to the failure is kept"; AutoGen's manager appends a response to the
+  // thread (and streams it) before it runs the condition on it.
+  it('keeps the response a failing condition was checking in the thread', async () => {
     const later = new RoundRobinGroupChat([echoAgent('agent_1'), echoAgent('agent_2')], {
       terminationCondition: new FlakyTermination(2),
     });
@@ -308,24 +315,13 @@ describe('RoundRobinGroupChat (AutoGen test_group_chat.py)', () => {
   // test_round_robin_group_chat_cancellation (API.md §5: status `cancelled` instead of CancelledError)
   it('ends an aborted run as cancelled; run() redoes the interrupted turn and reaches maxTurns', async () => {
     const controller = new AbortController();
-    let interrupted = false;
-    const slow: ChatAgent = {
-      name: 'agent_3',
-      description: 'aborts the run on its first turn and waits for the abort',
-      respond: async (ctx) => {
-        if (!interrupted) {
-          interrupted = true;
-          controller.abort();
-          await new Promise((_resolve, reject) => {
-            if (ctx.signal.aborted) reject(ctx.signal.reason);
-            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-          });
-        }
-        return { chatMessage: textMessage({ source: 'agent_3', content: 'done' }) };
-      },
-    };
     const team = new RoundRobinGroupChat(
-      [echoAgent('agent_1'), echoAgent('agent_2'), slow, echoAgent('agent_4')],
+      [
+        echoAgent('agent_1'),
+        echoAgent('agent_2'),
+        abortingAgent('agent_3', controller),
+        echoAgent('agent_4'),
+      ],
       { maxTurns: 1000 },
     );
     const session = team.session('cancel');
@@ -334,6 +330,8 @@ describe('RoundRobinGroupChat (AutoGen test_group_chat.py)', () => {
     expect(cancelled.stopReason).toBeNull();
     expect(sources(cancelled)).toEqual(['user', 'agent_1', 'agent_2']);
     expect((await session.info()).status).toBe('cancelled');
+    // The interrupted turn is not recorded.
+    expect((await session.messages()).map((m) => m.source)).toEqual(['user', 'agent_1', 'agent_2']);
 
     // Still can run again and finish: the turn counter was not reset, so 998 turns remain.
     const result = await session.run();
@@ -341,6 +339,81 @@ describe('RoundRobinGroupChat (AutoGen test_group_chat.py)', () => {
     expect(result.status).toBe('terminated');
     expect(result.messages).toHaveLength(998);
     expect(sources(result).slice(0, 3)).toEqual(['agent_3', 'agent_4', 'agent_1']);
+  });
+
+  // API.md §5: cancelling does not reset the condition either.
+  it("keeps the condition's count across a cancelled run", async () => {
+    const controller = new AbortController();
+    const team = new RoundRobinGroupChat(
+      [echoAgent('agent_1'), echoAgent('agent_2'), abortingAgent('agent_3', controller)],
+      { terminationCondition: new MaxMessageTermination(5) },
+    );
+    const cancelled = await team.run(TASK, { signal: controller.signal });
+    expect(cancelled.status).toBe('cancelled');
+    const result = await team.run();
+    expect(sources(result)).toEqual(['agent_3', 'agent_1']);
+    expect(result.stopReason).toBe(
+      'Maximum number of messages 5 reached, current message count: 5',
+    );
+  });
+
+  // AutoGen raises "The team is already running"; API.md §5 names SessionBusyError.
+  it('rejects a second run() while the first is running', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const waiting: ChatAgent = {
+      name: 'waiting',
+      description: 'answers when the test opens the gate',
+      respond: async () => {
+        await gate;
+        return { chatMessage: textMessage({ source: 'waiting', content: 'done' }) };
+      },
+    };
+    const team = new RoundRobinGroupChat([waiting], { maxTurns: 1 });
+    const first = team.run(TASK);
+    await expect(team.run('again')).rejects.toBeInstanceOf(SessionBusyError);
+    release();
+    expect((await first).stopReason).toBe('Maximum number of turns 1 reached.');
+  });
+
+  // API.md §5 (AutoGen's group chat manager does the same): the task is the first delta, then
+  // each response is one delta, its inner events before its chat message.
+  it('gives the condition the task, then one delta per response', async () => {
+    const deltas: string[][] = [];
+    const recording = new FunctionalTermination((delta) => {
+      deltas.push(delta.map((m) => `${m.type}(${m.source})`));
+      return false;
+    });
+    const pass = tool({
+      name: 'pass',
+      description: 'pass function',
+      parameters: z.object({ input: z.string() }),
+      execute: async () => 'pass',
+    });
+    const agent = new Agent({
+      name: 'tool_use_agent',
+      client: new ScriptedChatClient([scriptedToolCall('pass', { input: 'pass' }, '1')]),
+      tools: [pass],
+    });
+    const team = new RoundRobinGroupChat([agent, echoAgent('echo_agent')], {
+      terminationCondition: recording,
+      maxTurns: 2,
+    });
+    await team.run([
+      textMessage({ source: 'user', content: 'one' }),
+      textMessage({ source: 'user', content: 'two' }),
+    ]);
+    expect(deltas).toEqual([
+      ['TextMessage(user)', 'TextMessage(user)'],
+      [
+        'ToolCallRequestEvent(tool_use_agent)',
+        'ToolCallExecutionEvent(tool_use_agent)',
+        'ToolCallSummaryMessage(tool_use_agent)',
+      ],
+      ['TextMessage(echo_agent)'],
+    ]);
   });
 
   // test_round_robin_group_chat_with_message_list
