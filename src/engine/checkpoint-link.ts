@@ -64,20 +64,23 @@ export class CheckpointLink {
 
   /** The session's state from the store, or `fresh` when it has no log yet. */
   async load(fresh: SessionState): Promise<SessionState> {
-    const records = await this.#store.read(this.#sessionId);
+    let records = await this.#store.read(this.#sessionId);
     if (records.length === 0) {
-      // No snapshot to start from: a new session, unless its log lost the record that opened it.
-      const [first] = await this.#store.read(this.#sessionId, { from: 'start', upTo: 1 });
-      const any = first ?? (await this.#store.read(this.#sessionId, { from: 'start' }))[0];
-      if (any !== undefined) {
+      // No snapshot to start from: a new session — or one being written right now by another
+      // process (read again), or a log that lost the record that opened it (corrupt).
+      const [first] = await this.#store.read(this.#sessionId, { from: 'start' });
+      if (first === undefined) {
+        this.#stored = 0;
+        return fresh;
+      }
+      records = await this.#store.read(this.#sessionId);
+      if (records.length === 0) {
         throw new CheckpointError(
           this.#sessionId,
-          any.step,
+          first.step,
           'the log has no snapshot to start from',
         );
       }
-      this.#stored = 0;
-      return fresh;
     }
     const state = replayLog(this.#sessionId, records, this.#expected());
     this.#stored = state.step;

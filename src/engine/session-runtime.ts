@@ -197,7 +197,6 @@ export class SessionRuntime {
         ...(check.stop === null ? {} : await this.#stopChange(machineState, check.state)),
       });
       if (options.outputTaskMessages !== false) for (const m of taskMessages) emit(m);
-      else for (const m of taskMessages) sink?.(m);
       if (check.stop !== null) return result('terminated', check.stop.content);
     } else {
       const resumed = this.#resumeWithoutTask();
@@ -247,10 +246,22 @@ export class SessionRuntime {
       const routing = orchestration.routeResponse(agent, response, state);
       const next = driver.next(speaking, routing.event);
       const turn = state.turn + 1;
-      let check = await this.#checkStop(delta, state.termination);
       const followUp = routing.followUp ?? [];
-      if (check.stop === null && followUp.length > 0) {
-        check = await this.#checkStop(followUp, check.state, delta);
+      // A condition that fails does not lose the answer it was checking: the answer is committed
+      // (with the condition state as it was) and the failure rejects the run after that.
+      let check: { stop: StopMessage | null; state: unknown } = {
+        stop: null,
+        state: state.termination,
+      };
+      let conditionError: unknown;
+      try {
+        check = await this.#checkStop(delta, state.termination);
+        if (check.stop === null && followUp.length > 0) {
+          check = await this.#checkStop(followUp, check.state, delta);
+        }
+      } catch (error) {
+        conditionError = error;
+        check = { stop: null, state: state.termination };
       }
 
       const append: AgentMessage[] = [...delta];
@@ -287,6 +298,7 @@ export class SessionRuntime {
         else emit(m);
       }
 
+      if (conditionError !== undefined) throw conditionError;
       if (check.stop !== null) return result('terminated', check.stop.content);
       if (waits) return result('awaiting_input', null);
     }

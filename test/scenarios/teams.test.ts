@@ -63,6 +63,7 @@ describe('SelectorGroupChat', () => {
     const team = new SelectorGroupChat([talker('planner', log), talker('analyst', log)], {
       client,
       selectorFunc: (messages) => (messages.length === 1 ? 'planner' : null),
+      allowRepeatedSpeaker: true,
       maxTurns: 2,
     });
     const result = await team.run('Plan the launch.');
@@ -71,7 +72,7 @@ describe('SelectorGroupChat', () => {
     const prompt = client.calls[0]?.messages[0];
     expect(prompt?.role).toBe('system');
     expect(prompt?.content).toContain('planner: planner agent\nanalyst: analyst agent');
-    expect(prompt?.content).toContain('select the next role from [analyst] to play');
+    expect(prompt?.content).toContain('select the next role from [planner, analyst] to play');
     expect(prompt?.content).toContain('user: Plan the launch.\nplanner: planner 1');
   });
 

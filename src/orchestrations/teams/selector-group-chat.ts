@@ -97,6 +97,7 @@ export class SelectorGroupChat extends WorkflowRunner {
         options.allowRepeatedSpeaker === true || previous === null || names.length === 1
           ? names
           : names.filter((n) => n !== previous);
+      if (candidates.length === 1) return candidates[0] as string;
       if (client === undefined) return previous ?? (names[0] as string);
       const history = state.thread
         .filter(isChatMessage)
