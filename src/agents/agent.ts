@@ -70,6 +70,9 @@ export interface AgentOptions {
   timer?: Timer;
 }
 
+/** JSON Schemas of output formats given per turn (e.g. by a resolver), computed once each. */
+const turnSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
 /**
  * The LLM-backed `ChatAgent` (AutoGen's AssistantAgent semantics, stateless). Each turn it builds
  * its view of the thread (`toModelMessages`), calls the model, runs the tools it asks for and
@@ -135,7 +138,11 @@ export class Agent implements ChatAgent {
   }
 
   async respond(ctx: AgentContext): Promise<AgentResponse> {
-    const handoffs = mergeHandoffs(this.name, this.#tools, this.#handoffs, ctx.handoffs ?? []);
+    const handoffs =
+      ctx.offerHandoffs === false
+        ? new Map<string, Handoff>()
+        : mergeHandoffs(this.name, this.#tools, this.#handoffs, ctx.handoffs ?? []);
+    const output = this.#output(ctx.outputSchema);
     // The window applies to every request of the turn, so it is applied per call below.
     const messages = toModelMessages(ctx.conversation, this.name, {
       ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
@@ -143,7 +150,7 @@ export class Agent implements ChatAgent {
       ...(ctx.contextWindow === undefined ? {} : { contextWindow: ctx.contextWindow }),
       handoffToolNames: new Set(handoffs.keys()),
     });
-    const request = this.#baseRequest(handoffs, ctx.signal);
+    const request = this.#baseRequest(handoffs, ctx.signal, output.json);
     const usedIds = callIdsIn(ctx.conversation);
     const inner: AgentEvent[] = [];
     const record = (event: AgentEvent) => {
@@ -162,7 +169,7 @@ export class Agent implements ChatAgent {
       );
       if (result.thought) record(thoughtEvent({ source: this.name, content: result.thought }));
       if (result.toolCalls.length === 0) {
-        return { chatMessage: this.#answer(result), innerMessages: inner };
+        return { chatMessage: this.#answer(result, output.schema), innerMessages: inner };
       }
       if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
       const calls = withUniqueIds(result.toolCalls, usedIds);
@@ -219,14 +226,34 @@ export class Agent implements ChatAgent {
     };
   }
 
-  #baseRequest(handoffs: ReadonlyMap<string, Handoff>, signal: AbortSignal): ModelRequest {
+  /** The structured format of this turn: the context's, else the agent's own (JSON Schema cached). */
+  #output(schema: z.ZodType | undefined): {
+    schema: z.ZodType | undefined;
+    json: Record<string, unknown> | undefined;
+  } {
+    if (schema === undefined || schema === this.outputSchema) {
+      return { schema: this.outputSchema, json: this.#outputJsonSchema };
+    }
+    let json = turnSchemas.get(schema);
+    if (json === undefined) {
+      json = outputJsonSchema(this.name, schema);
+      turnSchemas.set(schema, json);
+    }
+    return { schema, json };
+  }
+
+  #baseRequest(
+    handoffs: ReadonlyMap<string, Handoff>,
+    signal: AbortSignal,
+    outputSchema: Record<string, unknown> | undefined,
+  ): ModelRequest {
     const tools = [
       ...this.tools.map((t) => t.schema),
       ...[...handoffs.values()].map((h) => h.schema),
     ];
     const request: ModelRequest = { messages: [], signal };
     if (tools.length > 0) request.tools = tools;
-    if (this.#outputJsonSchema !== undefined) request.outputSchema = this.#outputJsonSchema;
+    if (outputSchema !== undefined) request.outputSchema = outputSchema;
     return request;
   }
 
@@ -247,10 +274,10 @@ export class Agent implements ChatAgent {
     return result;
   }
 
-  #answer(result: ModelResult): ChatMessage {
+  #answer(result: ModelResult, outputSchema: z.ZodType | undefined): ChatMessage {
     const content = result.content ?? '';
     const base = { source: this.name, usage: result.usage };
-    if (this.outputSchema === undefined) return textMessage({ ...base, content });
+    if (outputSchema === undefined) return textMessage({ ...base, content });
     let json: unknown;
     try {
       json = JSON.parse(content);
@@ -258,7 +285,7 @@ export class Agent implements ChatAgent {
       const structuredOutputError = 'The answer is not valid JSON.';
       return textMessage({ ...base, content, metadata: { structuredOutputError } });
     }
-    const parsed = this.outputSchema.safeParse(json);
+    const parsed = outputSchema.safeParse(json);
     if (parsed.success) return structuredMessage({ ...base, content: parsed.data });
     const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
     const structuredOutputError = `The answer does not match the output schema: ${issues.join('; ')}.`;

@@ -1,3 +1,5 @@
+import type { ZodType } from 'zod';
+
 import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
 import type { ToolCallFilter } from '../messages/model-view.js';
 import type { Handoff } from './handoff.js';
@@ -30,6 +32,13 @@ export interface AgentContext {
   toolCallFilter?: ToolCallFilter;
   /** At most this many recent messages in the model request (see `toModelMessages`). */
   contextWindow?: number;
+  /**
+   * Answer in this structured format for this turn (a `StructuredMessage`), e.g. when a workflow
+   * routes with a resolver. Overrides the agent's own `outputSchema`.
+   */
+  outputSchema?: ZodType;
+  /** `false`: offer no handoff tools this turn, not even the agent's own. @default true */
+  offerHandoffs?: boolean;
 }
 
 /** An agent's answer for one turn: one chat message, and the events that led to it. */

@@ -1,13 +1,13 @@
 import type { AnyStateMachine } from 'xstate';
 
 import type { AgentContext, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
-import type { AgentMessage, ChatMessage } from '../messages/message.js';
+import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
 import type { SessionState } from './session-state.js';
 import type { StopRule } from './stop-rule.js';
 
 /** What a state of a compiled machine means to the engine, read from the state node's `meta`. */
 export type StateMeta =
-  | { readonly kind: 'agent'; readonly agent: string }
+  | { readonly kind: 'agent'; readonly agent: string; readonly router?: boolean }
   /** The session waits for the user; with `asks`, the agent's answer becomes a pending request. */
   | { readonly kind: 'input'; readonly asks?: boolean }
   /** The orchestration picks the next speaker (`selectSpeaker`), e.g. with a model. */
@@ -28,6 +28,8 @@ export type MachineEvent =
       readonly keepGoing?: boolean;
       /** The response hands off to someone outside the team (e.g. `"user"`). */
       readonly leavesTeam?: boolean;
+      /** The response sends the request back to be routed again (lazy routing). */
+      readonly reroute?: boolean;
     }
   | { readonly type: 'user_replied'; readonly replyTo?: string }
   | { readonly type: 'speaker_selected'; readonly agent: string }
@@ -43,8 +45,17 @@ export interface ResponseRouting {
 
 /** Extra fields an orchestration gives an agent for one turn (handoff tools, view options). */
 export type AgentTurnOptions = Partial<
-  Pick<AgentContext, 'handoffs' | 'toolCallFilter' | 'contextWindow'>
->;
+  Pick<
+    AgentContext,
+    'handoffs' | 'toolCallFilter' | 'contextWindow' | 'outputSchema' | 'offerHandoffs'
+  >
+> & {
+  /** The agent sees the thread from this index on (e.g. only the last few turns). @default 0 */
+  conversationFrom?: number;
+};
+
+/** A selector's choice, with the event that records it in the thread when it should be seen. */
+export type SpeakerChoice = string | { readonly agent: string; readonly event: AgentEvent };
 
 /**
  * What an orchestration (HandoffBuilder, a team) compiles to: a machine and the few decisions
@@ -61,17 +72,25 @@ export interface Orchestration {
    * a workflow with the same descriptor (its hash is the fingerprint).
    */
   readonly descriptor: Readonly<Record<string, unknown>>;
-  /** Options for `agent`'s turn. */
-  turnOptions(agent: string): AgentTurnOptions;
-  /** The machine event for `agent`'s response. Throws when the response breaks the topology. */
-  routeResponse(agent: string, response: AgentResponse, state: SessionState): ResponseRouting;
+  /** Options for `agent`'s turn in the machine state `speaking`. */
+  turnOptions(agent: string, speaking: string, state: SessionState): AgentTurnOptions;
+  /**
+   * The machine event for `agent`'s response in the machine state `speaking`. Throws when the
+   * response breaks the topology.
+   */
+  routeResponse(
+    agent: string,
+    response: AgentResponse,
+    state: SessionState,
+    speaking: string,
+  ): ResponseRouting;
   /**
    * The machine event for user input arriving while the session waits or has stopped. Throws
    * (before anything is committed) when the input cannot be accepted.
    */
   routeUserInput(state: SessionState, messages: readonly AgentMessage[]): MachineEvent;
   /** In a `select` state: the next speaker's name. */
-  selectSpeaker?(state: SessionState, signal: AbortSignal | undefined): Promise<string>;
+  selectSpeaker?(state: SessionState, signal: AbortSignal | undefined): Promise<SpeakerChoice>;
   /** A run without a task found the session waiting for input: throw if it cannot just wait. */
   checkWaiting?(state: SessionState): void;
 }

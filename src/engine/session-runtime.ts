@@ -223,8 +223,9 @@ export class SessionRuntime {
       if (options.signal?.aborted) return this.#cancel(result);
 
       let speaking: string;
+      let selection: AgentEvent | undefined;
       try {
-        speaking = await this.#speaker(state, options.signal);
+        ({ speaking, selection } = await this.#speaker(state, options.signal));
       } catch (error) {
         if (error instanceof RunCancelled) return this.#cancel(result);
         throw error;
@@ -233,7 +234,11 @@ export class SessionRuntime {
       const emitted = new Set<string>();
       let response: AgentResponse;
       try {
-        response = await this.#respond(agent, state, options.signal, (event) => {
+        if (selection !== undefined) {
+          emitted.add(selection.id);
+          sink?.(selection);
+        }
+        response = await this.#respond(agent, speaking, state, options.signal, (event) => {
           if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
           sink?.(event);
         });
@@ -243,7 +248,7 @@ export class SessionRuntime {
       }
 
       const delta: AgentMessage[] = [...(response.innerMessages ?? []), response.chatMessage];
-      const routing = orchestration.routeResponse(agent, response, state);
+      const routing = orchestration.routeResponse(agent, response, state, speaking);
       const next = driver.next(speaking, routing.event);
       const turn = state.turn + 1;
       const followUp = routing.followUp ?? [];
@@ -264,7 +269,7 @@ export class SessionRuntime {
         check = { stop: null, state: state.termination };
       }
 
-      const append: AgentMessage[] = [...delta];
+      const append: AgentMessage[] = selection === undefined ? [...delta] : [selection, ...delta];
       const nextMeta = driver.meta(next);
       const waits = nextMeta.kind === 'input';
       let pendingRequest = null;
@@ -305,22 +310,27 @@ export class SessionRuntime {
   }
 
   /** The state of the agent who speaks next: the current state, or the one a selector picks. */
-  async #speaker(state: SessionState, signal: AbortSignal | undefined): Promise<string> {
-    if (this.#driver.meta(state.machineState).kind === 'agent') return state.machineState;
+  async #speaker(
+    state: SessionState,
+    signal: AbortSignal | undefined,
+  ): Promise<{ speaking: string; selection?: AgentEvent }> {
+    if (this.#driver.meta(state.machineState).kind === 'agent')
+      return { speaking: state.machineState };
     const select = this.#orchestration.selectSpeaker;
     if (select === undefined) {
       throw new Error(
         `Workflow "${this.#orchestration.name}" has a select state but no selectSpeaker().`,
       );
     }
-    let chosen: string;
+    let choice: Awaited<ReturnType<typeof select>>;
     try {
-      chosen = await select(state, signal);
+      choice = await select(state, signal);
     } catch (error) {
       if (signal?.aborted) throw new RunCancelled();
       throw error;
     }
     if (signal?.aborted) throw new RunCancelled();
+    const chosen = typeof choice === 'string' ? choice : choice.agent;
     const speaking = this.#driver.next(state.machineState, {
       type: 'speaker_selected',
       agent: chosen,
@@ -330,7 +340,7 @@ export class SessionRuntime {
         `Workflow "${this.#orchestration.name}" selected "${chosen}", which is not a participant.`,
       );
     }
-    return speaking;
+    return typeof choice === 'string' ? { speaking } : { speaking, selection: choice.event };
   }
 
   /** The state a run without a task starts from (an input state when only the user can go on). */
@@ -355,23 +365,29 @@ export class SessionRuntime {
 
   async #respond(
     agentName: string,
+    speaking: string,
     state: SessionState,
     signal: AbortSignal | undefined,
     emit: (event: AgentEvent) => void,
   ): Promise<AgentResponse> {
     const agent = this.#agent(agentName);
-    const bookmark = state.bookmarks[agentName] ?? 0;
+    const { conversationFrom = 0, ...turn } = this.#orchestration.turnOptions(
+      agentName,
+      speaking,
+      state,
+    );
+    const bookmark = Math.max(state.bookmarks[agentName] ?? 0, conversationFrom);
     const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
     const turnSignal = signal ?? new AbortController().signal;
     let response: AgentResponse;
     try {
       response = await agent.respond({
-        conversation: state.thread,
+        conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
         newMessages,
         signal: turnSignal,
         sessionId: this.id,
         emit,
-        ...this.#orchestration.turnOptions(agentName),
+        ...turn,
       });
     } catch (error) {
       if (signal?.aborted) throw new RunCancelled();

@@ -1,3 +1,5 @@
+import type { ZodType, z } from 'zod';
+
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import type { CheckpointOptions } from '../../engine/checkpoint-link.js';
@@ -6,7 +8,8 @@ import { ConfigError } from '../../errors.js';
 import { TerminationCondition } from '../../termination/termination-condition.js';
 import type { UserReplyRouting } from './handoff-machine.js';
 import { compileHandoff } from './handoff-orchestration.js';
-import { type HandoffEdge, resolveTopology } from './handoff-topology.js';
+import type { ClassifierFunction, Router } from './handoff-router.js';
+import { type HandoffEdge, type HandoffTopology, resolveTopology } from './handoff-topology.js';
 import { HandoffWorkflow } from './handoff-workflow.js';
 
 /** Options of `new HandoffBuilder()`. */
@@ -27,6 +30,26 @@ export interface AutonomousModeOptions {
 }
 
 const DEFAULT_AUTONOMOUS_PROMPT = 'User did not respond. Continue assisting autonomously.';
+const DEFAULT_HANDOFF_PHRASE = 'This is outside my area';
+
+/** Options of `withUserReplyRouting('lazy', ...)`. */
+export interface LazyRoutingOptions {
+  /** When an answer contains it, the request is classified again. @default "This is outside my area" */
+  handoffPhrase?: string | RegExp;
+  /** Picks the specialist: an agent asked to hand off, or a function. @default the coordinator */
+  classifier?: ChatAgent | ClassifierFunction;
+  /** The user/agent turns a newly chosen specialist sees. @default all */
+  contextTurns?: number;
+}
+
+/** Options of `withResolver()`. */
+export interface ResolverOptions<S extends ZodType = ZodType> {
+  /** The agent that answers in `schema`. @default the coordinator */
+  agent?: ChatAgent | string;
+  schema: S;
+  /** The participant to take over, or `null` to send the agent's answer to the user. */
+  resolve: (output: z.output<S>) => string | null;
+}
 
 const nameOf = (agent: ChatAgent | string): string =>
   typeof agent === 'string' ? agent : agent?.name;
@@ -65,6 +88,14 @@ export class HandoffBuilder {
   #maxTurns = 50;
   #autonomous: AutonomousModeOptions | undefined;
   #checkpointing: ({ store: CheckpointStore } & CheckpointOptions) | undefined;
+  #lazy:
+    | {
+        phrase: string | RegExp;
+        classifier: LazyRoutingOptions['classifier'];
+        contextTurns: number | undefined;
+      }
+    | undefined;
+  #resolver: ResolverOptions<ZodType> | undefined;
 
   constructor(options: HandoffBuilderOptions) {
     const participants = options?.participants;
@@ -157,14 +188,74 @@ export class HandoffBuilder {
   }
 
   /** Who answers a user reply: the coordinator (default) or the agent that asked. */
-  withUserReplyRouting(mode: UserReplyRouting): this {
-    if (mode !== 'coordinator' && mode !== 'last_agent') {
+  withUserReplyRouting(mode: UserReplyRouting, options: LazyRoutingOptions = {}): this {
+    if (mode !== 'coordinator' && mode !== 'last_agent' && mode !== 'lazy') {
       throw new ConfigError(
-        `withUserReplyRouting(): unknown mode ${JSON.stringify(mode)}. Use "coordinator" or "last_agent".`,
+        `withUserReplyRouting(): unknown mode ${JSON.stringify(mode)}. Use "coordinator", "last_agent" or "lazy".`,
         { path: 'userReplyRouting' },
       );
     }
+    if (mode === 'lazy') {
+      const phrase = options.handoffPhrase ?? DEFAULT_HANDOFF_PHRASE;
+      if (!(phrase instanceof RegExp) && (typeof phrase !== 'string' || phrase === '')) {
+        throw new ConfigError(
+          'withUserReplyRouting("lazy"): handoffPhrase must be a non-empty string or a RegExp.',
+          {
+            path: 'handoffPhrase',
+          },
+        );
+      }
+      const { classifier, contextTurns } = options;
+      if (
+        classifier !== undefined &&
+        typeof classifier !== 'function' &&
+        (classifier === null ||
+          typeof classifier !== 'object' ||
+          typeof classifier.respond !== 'function')
+      ) {
+        throw new ConfigError(
+          'withUserReplyRouting("lazy"): classifier must be an agent or a function (text, participants) => name.',
+          { path: 'classifier' },
+        );
+      }
+      if (contextTurns !== undefined)
+        positiveInteger('withUserReplyRouting("lazy"): contextTurns', contextTurns);
+      this.#lazy = { phrase, classifier, contextTurns };
+    } else {
+      this.#lazy = undefined;
+    }
     this.#routing = mode;
+    return this;
+  }
+
+  /**
+   * Routes with structured output instead of handoff tools (for models without tool calling, or
+   * routing rules kept in code): `agent` (the coordinator by default) answers in `schema`, with no
+   * handoff tools, and `resolve(answer)` names the participant to take over, or returns `null` to
+   * let the agent's answer go to the user.
+   */
+  withResolver<S extends ZodType>(options: ResolverOptions<S>): this {
+    if (options === null || typeof options !== 'object' || typeof options.resolve !== 'function') {
+      throw new ConfigError(
+        'withResolver() needs { schema, resolve(output) => name | null, agent? }.',
+        {
+          path: 'resolver',
+        },
+      );
+    }
+    if (
+      options.schema === null ||
+      typeof options.schema !== 'object' ||
+      typeof options.schema.safeParse !== 'function'
+    ) {
+      throw new ConfigError(
+        'withResolver(): schema must be a zod schema, e.g. z.object({ route: z.string() }).',
+        {
+          path: 'resolver.schema',
+        },
+      );
+    }
+    this.#resolver = options as unknown as ResolverOptions<ZodType>;
     return this;
   }
 
@@ -237,7 +328,51 @@ export class HandoffBuilder {
         prompt: this.#autonomous?.prompt ?? DEFAULT_AUTONOMOUS_PROMPT,
       },
       stopRule: this.#stop === undefined ? undefined : toStopRule(this.#stop),
+      router: this.#router(topology),
+      lazy:
+        this.#lazy === undefined
+          ? undefined
+          : { phrase: this.#lazy.phrase, contextTurns: this.#lazy.contextTurns },
     });
     return new HandoffWorkflow(orchestration, topology, this.#checkpointing);
+  }
+
+  /** Who routes in the `classifying` state: the resolver, else lazy routing's classifier. */
+  #router(topology: HandoffTopology): Router | undefined {
+    const named = (agent: ChatAgent | string | undefined, what: string): ChatAgent => {
+      if (agent === undefined) return topology.participants.get(topology.coordinator) as ChatAgent;
+      if (typeof agent !== 'string') {
+        const same = topology.participants.get(agent.name);
+        if (same !== undefined && same !== agent) {
+          throw new ConfigError(
+            `${what}: agent "${agent.name}" has the name of another participant of workflow "${this.#name}". Rename it.`,
+            { path: what },
+          );
+        }
+        return agent;
+      }
+      const found = topology.participants.get(agent);
+      if (found === undefined) {
+        throw new ConfigError(
+          `${what}: "${agent}" is not a participant of workflow "${this.#name}". Fix the name.`,
+          {
+            path: what,
+          },
+        );
+      }
+      return found;
+    };
+    if (this.#resolver !== undefined) {
+      return {
+        kind: 'resolver',
+        agent: named(this.#resolver.agent, 'withResolver()'),
+        schema: this.#resolver.schema,
+        resolve: this.#resolver.resolve as (output: never) => string | null,
+      };
+    }
+    if (this.#routing !== 'lazy' || this.#lazy === undefined) return undefined;
+    const classifier = this.#lazy.classifier;
+    if (typeof classifier === 'function') return { kind: 'function', classify: classifier };
+    return { kind: 'agent', agent: named(classifier, 'withUserReplyRouting("lazy"): classifier') };
   }
 }

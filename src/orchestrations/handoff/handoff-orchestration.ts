@@ -1,14 +1,19 @@
 import type { AgentResponse } from '../../agents/chat-agent.js';
+import { Handoff } from '../../agents/handoff.js';
 import type {
   AgentTurnOptions,
   MachineEvent,
   Orchestration,
   ResponseRouting,
+  SpeakerChoice,
 } from '../../engine/orchestration.js';
 import type { SessionState } from '../../engine/session-state.js';
 import type { StopRule } from '../../engine/stop-rule.js';
-import { textMessage } from '../../messages/message-factories.js';
+import { selectSpeakerEvent, textMessage } from '../../messages/message-factories.js';
+import { type AgentMessage, isChatMessage } from '../../messages/message.js';
+import { messageToText } from '../../messages/message-text.js';
 import { compileHandoffMachine, type UserReplyRouting } from './handoff-machine.js';
+import { type LazySettings, ROUTER_STATE, type Router, saysPhrase } from './handoff-router.js';
 import type { HandoffTopology } from './handoff-topology.js';
 
 /** The `metadata` key marking the prompt an autonomous agent receives instead of a user reply. */
@@ -30,26 +35,72 @@ export interface HandoffSettings {
   readonly maxTurns: number;
   readonly autonomous: AutonomousSettings;
   readonly stopRule: StopRule | undefined;
+  /** Who routes requests in the `classifying` state: lazy routing's classifier or a resolver. */
+  readonly router: Router | undefined;
+  /** Set with `routing: 'lazy'`. */
+  readonly lazy: LazySettings | undefined;
 }
+
+/** The source of the event that records a function classifier's choice in the thread. */
+export const CLASSIFIER_SOURCE = 'classifier';
 
 /** Compiles `HandoffBuilder` settings into the engine's orchestration. */
 export function compileHandoff(settings: HandoffSettings): Orchestration {
-  const { topology, autonomous } = settings;
-  const machine = compileHandoffMachine(topology, settings.routing, autonomous.agents);
+  const { topology, autonomous, router, lazy } = settings;
+  const machine = compileHandoffMachine(topology, {
+    routing: settings.routing,
+    autonomous: autonomous.agents,
+    router,
+  });
+  const view: AgentTurnOptions = {
+    toolCallFilter: settings.toolCallFilter,
+    ...(settings.contextWindow === undefined ? {} : { contextWindow: settings.contextWindow }),
+  };
   const turnOptions = new Map<string, AgentTurnOptions>();
   for (const name of topology.participants.keys()) {
-    turnOptions.set(name, {
-      handoffs: topology.handoffs.get(name) ?? [],
-      toolCallFilter: settings.toolCallFilter,
-      ...(settings.contextWindow === undefined ? {} : { contextWindow: settings.contextWindow }),
-    });
+    turnOptions.set(name, { ...view, handoffs: topology.handoffs.get(name) ?? [] });
   }
+  const participants = new Map(topology.participants);
+  let routerOptions: AgentTurnOptions = view;
+  if (router !== undefined && router.kind !== 'function') {
+    participants.set(router.agent.name, router.agent);
+    routerOptions =
+      router.kind === 'resolver'
+        ? { ...view, outputSchema: router.schema, offerHandoffs: false }
+        : {
+            ...view,
+            handoffs: [...topology.participants.keys()]
+              .filter((name) => name !== router.agent.name)
+              .map((target) => routerHandoff(topology, target)),
+          };
+  }
+
+  const routeFromRouter = (response: AgentResponse): ResponseRouting => {
+    const message = response.chatMessage;
+    let target: string | null = null;
+    if (router?.kind === 'resolver') {
+      // A malformed answer (no StructuredMessage) goes to the user as it is: nothing is routed.
+      if (message.type === 'StructuredMessage') target = router.resolve(message.content as never);
+    } else if (message.type === 'HandoffMessage') {
+      target = message.target;
+    }
+    if (target === null || target === 'user') return { event: { type: 'agent_responded' } };
+    if (!topology.participants.has(target) || target === routerName(router)) {
+      throw new Error(
+        `The router of workflow "${topology.name}" chose "${target}", which is not a participant it ` +
+          `can route to (${[...topology.participants.keys()].filter((p) => p !== routerName(router)).join(', ')}).`,
+      );
+    }
+    return { event: { type: 'agent_responded', handoffTo: target } };
+  };
 
   const routeResponse = (
     agent: string,
     response: AgentResponse,
     state: SessionState,
+    speaking: string,
   ): ResponseRouting => {
+    if (speaking === ROUTER_STATE) return routeFromRouter(response);
     const message = response.chatMessage;
     if (message.type === 'HandoffMessage' && message.target !== 'user') {
       const allowed = topology.targets.get(agent) ?? [];
@@ -61,6 +112,13 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
         );
       }
       return { event: { type: 'agent_responded', handoffTo: message.target } };
+    }
+    if (
+      lazy !== undefined &&
+      message.type !== 'HandoffMessage' &&
+      saysPhrase(lazy.phrase, messageToText(message))
+    ) {
+      return { event: { type: 'agent_responded', reroute: true } };
     }
     if (message.type !== 'HandoffMessage' && autonomous.agents.has(agent)) {
       const limit = autonomous.turnLimits[agent] ?? 10;
@@ -78,21 +136,107 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
 
   const routeUserInput = (state: SessionState): MachineEvent => {
     if (settings.routing === 'coordinator') return { type: 'user_replied' };
-    const replyTo = state.pendingRequest?.agent ?? state.lastSpeaker ?? topology.coordinator;
+    const replyTo = state.pendingRequest?.agent ?? state.lastSpeaker ?? undefined;
+    // Lazy routing classifies the first request; the other modes start at the coordinator.
+    // Nobody to reply to yet: the entry (the router if any, else the coordinator) takes it.
+    if (replyTo === undefined || !topology.participants.has(replyTo))
+      return { type: 'user_replied' };
     return { type: 'user_replied', replyTo };
   };
+
+  const selectSpeaker =
+    router?.kind === 'function'
+      ? async (state: SessionState): Promise<SpeakerChoice> => {
+          const infos = [...topology.participants.values()].map((a) => ({
+            name: a.name,
+            description: a.description,
+          }));
+          const agent = await router.classify(latestUserText(state.thread), infos);
+          if (!topology.participants.has(agent)) {
+            throw new Error(
+              `The classifier of workflow "${topology.name}" returned "${String(agent)}", which is not a ` +
+                `participant (${infos.map((i) => i.name).join(', ')}).`,
+            );
+          }
+          return {
+            agent,
+            event: selectSpeakerEvent({ source: CLASSIFIER_SOURCE, content: [agent] }),
+          };
+        }
+      : undefined;
 
   return {
     name: topology.name,
     machine,
-    participants: topology.participants,
+    participants,
     maxTurns: settings.maxTurns,
     stopRule: settings.stopRule,
     descriptor: describe(settings),
-    turnOptions: (agent) => turnOptions.get(agent) ?? {},
+    turnOptions: (agent, speaking, state) => {
+      if (speaking === ROUTER_STATE) return routerOptions;
+      const options = turnOptions.get(agent) ?? {};
+      if (lazy?.contextTurns === undefined) return options;
+      return { ...options, conversationFrom: contextStart(state.thread, agent, lazy.contextTurns) };
+    },
     routeResponse,
     routeUserInput,
+    ...(selectSpeaker === undefined ? {} : { selectSpeaker }),
   };
+}
+
+function routerName(router: Router | undefined): string | undefined {
+  return router === undefined || router.kind === 'function' ? undefined : router.agent.name;
+}
+
+/** The handoff the router is offered to `target` (the topology's, when the router is a participant). */
+function routerHandoff(topology: HandoffTopology, target: string): Handoff {
+  const description = topology.participants.get(target)?.description;
+  return new Handoff(
+    description ? { target, description: `Handoff to ${target}: ${description}` } : { target },
+  );
+}
+
+/** The text of the latest real user message (autonomous prompts aside). */
+function latestUserText(thread: readonly AgentMessage[]): string {
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const m = thread[i];
+    if (m?.source === 'user' && m.metadata[AUTONOMOUS_PROMPT_KEY] !== true && isChatMessage(m)) {
+      return messageToText(m);
+    }
+  }
+  return '';
+}
+
+/**
+ * Where a lazily routed specialist's view of the thread starts: `turns` user turns before the
+ * message that routed the request to it (a handoff to it, or the classifier's choice).
+ */
+function contextStart(thread: readonly AgentMessage[], agent: string, turns: number): number {
+  let routedAt = -1;
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const m = thread[i];
+    if (
+      (m?.type === 'HandoffMessage' && m.target === agent) ||
+      (m?.type === 'SelectSpeakerEvent' && m.source === CLASSIFIER_SOURCE && m.content[0] === agent)
+    ) {
+      routedAt = i;
+      break;
+    }
+  }
+  if (routedAt < 0) return 0;
+  let seen = 0;
+  for (let i = routedAt; i >= 0; i--) {
+    const m = thread[i];
+    if (
+      m?.source === 'user' &&
+      m.type === 'TextMessage' &&
+      m.metadata[AUTONOMOUS_PROMPT_KEY] !== true
+    ) {
+      seen++;
+      if (seen === turns) return i;
+    }
+  }
+  return 0;
 }
 
 /**
@@ -132,5 +276,6 @@ function describe(settings: HandoffSettings): Record<string, unknown> {
     ),
     routing: settings.routing,
     autonomous: [...settings.autonomous.agents],
+    router: settings.router === undefined ? null : settings.router.kind,
   };
 }

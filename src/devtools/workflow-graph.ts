@@ -1,0 +1,273 @@
+import type { AnyStateMachine } from 'xstate';
+
+/** What a node of the drawn graph stands for: a participant, the user, a selector, the stop. */
+export type GraphNodeKind = 'agent' | 'input' | 'select' | 'stopped';
+
+/** What an edge of the drawn graph means. */
+export type GraphEdgeKind =
+  | 'handoff'
+  | 'next'
+  | 'continues'
+  | 'asks'
+  | 'leaves'
+  | 'message'
+  | 'reply'
+  | 'selects';
+
+/** One state of the compiled machine, with where the devtools page draws it. */
+export interface GraphNode {
+  /** The machine state's key (what a session's `machineState` holds). */
+  readonly id: string;
+  readonly label: string;
+  readonly kind: GraphNodeKind;
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** One transition of the compiled machine (deduplicated), with its drawn path. */
+export interface GraphEdge {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string;
+  readonly kind: GraphEdgeKind;
+  readonly label: string;
+  /** SVG path data from the border of `from` to the border of `to`. */
+  readonly path: string;
+  readonly labelX: number;
+  readonly labelY: number;
+}
+
+/** A workflow's routing graph read from its statechart, laid out for an SVG. */
+export interface WorkflowGraph {
+  readonly id: string;
+  readonly initial: string;
+  readonly nodes: readonly GraphNode[];
+  readonly edges: readonly GraphEdge[];
+  readonly width: number;
+  readonly height: number;
+}
+
+interface Guard {
+  readonly type?: string;
+  readonly params?: Record<string, unknown>;
+}
+
+const NODE_W = 128;
+const NODE_H = 40;
+const COLUMN_GAP = 210;
+const ROW_GAP = 84;
+const MARGIN = 48;
+
+/** The events that route a conversation; `stop` and `resume` are control, not routing. */
+const ROUTING_EVENTS = new Set(['agent_responded', 'user_replied', 'speaker_selected']);
+
+function edgeKind(
+  event: string,
+  from: string,
+  to: string,
+  toKind: GraphNodeKind,
+  guard: Guard | undefined,
+): GraphEdgeKind {
+  if (event === 'speaker_selected') return 'selects';
+  if (event === 'user_replied') return guard?.type === 'replyTo' ? 'reply' : 'message';
+  if (to === from) return 'continues';
+  if (toKind === 'input') return guard?.type === 'leavesTeam' ? 'leaves' : 'asks';
+  return guard?.type === 'handoffTo' ? 'handoff' : 'next';
+}
+
+const LABELS: Record<GraphEdgeKind, (to: string) => string> = {
+  handoff: (to) => `handoff_to_${to}`,
+  next: () => 'next',
+  continues: () => 'continues',
+  asks: () => 'asks',
+  leaves: () => 'hands off to user',
+  message: () => 'message',
+  reply: () => 'reply',
+  selects: () => 'selected',
+};
+
+/**
+ * Reads the routing graph of a compiled workflow or team from its XState machine (states and the
+ * transitions of the routing events) and lays it out in columns by distance from the initial
+ * state, so the devtools page can draw it without a graph library.
+ */
+export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
+  const states = Object.entries(machine.root.states);
+  const kinds = new Map<string, GraphNodeKind>();
+  const labels = new Map<string, string>();
+  for (const [key, node] of states) {
+    const meta = node.meta as { kind?: string; agent?: string } | undefined;
+    const kind: GraphNodeKind =
+      meta?.kind === 'agent' || meta?.kind === 'select' || meta?.kind === 'stopped'
+        ? meta.kind
+        : 'input';
+    kinds.set(key, kind);
+    labels.set(key, kind === 'input' ? 'user' : kind === 'agent' ? (meta?.agent ?? key) : key);
+  }
+
+  const raw: { from: string; to: string; kind: GraphEdgeKind }[] = [];
+  const seen = new Set<string>();
+  for (const [key, node] of states) {
+    const fromKind = kinds.get(key) ?? 'input';
+    // From `stopped`, user input routes exactly as from the input state: drawn once, there.
+    if (fromKind === 'stopped') continue;
+    for (const [event, transitions] of node.transitions) {
+      if (!ROUTING_EVENTS.has(event)) continue;
+      for (const t of transitions) {
+        const to = t.target?.[0]?.key;
+        if (to === undefined || !kinds.has(to)) continue;
+        const kind = edgeKind(event, key, to, kinds.get(to) ?? 'input', t.guard as Guard);
+        const id = `${key}->${to}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        raw.push({ from: key, to, kind });
+      }
+    }
+  }
+
+  const initial = machine.root.initial?.target[0]?.key ?? states[0]?.[0] ?? '';
+  const nodes = layout(
+    states.map(([key]) => key),
+    initial,
+    raw,
+    kinds,
+    labels,
+  );
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const pairs = new Set(raw.map((e) => `${e.from}->${e.to}`));
+  const edges = raw.map((e): GraphEdge => {
+    const from = byId.get(e.from) as GraphNode;
+    const to = byId.get(e.to) as GraphNode;
+    const shape =
+      e.from === e.to ? selfLoop(from) : curve(from, to, pairs.has(`${e.to}->${e.from}`), nodes);
+    return {
+      id: `${e.from}->${e.to}`,
+      from: e.from,
+      to: e.to,
+      kind: e.kind,
+      label: LABELS[e.kind](labels.get(e.to) ?? e.to),
+      ...shape,
+    };
+  });
+  const width = Math.max(...nodes.map((n) => n.x + n.width / 2)) + MARGIN;
+  const height = Math.max(...nodes.map((n) => n.y + n.height / 2)) + MARGIN;
+  return { id: machine.id, initial, nodes, edges, width, height };
+}
+
+/** Columns by breadth-first distance from the initial state; `stopped` sits under the user. */
+function layout(
+  keys: readonly string[],
+  initial: string,
+  edges: readonly { from: string; to: string }[],
+  kinds: ReadonlyMap<string, GraphNodeKind>,
+  labels: ReadonlyMap<string, string>,
+): GraphNode[] {
+  const column = new Map<string, number>([[initial, 0]]);
+  const queue = [initial];
+  while (queue.length > 0) {
+    const key = queue.shift() as string;
+    const depth = column.get(key) ?? 0;
+    for (const e of edges) {
+      if (e.from === key && !column.has(e.to)) {
+        column.set(e.to, depth + 1);
+        queue.push(e.to);
+      }
+    }
+  }
+  const deepest = Math.max(0, ...column.values());
+  for (const key of keys) {
+    if (column.has(key)) continue;
+    column.set(key, kinds.get(key) === 'stopped' ? 0 : deepest + 1);
+  }
+  const columns = new Map<number, string[]>();
+  for (const key of keys) {
+    const c = column.get(key) ?? 0;
+    const list = columns.get(c) ?? [];
+    if (kinds.get(key) === 'stopped') list.push(key);
+    else list.splice(list.filter((k) => kinds.get(k) !== 'stopped').length, 0, key);
+    columns.set(c, list);
+  }
+  const tallest = Math.max(...[...columns.values()].map((l) => l.length));
+  const nodes: GraphNode[] = [];
+  for (const [c, list] of columns) {
+    list.forEach((key, row) => {
+      const offset = ((tallest - list.length) * ROW_GAP) / 2;
+      nodes.push({
+        id: key,
+        label: labels.get(key) ?? key,
+        kind: kinds.get(key) ?? 'input',
+        x: MARGIN + NODE_W / 2 + c * COLUMN_GAP,
+        y: MARGIN + NODE_H / 2 + offset + row * ROW_GAP,
+        width: NODE_W,
+        height: NODE_H,
+      });
+    });
+  }
+  return nodes.sort((a, b) => keys.indexOf(a.id) - keys.indexOf(b.id));
+}
+
+const round = (n: number) => Math.round(n * 10) / 10;
+
+/** Where the ray from a node's centre towards (x, y) leaves its rectangle. */
+function border(node: GraphNode, x: number, y: number): { x: number; y: number } {
+  const dx = x - node.x;
+  const dy = y - node.y;
+  if (dx === 0 && dy === 0) return { x: node.x, y: node.y };
+  const scale = Math.min(
+    dx === 0 ? Number.POSITIVE_INFINITY : node.width / 2 / Math.abs(dx),
+    dy === 0 ? Number.POSITIVE_INFINITY : node.height / 2 / Math.abs(dy),
+  );
+  return { x: node.x + dx * scale, y: node.y + dy * scale };
+}
+
+/**
+ * A quadratic curve between two nodes. Edges in both directions bend to opposite sides; an edge
+ * whose straight line would cross another node bends away from it.
+ */
+function curve(
+  from: GraphNode,
+  to: GraphNode,
+  twoWay: boolean,
+  nodes: readonly GraphNode[],
+): Pick<GraphEdge, 'path' | 'labelX' | 'labelY'> {
+  const mx = (from.x + to.x) / 2;
+  const my = (from.y + to.y) / 2;
+  const length = Math.hypot(to.x - from.x, to.y - from.y) || 1;
+  // The unit normal, on the left of the direction from → to.
+  const nx = -(to.y - from.y) / length;
+  const ny = (to.x - from.x) / length;
+  let bend = twoWay ? 22 : 0;
+  const blocked = nodes.some(
+    (n) => n !== from && n !== to && distanceToSegment(n, from, to) < n.height,
+  );
+  if (blocked) bend += Math.min(140, 36 + length / 5);
+  const cx = mx + nx * bend * 2;
+  const cy = my + ny * bend * 2;
+  const start = border(from, cx, cy);
+  const end = border(to, cx, cy);
+  return {
+    path: `M${round(start.x)},${round(start.y)} Q${round(cx)},${round(cy)} ${round(end.x)},${round(end.y)}`,
+    labelX: round(0.25 * start.x + 0.5 * cx + 0.25 * end.x),
+    labelY: round(0.25 * start.y + 0.5 * cy + 0.25 * end.y),
+  };
+}
+
+function distanceToSegment(p: GraphNode, a: GraphNode, b: GraphNode): number {
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  const t = Math.max(0, Math.min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / (dx * dx + dy * dy)));
+  return Math.hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
+}
+
+function selfLoop(node: GraphNode): Pick<GraphEdge, 'path' | 'labelX' | 'labelY'> {
+  const top = node.y - node.height / 2;
+  const x1 = node.x - 18;
+  const x2 = node.x + 18;
+  return {
+    path: `M${x1},${top} C${x1 - 14},${top - 42} ${x2 + 14},${top - 42} ${x2},${top}`,
+    labelX: node.x,
+    labelY: top - 36,
+  };
+}
