@@ -66,4 +66,26 @@ describe('samples', () => {
     expect(out).toContain("Finish reason: Text 'TERMINATE' mentioned");
     expect(out).toContain('Refunded: BA-2417');
   });
+
+  it('lazy-routing.ts classifies once, lets billing answer directly, and reroutes on the phrase', () => {
+    const out = runSample('lazy-routing');
+    expect(out).toContain(
+      'user> It is INV-7, please refund it\n---------- TextMessage (billing) ----------\nRefunded INV-7.\n',
+    );
+    expect(out).toContain(
+      '---------- TextMessage (billing) ----------\nThis is outside my area: let me find the right person.\n---------- ToolCallRequestEvent (triage) ----------\nhandoff_to_tech({})\n',
+    );
+    expect(out).toContain('Model calls for 4 user turns: 7 (triage 2).');
+  });
+
+  it('structured-resolver.ts routes by structured output without tools, or answers itself', () => {
+    const out = runSample('structured-resolver');
+    expect(out).toContain(
+      '---------- StructuredMessage (triage) ----------\n{"route":"none","reply":"Hello! Billing or technical?"}\n',
+    );
+    expect(out).toContain(
+      '---------- TextMessage (billing) ----------\nI have refunded the duplicate charge.\n',
+    );
+    expect(out).toContain('The router was offered 0 tools and this output format:');
+  });
 });

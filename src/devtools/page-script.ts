@@ -1,0 +1,501 @@
+/**
+ * The devtools page's script, plain browser JavaScript (no build step, no framework). It reads
+ * the token from its own URL, sends it on every request, follows `/api/events` (server-sent
+ * events) and builds every element with `textContent`, never `innerHTML`, so message text cannot
+ * inject markup. Written without template literals: it lives inside one.
+ */
+export const PAGE_SCRIPT = String.raw`
+(function () {
+  'use strict';
+  var token = new URLSearchParams(location.search).get('token') || '';
+  var SVG = 'http://www.w3.org/2000/svg';
+  var ui = {
+    workflow: null,
+    graph: null,
+    sessionId: null,
+    status: 'idle',
+    active: null,
+    messages: [],
+    drafts: {},
+    asking: null,
+    handoffFrom: null,
+    loading: 0,
+  };
+
+  function $(id) { return document.getElementById(id); }
+
+  function api(method, path, body) {
+    var init = { method: method, headers: { 'x-baton-token': token } };
+    if (body !== undefined) {
+      init.headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    return fetch(path, init).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (json) {
+        if (!response.ok) throw new Error(json.error || response.statusText);
+        return json;
+      });
+    });
+  }
+
+  function h(tag, className, children) {
+    var el = document.createElement(tag);
+    if (className) el.className = className;
+    (children || []).forEach(function (child) {
+      if (child === null || child === undefined) return;
+      el.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+    });
+    return el;
+  }
+
+  function s(tag, attrs) {
+    var el = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) { el.setAttribute(k, String(attrs[k])); });
+    return el;
+  }
+
+  function fmt(n) { return Number(n || 0).toLocaleString('en-US'); }
+
+  function showError(text) {
+    var line = h('div', 'divider failure', [text]);
+    $('transcript').appendChild(line);
+    line.scrollIntoView({ block: 'end' });
+  }
+
+  // ---- graph ---------------------------------------------------------------------------------
+
+  function drawGraph(graph) {
+    var svg = $('graph');
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    if (!graph) {
+      $('graph-note').textContent = 'This workflow has no compiled machine to draw.';
+      return;
+    }
+    svg.setAttribute('width', graph.width);
+    svg.setAttribute('height', graph.height);
+    svg.setAttribute('viewBox', '0 0 ' + graph.width + ' ' + graph.height);
+    var defs = s('defs');
+    [['arrow', '#b4bccb'], ['arrow-hot', '#7c3aed']].forEach(function (m) {
+      var marker = s('marker', { id: m[0], viewBox: '0 0 10 10', refX: 9, refY: 5,
+        markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
+      marker.appendChild(s('path', { d: 'M0,0 L10,5 L0,10 z', fill: m[1] }));
+      defs.appendChild(marker);
+    });
+    svg.appendChild(defs);
+    var edges = s('g', { id: 'edges' });
+    graph.edges.forEach(function (e) {
+      var g = s('g', { 'class': 'edge kind-' + e.kind, 'data-from': e.from, 'data-to': e.to, 'data-kind': e.kind });
+      var path = s('path', { d: e.path });
+      var title = s('title');
+      title.textContent = e.from + ' → ' + e.to + ' (' + e.label + ')';
+      g.appendChild(title);
+      g.appendChild(path);
+      var label = s('text', { x: e.labelX, y: e.labelY });
+      label.textContent = e.label;
+      g.appendChild(label);
+      edges.appendChild(g);
+    });
+    svg.appendChild(edges);
+    var nodes = s('g', { id: 'nodes' });
+    graph.nodes.forEach(function (n) {
+      var cls = 'node kind-' + n.kind + (n.id === ui.workflow.coordinator ? ' coordinator' : '');
+      var g = s('g', { 'class': cls, 'data-state': n.id });
+      g.appendChild(s('rect', { x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height }));
+      var text = s('text', { x: n.x, y: n.y });
+      text.textContent = n.label;
+      g.appendChild(text);
+      nodes.appendChild(g);
+    });
+    svg.appendChild(nodes);
+    svg.appendChild(s('g', { id: 'batons' }));
+    $('graph-note').textContent = 'Drawn from the compiled statechart "' + graph.id +
+      '". Orange: where the session is; purple: the latest handoff.';
+  }
+
+  function nodeEl(id) {
+    return document.querySelector('#graph .node[data-state="' + CSS.escape(id) + '"]');
+  }
+  function edgeEl(from, to) {
+    return document.querySelector('#graph .edge[data-from="' + CSS.escape(from) + '"][data-to="' + CSS.escape(to) + '"]');
+  }
+
+  function setActive(next, animate) {
+    var previous = ui.active;
+    ui.active = next;
+    document.querySelectorAll('#graph .node.active').forEach(function (el) { el.classList.remove('active'); });
+    if (next !== null && nodeEl(next)) nodeEl(next).classList.add('active');
+    if (!animate || previous === null || next === null || previous === next) return;
+    var edge = edgeEl(previous, next);
+    if (!edge) return;
+    document.querySelectorAll('#graph .edge.last').forEach(function (el) { el.classList.remove('last'); });
+    edge.classList.add('last');
+    var kind = edge.getAttribute('data-kind');
+    if (kind === 'handoff' || kind === 'next' || kind === 'selects') markHandoff(previous, next);
+    runBaton(edge);
+  }
+
+  function markHandoff(from, to) {
+    document.querySelectorAll('#graph .edge.handoff-last').forEach(function (el) { el.classList.remove('handoff-last'); });
+    var edge = edgeEl(from, to);
+    if (edge) edge.classList.add('handoff-last');
+    var node = nodeEl(to);
+    if (node) node.classList.add('visited');
+  }
+
+  function runBaton(edge) {
+    var path = edge.querySelector('path');
+    if (!path || typeof path.getTotalLength !== 'function') return;
+    var total = path.getTotalLength();
+    var dot = s('circle', { r: 6, 'class': 'baton' });
+    $('batons').appendChild(dot);
+    var start = performance.now();
+    function frame(now) {
+      var t = Math.min(1, (now - start) / 700);
+      var p = path.getPointAtLength(total * t);
+      dot.setAttribute('cx', p.x);
+      dot.setAttribute('cy', p.y);
+      if (t < 1) requestAnimationFrame(frame);
+      else setTimeout(function () { dot.remove(); }, 150);
+    }
+    requestAnimationFrame(frame);
+  }
+
+  function setAsking(agent) {
+    ui.asking = agent;
+    document.querySelectorAll('#graph .node.asking').forEach(function (el) { el.classList.remove('asking'); });
+    var state = agent === null ? null : stateOfAgent(agent);
+    if (state !== null && nodeEl(state)) nodeEl(state).classList.add('asking');
+  }
+
+  function stateOfAgent(name) {
+    if (!ui.graph) return null;
+    for (var i = 0; i < ui.graph.nodes.length; i++) {
+      var n = ui.graph.nodes[i];
+      if (n.kind === 'agent' && n.label === name) return n.id;
+    }
+    return null;
+  }
+
+  // ---- transcript ----------------------------------------------------------------------------
+
+  function usageOf(m) {
+    return m.usage ? (m.usage.promptTokens || 0) + (m.usage.completionTokens || 0) : 0;
+  }
+
+  function usageBadge(m) {
+    if (!m.usage || usageOf(m) === 0) return null;
+    var b = h('span', 'usage', [fmt(m.usage.promptTokens) + ' prompt + ' + fmt(m.usage.completionTokens) + ' completion tokens']);
+    b.title = 'token usage of this message';
+    return b;
+  }
+
+  function pretty(args) {
+    try { return JSON.stringify(JSON.parse(args)); } catch (e) { return String(args); }
+  }
+
+  function bubble(m, className, label, body) {
+    var who = h('div', 'who', [h('b', null, [m.source]), label ? h('span', null, [label]) : null, usageBadge(m)]);
+    var el = h('div', 'msg ' + className, [who, body]);
+    el.setAttribute('data-type', m.type);
+    el.setAttribute('data-source', m.source);
+    return el;
+  }
+
+  function renderMessage(m) {
+    switch (m.type) {
+      case 'ModelClientStreamingChunkEvent': return null;
+      case 'TextMessage':
+        return bubble(m, m.source === 'user' ? 'user' : 'text', null, h('div', 'body', [m.content]));
+      case 'StopMessage':
+        return bubble(m, 'text', 'stop', h('div', 'body', [m.content]));
+      case 'StructuredMessage':
+        return bubble(m, 'text', 'structured', h('pre', 'body', [JSON.stringify(m.content, null, 2)]));
+      case 'HandoffMessage':
+        return bubble(m, 'handoff', '→ ' + m.target, h('div', 'body', [m.content]));
+      case 'ToolCallRequestEvent':
+        return bubble(m, 'tool', 'calls', h('div', null, m.content.map(function (c) {
+          return h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']);
+        })));
+      case 'ToolCallExecutionEvent':
+        return bubble(m, 'tool', 'results', h('div', null, m.content.map(function (r) {
+          return h('pre', r.isError ? 'error' : null, [r.name + ' → ' + r.content]);
+        })));
+      case 'ToolCallSummaryMessage':
+        return bubble(m, 'tool', 'tool summary', h('div', null, [h('div', 'body', [m.content])].concat(
+          m.toolCalls.map(function (c) { return h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']); }))));
+      case 'UserInputRequestedEvent':
+        return bubble(m, 'ask', 'asks the user', null);
+      case 'ThoughtEvent':
+        return bubble(m, 'thought', 'thinks', h('div', 'body', [m.content]));
+      case 'SelectSpeakerEvent':
+        return bubble(m, 'ask', 'selected ' + m.content.join(', '), null);
+      default:
+        return bubble(m, 'text', m.type, h('div', 'body', [JSON.stringify(m.content)]));
+    }
+  }
+
+  function appendMessage(m) {
+    var box = $('transcript');
+    if (m.type === 'ModelClientStreamingChunkEvent') {
+      var draft = ui.drafts[m.source];
+      if (!draft) {
+        draft = bubble(m, 'draft', 'typing…', h('div', 'body', []));
+        ui.drafts[m.source] = draft;
+        box.appendChild(draft);
+      }
+      draft.querySelector('.body').textContent += m.content;
+      draft.scrollIntoView({ block: 'end' });
+      return;
+    }
+    if (ui.drafts[m.source]) {
+      ui.drafts[m.source].remove();
+      delete ui.drafts[m.source];
+    }
+    ui.messages.push(m);
+    var el = renderMessage(m);
+    if (el) {
+      box.appendChild(el);
+      el.scrollIntoView({ block: 'end' });
+    }
+    updateUsage();
+  }
+
+  function updateUsage() {
+    var p = 0, c = 0;
+    ui.messages.forEach(function (m) {
+      if (m.usage) { p += m.usage.promptTokens || 0; c += m.usage.completionTokens || 0; }
+    });
+    $('usage-total').textContent = fmt(p + c);
+    $('usage-split').textContent = '(' + fmt(p) + ' prompt + ' + fmt(c) + ' completion)';
+  }
+
+  function divider(text, failure) {
+    var line = h('div', 'divider' + (failure ? ' failure' : ''), [text]);
+    $('transcript').appendChild(line);
+    line.scrollIntoView({ block: 'end' });
+  }
+
+  // ---- conditions ----------------------------------------------------------------------------
+
+  function renderProgress(progress) {
+    var box = $('conditions');
+    while (box.firstChild) box.removeChild(box.firstChild);
+    if (!progress) {
+      box.appendChild(h('p', 'note', [ui.workflow && ui.workflow.conditionNote || '']));
+      return;
+    }
+    box.appendChild(h('div', 'note', ['Termination condition']));
+    box.appendChild(progressNode(progress));
+  }
+
+  function progressNode(p) {
+    if (p.children) {
+      var group = h('div', 'cond-group', p.children.map(progressNode));
+      return h('div', null, [h('div', 'cond' + (p.fired ? ' fired' : ''), [h('span', 'label', [p.label + (p.fired ? ' (fired)' : '')])]), group]);
+    }
+    var bar = null;
+    if (typeof p.ratio === 'number') {
+      var fill = h('i');
+      fill.style.width = Math.round(p.ratio * 100) + '%';
+      bar = h('span', 'bar', [fill]);
+    }
+    var row = h('div', 'cond' + (p.fired ? ' fired' : ''), [bar, h('span', 'label', [p.label + (p.fired ? ' (fired)' : '')])]);
+    row.setAttribute('data-type', p.type);
+    return row;
+  }
+
+  // ---- session state -------------------------------------------------------------------------
+
+  function setStatus(status, detail) {
+    ui.status = status;
+    var pill = $('status');
+    pill.textContent = status.replace('_', ' ');
+    pill.className = 'pill ' + status;
+    $('stop').disabled = status !== 'running';
+    $('send').disabled = status === 'running';
+    var form = $('reply-form');
+    var waiting = status === 'awaiting_input' || (status === 'terminated' && ui.handoffFrom);
+    form.classList.toggle('waiting', Boolean(waiting));
+    var ask = $('ask');
+    if (status === 'running') ask.textContent = 'The session is running…';
+    else if (status === 'awaiting_input' && detail) ask.textContent = detail.agent + ' asks: ' + detail.prompt;
+    else if (waiting && ui.handoffFrom) ask.textContent = ui.handoffFrom + ' handed off to you: your answer goes back to ' + ui.handoffFrom + '.';
+    else if (status === 'terminated') ask.textContent = 'The session stopped. Send a message to continue it.';
+    else if (status === 'cancelled') ask.textContent = 'Stopped. Send a message to continue, or start a new session.';
+    else ask.textContent = 'Send a message to start the session.';
+  }
+
+  function applySnapshot(snap) {
+    ui.sessionId = snap.id;
+    ui.messages = [];
+    ui.drafts = {};
+    ui.handoffFrom = snap.handoffFrom || null;
+    $('session-id').textContent = snap.id;
+    var box = $('transcript');
+    while (box.firstChild) box.removeChild(box.firstChild);
+    snap.messages.forEach(appendMessage);
+    updateUsage();
+    document.querySelectorAll('#graph .edge.last, #graph .edge.handoff-last').forEach(function (el) {
+      el.classList.remove('last');
+      el.classList.remove('handoff-last');
+    });
+    document.querySelectorAll('#graph .node.visited').forEach(function (el) { el.classList.remove('visited'); });
+    var last = null;
+    snap.messages.forEach(function (m) { if (m.type === 'HandoffMessage') last = m; });
+    if (last) {
+      var from = stateOfAgent(last.source), to = stateOfAgent(last.target);
+      if (from !== null && to !== null) markHandoff(from, to);
+    }
+    setActive(snap.active, false);
+    setAsking(snap.pendingRequest ? snap.pendingRequest.agent : null);
+    setStatus(snap.status, snap.pendingRequest);
+    $('stop-reason').textContent = '';
+    renderProgress(snap.progress);
+    renderSteps(snap);
+    markSelected();
+  }
+
+  function loadSession(id) {
+    var ticket = ++ui.loading;
+    return api('GET', '/api/sessions/' + encodeURIComponent(id)).then(function (snap) {
+      if (ticket === ui.loading) applySnapshot(snap);
+    });
+  }
+
+  function renderSteps(snap) {
+    var list = $('steps');
+    while (list.firstChild) list.removeChild(list.firstChild);
+    $('steps-of').textContent = snap.id;
+    $('steps-note').textContent = snap.checkpoints ? (snap.checkpoints.length === 0 ? 'No steps yet.' : '') : (snap.checkpointsNote || '');
+    (snap.checkpoints || []).forEach(function (c) {
+      var fork = h('button', 'fork', ['fork from this step']);
+      fork.type = 'button';
+      fork.setAttribute('data-step', c.step);
+      fork.addEventListener('click', function () {
+        api('POST', '/api/sessions', { from: { session: snap.id, step: c.step } })
+          .then(function (r) { return refreshSessions().then(function () { return loadSession(r.id); }); })
+          .catch(function (e) { showError('Fork failed: ' + e.message); });
+      });
+      var when = new Date(c.at).toLocaleTimeString();
+      list.appendChild(h('li', null, [h('b', null, [String(c.step)]), h('span', 'event', [c.event]), h('span', 'note', [when]), fork]));
+    });
+  }
+
+  function refreshSessions() {
+    return api('GET', '/api/sessions').then(function (r) {
+      var list = $('sessions');
+      while (list.firstChild) list.removeChild(list.firstChild);
+      r.sessions.forEach(function (item) {
+        var li = h('li', null, [h('code', null, [item.id]), h('span', 'pill ' + item.status, [item.status.replace('_', ' ')]),
+          h('span', 'note', ['step ' + item.step + (item.origin === 'store' ? ' · stored' : '')])]);
+        li.setAttribute('data-session', item.id);
+        li.addEventListener('click', function () { loadSession(item.id).catch(function (e) { showError(e.message); }); });
+        list.appendChild(li);
+      });
+      markSelected();
+      return r.sessions;
+    });
+  }
+
+  function markSelected() {
+    document.querySelectorAll('#sessions li').forEach(function (li) {
+      li.classList.toggle('selected', li.getAttribute('data-session') === ui.sessionId);
+    });
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+
+  function onEvent(name, handler) {
+    events.addEventListener(name, function (e) {
+      var data;
+      try { data = JSON.parse(e.data); } catch (err) { return; }
+      handler(data);
+    });
+  }
+
+  var events = new EventSource('/api/events?token=' + encodeURIComponent(token));
+  events.onopen = function () { $('connection').textContent = 'live'; $('connection').className = 'pill live'; };
+  events.onerror = function () { $('connection').textContent = 'disconnected'; $('connection').className = 'pill down'; };
+
+  onEvent('run', function (d) {
+    if (d.session !== ui.sessionId) return;
+    $('stop-reason').textContent = '';
+    ui.handoffFrom = null;
+    setAsking(null);
+    setStatus('running');
+  });
+  onEvent('message', function (d) {
+    if (d.session !== ui.sessionId) return;
+    appendMessage(d.message);
+    setActive(d.active, true);
+    if (d.progress !== undefined) renderProgress(d.progress);
+  });
+  onEvent('result', function (d) {
+    if (d.session !== ui.sessionId) return;
+    ui.handoffFrom = d.handoffFrom;
+    setActive(d.active, true);
+    setAsking(d.pendingRequest ? d.pendingRequest.agent : null);
+    setStatus(d.status, d.pendingRequest);
+    renderProgress(d.progress);
+    var usage = fmt(d.usage.promptTokens + d.usage.completionTokens) + ' tokens this run';
+    if (d.status === 'awaiting_input') divider('awaiting input · ' + usage);
+    else if (d.status === 'terminated') divider('terminated: ' + d.stopReason + ' · ' + usage);
+    else divider('cancelled: the run was stopped · ' + usage);
+    $('stop-reason').textContent = d.stopReason ? 'Finish reason: ' + d.stopReason : '';
+  });
+  onEvent('failure', function (d) {
+    if (d.session !== ui.sessionId) return;
+    divider('error: ' + d.error, true);
+    loadSession(d.session).catch(function () {});
+  });
+  onEvent('sessions', function (d) {
+    refreshSessions().then(function () {
+      if (d.id === ui.sessionId && d.reason === 'ran') return loadSession(d.id);
+    }).catch(function () {});
+  });
+
+  // ---- controls ------------------------------------------------------------------------------
+
+  $('reply-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var input = $('reply');
+    var text = input.value;
+    if (text.trim() === '' || ui.sessionId === null || ui.status === 'running') return;
+    input.value = '';
+    api('POST', '/api/sessions/' + encodeURIComponent(ui.sessionId) + '/run', { text: text })
+      .catch(function (err) { showError(err.message); });
+  });
+  $('stop').addEventListener('click', function () {
+    if (ui.sessionId === null) return;
+    api('POST', '/api/sessions/' + encodeURIComponent(ui.sessionId) + '/stop', {})
+      .catch(function (err) { showError(err.message); });
+  });
+  $('new-session').addEventListener('click', function () {
+    api('POST', '/api/sessions', {})
+      .then(function (r) { return refreshSessions().then(function () { return loadSession(r.id); }); })
+      .catch(function (err) { showError(err.message); });
+  });
+  $('open-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var id = $('open-id').value.trim();
+    if (id === '') return;
+    loadSession(id).then(refreshSessions).catch(function (err) { showError(err.message); });
+  });
+
+  api('GET', '/api/workflow').then(function (w) {
+    ui.workflow = w;
+    ui.graph = w.graph;
+    $('workflow-name').textContent = w.name + ' · ' + w.module;
+    document.title = 'Baton devtools · ' + w.name;
+    $('persistence').textContent = w.persistence;
+    drawGraph(w.graph);
+    return refreshSessions();
+  }).then(function (sessions) {
+    var mine = sessions.filter(function (x) { return x.origin === 'process'; });
+    if (mine.length > 0) return loadSession(mine[0].id);
+    return api('POST', '/api/sessions', {}).then(function (r) {
+      return refreshSessions().then(function () { return loadSession(r.id); });
+    });
+  }).catch(function (err) { showError(err.message); });
+})();
+`;

@@ -1,0 +1,302 @@
+import { randomUUID } from 'node:crypto';
+
+import type { AnyStateMachine } from 'xstate';
+
+import type { RunOptions, Session, SessionInfo, Task, TaskResult } from '../engine/runnable.js';
+import type { CheckpointInfo } from '../engine/session-log.js';
+import type { AgentMessage } from '../messages/message.js';
+import { type ConditionProgress, conditionProgress } from './condition-progress.js';
+import {
+  activeAfter,
+  activeAfterResult,
+  type GraphStates,
+  handoffToUserFrom,
+  userTask,
+} from './session-activity.js';
+import { storedSessionIds } from './stored-sessions.js';
+
+/** A session as the devtools drive it; `checkpoints` exists on workflows that can have a store. */
+export interface DevSession extends Omit<Session, 'run' | 'runStream'> {
+  runStream(task?: Task, options?: RunOptions): AsyncIterable<AgentMessage | TaskResult>;
+  checkpoints?(): Promise<CheckpointInfo[]>;
+}
+
+/** What the devtools need of a workflow or team, from whichever copy of the library built it. */
+export interface DevWorkflow {
+  session(id?: string, options?: { from?: { session: string; step: number } }): DevSession;
+  readonly machine?: AnyStateMachine;
+}
+
+/** One line of the session list. */
+export interface SessionSummary {
+  readonly id: string;
+  readonly status: SessionInfo['status'] | 'unreadable';
+  readonly step: number;
+  /** Created or opened by this server, or only found in the store's directory. */
+  readonly origin: 'process' | 'store';
+}
+
+/** Everything the page shows of one session. */
+export interface SessionSnapshot {
+  readonly id: string;
+  readonly status: SessionInfo['status'];
+  readonly step: number;
+  readonly pendingRequest?: SessionInfo['pendingRequest'];
+  /** The agent a team waits on after it handed off to the user (answer it with a handoff). */
+  readonly handoffFrom?: string;
+  readonly messages: readonly AgentMessage[];
+  readonly active: string | null;
+  readonly progress: ConditionProgress | null;
+  /** The step log, or null with `checkpointsNote` saying why there is none. */
+  readonly checkpoints: readonly CheckpointInfo[] | null;
+  readonly checkpointsNote?: string;
+}
+
+/** An event for every open page. */
+export interface HubEvent {
+  readonly event: 'message' | 'run' | 'result' | 'failure' | 'sessions';
+  readonly data: Record<string, unknown>;
+}
+
+/** A request the hub refuses, with the HTTP status that says why. */
+export class HubRequestError extends Error {
+  override readonly name = 'HubRequestError';
+  readonly status: 400 | 404 | 409;
+  constructor(status: 400 | 404 | 409, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+interface Tracked {
+  readonly session: DevSession;
+  controller: AbortController | undefined;
+  active: string | null;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The sessions one devtools server drives: it runs them, streams every message to the pages as a
+ * `HubEvent`, stops them (through the run's `AbortSignal`) and lists them — the ones this process
+ * created or opened, plus the ones stored in `storeDirectory` when the CLI gave the workflow a
+ * `FileCheckpointStore`.
+ */
+export class SessionHub {
+  readonly #workflow: DevWorkflow;
+  readonly #condition: unknown;
+  readonly #storeDirectory: string | undefined;
+  readonly #states: GraphStates;
+  readonly #tracked = new Map<string, Tracked>();
+  readonly #listeners = new Set<(event: HubEvent) => void>();
+
+  constructor(
+    workflow: DevWorkflow,
+    options: { condition?: unknown; storeDirectory?: string; states: GraphStates },
+  ) {
+    this.#workflow = workflow;
+    this.#condition = options.condition;
+    this.#storeDirectory = options.storeDirectory;
+    this.#states = options.states;
+  }
+
+  /** Calls `listener` with every event until the returned function is called. */
+  subscribe(listener: (event: HubEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Sessions of this process (newest first), then the stored ones it has not opened. */
+  async list(): Promise<SessionSummary[]> {
+    const mine = [...this.#tracked.keys()].reverse();
+    const stored =
+      this.#storeDirectory === undefined ? [] : await storedSessionIds(this.#storeDirectory);
+    const ids = [...mine, ...stored.filter((id) => !this.#tracked.has(id))];
+    return Promise.all(
+      ids.map(async (id): Promise<SessionSummary> => {
+        const origin = this.#tracked.has(id) ? 'process' : 'store';
+        try {
+          const info = await this.#session(id).info();
+          const status = this.#tracked.get(id)?.controller ? 'running' : info.status;
+          return { id, status, step: info.step, origin };
+        } catch {
+          return { id, status: 'unreadable', step: 0, origin };
+        }
+      }),
+    );
+  }
+
+  /** A new session with a generated id, or a fork of `from` (needs a checkpoint store). */
+  async create(from?: { session: string; step: number }): Promise<string> {
+    const id = randomUUID().slice(0, 8);
+    let session: DevSession;
+    try {
+      session = this.#workflow.session(id, from === undefined ? {} : { from });
+      await session.info();
+    } catch (error) {
+      throw new HubRequestError(400, errorText(error), { cause: error });
+    }
+    this.#tracked.set(id, { session, controller: undefined, active: null });
+    this.#emit('sessions', { reason: from === undefined ? 'created' : 'forked', id });
+    return id;
+  }
+
+  /** The session `id` as the page shows it; opens a stored (or new) session of that id. */
+  async snapshot(id: string): Promise<SessionSnapshot> {
+    const tracked = this.#track(id);
+    const { session } = tracked;
+    let info: SessionInfo;
+    let messages: AgentMessage[];
+    let saved: Record<string, unknown>;
+    try {
+      [info, messages, saved] = await Promise.all([
+        session.info(),
+        session.messages(),
+        session.saveState().then((s) => (typeof s === 'object' && s !== null ? s : {})),
+      ]);
+    } catch (error) {
+      throw new HubRequestError(400, errorText(error), { cause: error });
+    }
+    const running = tracked.controller !== undefined;
+    const active = running
+      ? tracked.active
+      : typeof saved.machineState === 'string'
+        ? saved.machineState
+        : null;
+    let checkpoints: CheckpointInfo[] | null = null;
+    let checkpointsNote: string | undefined;
+    if (typeof session.checkpoints !== 'function') {
+      checkpointsNote = 'This workflow has no step log.';
+    } else {
+      try {
+        checkpoints = await session.checkpoints();
+      } catch (error) {
+        checkpointsNote = errorText(error);
+      }
+    }
+    const handoffFrom = handoffToUserFrom(messages, this.#states);
+    return {
+      id,
+      status: running ? 'running' : info.status,
+      step: info.step,
+      ...(info.pendingRequest === undefined ? {} : { pendingRequest: info.pendingRequest }),
+      ...(handoffFrom === undefined ? {} : { handoffFrom }),
+      messages,
+      active,
+      progress: this.#progress(saved.termination),
+      checkpoints,
+      ...(checkpointsNote === undefined ? {} : { checkpointsNote }),
+    };
+  }
+
+  /**
+   * Starts a run of session `id` with the user's `text` (or, with `null`, continues without a
+   * task) and streams it to the pages. Resolves once the run has started.
+   */
+  async run(id: string, text: string | null): Promise<void> {
+    const tracked = this.#track(id);
+    if (tracked.controller !== undefined) {
+      throw new HubRequestError(409, `Session "${id}" is running; stop it or wait for it.`);
+    }
+    const controller = new AbortController();
+    tracked.controller = controller;
+    let task: Task | undefined;
+    try {
+      task = text === null ? undefined : userTask(text, await tracked.session.messages(), this.#states);
+    } catch (error) {
+      tracked.controller = undefined;
+      throw new HubRequestError(400, errorText(error), { cause: error });
+    }
+    this.#emit('run', { session: id });
+    void this.#drive(id, tracked, task, controller.signal);
+  }
+
+  /** Aborts the run of session `id`; false when it is not running here. */
+  stop(id: string): boolean {
+    const controller = this.#tracked.get(id)?.controller;
+    if (controller === undefined) return false;
+    controller.abort(new Error('Stopped from the devtools page.'));
+    return true;
+  }
+
+  /** Aborts every run (the server is closing). */
+  stopAll(): void {
+    for (const id of this.#tracked.keys()) this.stop(id);
+  }
+
+  async #drive(id: string, tracked: Tracked, task: Task | undefined, signal: AbortSignal) {
+    try {
+      for await (const item of tracked.session.runStream(task, { signal })) {
+        if (item.type === 'TaskResult') {
+          tracked.active = activeAfterResult(tracked.active, item, this.#states);
+          tracked.controller = undefined;
+          const handoffFrom = handoffToUserFrom(item.messages, this.#states);
+          this.#emit('result', {
+            session: id,
+            status: item.status,
+            stopReason: item.stopReason,
+            usage: item.usage,
+            pendingRequest: item.pendingRequest ?? null,
+            handoffFrom: handoffFrom ?? null,
+            active: tracked.active,
+            progress: await this.#sessionProgress(tracked.session),
+          });
+          continue;
+        }
+        tracked.active = activeAfter(tracked.active, item, this.#states);
+        const progress =
+          item.type === 'ModelClientStreamingChunkEvent'
+            ? undefined
+            : await this.#sessionProgress(tracked.session);
+        this.#emit('message', {
+          session: id,
+          message: item,
+          active: tracked.active,
+          ...(progress === undefined ? {} : { progress }),
+        });
+      }
+    } catch (error) {
+      this.#emit('failure', { session: id, error: errorText(error) });
+    } finally {
+      tracked.controller = undefined;
+      this.#emit('sessions', { reason: 'ran', id });
+    }
+  }
+
+  async #sessionProgress(session: DevSession): Promise<ConditionProgress | null> {
+    if (this.#condition === undefined) return null;
+    const saved = await session.saveState().catch(() => null);
+    return this.#progress(
+      typeof saved === 'object' && saved !== null
+        ? (saved as Record<string, unknown>).termination
+        : undefined,
+    );
+  }
+
+  #progress(state: unknown): ConditionProgress | null {
+    return this.#condition === undefined ? null : conditionProgress(this.#condition, state);
+  }
+
+  #session(id: string): DevSession {
+    return this.#tracked.get(id)?.session ?? this.#workflow.session(id);
+  }
+
+  #track(id: string): Tracked {
+    let tracked = this.#tracked.get(id);
+    if (tracked === undefined) {
+      let session: DevSession;
+      try {
+        session = this.#workflow.session(id);
+      } catch (error) {
+        throw new HubRequestError(400, errorText(error), { cause: error });
+      }
+      tracked = { session, controller: undefined, active: null };
+      this.#tracked.set(id, tracked);
+    }
+    return tracked;
+  }
+
+  #emit(event: HubEvent['event'], data: Record<string, unknown>): void {
+    for (const listener of this.#listeners) listener({ event, data });
+  }
+}
