@@ -27,8 +27,8 @@ function runBlock(index: number): string {
 }
 
 describe('README tour', () => {
-  it('has the four blocks this suite runs', () => {
-    expect(blocks).toHaveLength(4);
+  it('has the five blocks this suite runs', () => {
+    expect(blocks).toHaveLength(5);
   });
 
   it('termination conditions print what the comments say', () => {
@@ -47,14 +47,18 @@ describe('README tour', () => {
     );
   });
 
+  it('lazy routing keeps billing, then classifies the switch to tech', () => {
+    expect(runBlock(2)).toBe('billing\ntech\n');
+  });
+
   it('checkpoints resume a session in another workflow object, list its steps and fork it', () => {
-    expect(runBlock(2)).toBe(
+    expect(runBlock(3)).toBe(
       'Which order?\n1:user_input 2:agent_response:helper 3:user_input 4:agent_response:helper\nOrder 8 ships tomorrow.\n',
     );
   });
 
   it('the round-robin team stops on APPROVE', () => {
-    const out = runBlock(3);
+    const out = runBlock(4);
     expect(out).toContain("Finish reason: Text 'APPROVE' mentioned\n");
     expect(out.trimEnd().endsWith("Text 'APPROVE' mentioned")).toBe(true);
   });
