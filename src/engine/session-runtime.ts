@@ -238,7 +238,10 @@ export class SessionRuntime {
           emitted.add(selection.id);
           sink?.(selection);
         }
-        response = await this.#respond(agent, speaking, state, options.signal, (event) => {
+        // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
+        const seen =
+          selection === undefined ? state : { ...state, thread: state.thread.concat(selection) };
+        response = await this.#respond(agent, speaking, seen, options.signal, (event) => {
           if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
           sink?.(event);
         });
