@@ -1,4 +1,4 @@
-// Bytes a checkpoint store holds after 10, 100 and 200 relay turns, next to the thread's own JSON
+// Bytes a checkpoint store holds after 50, 100 and 200 relay turns, next to the thread's own JSON
 // size, and the time per committed step. Usage: checkpoint-bytes.ts <memory|file|postgres|redis>
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -61,7 +61,7 @@ for (let turn = 1; turn <= 200; turn++) {
   await session.run(userTurn(turn));
   elapsed += process.hrtime.bigint() - start;
   steps += (await session.info()).step - before;
-  if (turn === 10 || turn === 100 || turn === 200) {
+  if (turn === 50 || turn === 100 || turn === 200) {
     const threadBytes = Buffer.byteLength(JSON.stringify(await session.messages()));
     const bytes = await storedBytes(store);
     rows.push({

@@ -1,35 +1,48 @@
-// The "relay" scenario of the benchmarks: four agents (triage → billing → technical → account);
-// each user turn is 4 model calls and 3 handoffs, and the session carries its history forward.
-// The model answers instantly, so only the framework's own work is measured.
+// The relay desk on Baton: a HandoffBuilder with an `addHandoff` chain and instant models. The
+// model answers instantly (or after `latencyMs`), so only the framework's own work is measured.
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import {
   Agent,
   type ChatClient,
   type CheckpointStore,
+  FileCheckpointStore,
   HandoffBuilder,
   type HandoffWorkflow,
   type ModelRequest,
   type ModelResult,
 } from '../src/index.js';
+import {
+  modelCalls,
+  NEXT,
+  RELAY,
+  type RelayFramework,
+  type RelayOptions,
+  type RelaySession,
+} from './relay.js';
 
-const NEXT: Record<string, string | undefined> = {
-  triage: 'billing',
-  billing: 'technical',
-  technical: 'account',
-};
+export { userTurn } from './relay.js';
+
 const usage = { promptTokens: 0, completionTokens: 0 };
 let callId = 0;
 
 /** An instant model that hands off along the relay and answers at its end; it records nothing. */
 class RelayModel implements ChatClient {
   readonly #agent: string;
+  readonly #latencyMs: number;
   calls = 0;
 
-  constructor(agent: string) {
+  constructor(agent: string, latencyMs = 0) {
     this.#agent = agent;
+    this.#latencyMs = latencyMs;
   }
 
   async create(_request: ModelRequest): Promise<ModelResult> {
     this.calls++;
+    modelCalls.count++;
+    if (this.#latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#latencyMs));
     const next = NEXT[this.#agent];
     if (next !== undefined) {
       return {
@@ -47,15 +60,18 @@ class RelayModel implements ChatClient {
 }
 
 /** Builds the relay desk; `models` exposes the call counters. */
-export function relayDesk(store?: CheckpointStore): {
+export function relayDesk(
+  store?: CheckpointStore,
+  latencyMs = 0,
+): {
   workflow: HandoffWorkflow;
   models: RelayModel[];
 } {
-  const models = ['triage', 'billing', 'technical', 'account'].map((name) => new RelayModel(name));
+  const models = RELAY.map((name) => new RelayModel(name, latencyMs));
   const [triage, billing, technical, account] = models.map(
     (client, i) =>
       new Agent({
-        name: ['triage', 'billing', 'technical', 'account'][i] as string,
+        name: RELAY[i] as string,
         description: 'A relay agent.',
         instructions: 'Pass the request along the relay.',
         client,
@@ -73,6 +89,38 @@ export function relayDesk(store?: CheckpointStore): {
   return { workflow: builder.build(), models };
 }
 
-/** The user's message of turn `n`. */
-export const userTurn = (n: number) =>
-  `Turn ${n}: please check my account, invoice and connection.`;
+/** The relay desk behind the interface every framework shares. */
+export async function batonRelay(
+  options: RelayOptions & { store?: 'file' } = {},
+): Promise<RelayFramework> {
+  const directory =
+    options.store === 'file' ? await mkdtemp(join(tmpdir(), 'baton-bench-')) : undefined;
+  const store = directory === undefined ? undefined : new FileCheckpointStore(directory);
+  const { workflow } = relayDesk(store, options.latencyMs);
+  return {
+    name: directory === undefined ? 'Baton' : 'Baton + FileCheckpointStore',
+    session(id): RelaySession {
+      const session = workflow.session(id);
+      return {
+        async run(text) {
+          await session.run(text);
+        },
+        async threadBytes() {
+          return Buffer.byteLength(JSON.stringify(await session.messages()));
+        },
+        async persistedBytes() {
+          if (directory === undefined) return undefined;
+          let total = 0;
+          for (const name of await readdir(directory))
+            total += (await stat(join(directory, name))).size;
+          return total;
+        },
+        held: () => session,
+      };
+    },
+    async close() {
+      await store?.close();
+      if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+    },
+  };
+}

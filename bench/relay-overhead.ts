@@ -1,50 +1,67 @@
-// Orchestration overhead per model call in the relay scenario: a 50-turn session after warm-up
-// (p50, p90), and the time of turns 1–20 against turns 181–200 of a 200-turn session.
-import { relayDesk, userTurn } from './relay-desk.js';
+// Orchestration overhead per model call in the relay scenario, for one framework: µs per model
+// call over a 50-turn session after a warm-up session (p50, p90), then a 200-turn session timed
+// turn by turn (turns 1–20 against 181–200), with the thread's JSON and the persisted bytes taken
+// after turns 50, 100 and 200 (outside the timed turns). Usage: relay-overhead.ts [framework]
+import { frameworkArg, median, modelCalls, openRelay, percentile, userTurn } from './relay.js';
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+const kind = frameworkArg(process.argv[2] ?? 'baton');
 
-async function perCall(turns: number): Promise<{ p50: number; p90: number }> {
-  const { workflow } = relayDesk();
-  const session = workflow.session('overhead');
+async function perCall(): Promise<{ p50: number; p90: number }> {
+  const framework = await openRelay(kind);
+  // Warm-up: 50-turn sessions, three of them or as many as start within 3 s.
+  const warmUpEnd = performance.now() + 3000;
+  for (let i = 0; i < 3 && performance.now() < warmUpEnd; i++) {
+    const warmUp = framework.session(`warm-up-${i}`);
+    for (let t = 1; t <= 50; t++) await warmUp.run(userTurn(t));
+  }
+  const session = framework.session('overhead');
   const perTurn: number[] = [];
-  for (let t = 1; t <= turns; t++) {
+  for (let t = 1; t <= 50; t++) {
     const start = process.hrtime.bigint();
     await session.run(userTurn(t));
     perTurn.push(Number(process.hrtime.bigint() - start) / 1000 / 4);
   }
+  await framework.close();
   const sorted = perTurn.slice(5).sort((a, b) => a - b);
   return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9) };
 }
 
-async function growth(): Promise<{ early: number; late: number }> {
-  const { workflow } = relayDesk();
-  const session = workflow.session('growth');
+// A fresh framework, so that its store holds this session alone.
+async function growth() {
+  const framework = await openRelay(kind);
+  const session = framework.session('growth');
   const times: number[] = [];
+  const bytes: { turns: number; threadBytes: number; persistedBytes: number | undefined }[] = [];
   for (let t = 1; t <= 200; t++) {
     const start = process.hrtime.bigint();
     await session.run(userTurn(t));
     times.push(Number(process.hrtime.bigint() - start) / 1000);
+    if (t === 50 || t === 100 || t === 200) {
+      bytes.push({
+        turns: t,
+        threadBytes: await session.threadBytes(),
+        persistedBytes: await session.persistedBytes(),
+      });
+    }
   }
-  const median = (xs: number[]) =>
-    percentile(
-      [...xs].sort((a, b) => a - b),
-      0.5,
-    );
-  return { early: median(times.slice(0, 20)), late: median(times.slice(180, 200)) };
+  await framework.close();
+  return { early: median(times.slice(0, 20)), late: median(times.slice(180, 200)), bytes };
 }
 
-for (let i = 0; i < 3; i++) await perCall(50); // warm-up
-const call = await perCall(50);
+const call = await perCall();
 const turns = await growth();
+if (modelCalls.count % 4 !== 0) {
+  throw new Error(`The relay made ${modelCalls.count} model calls; it should make 4 a turn.`);
+}
 console.log(
   JSON.stringify({
     bench: 'relay-overhead',
+    framework: kind,
     perCallP50Us: call.p50,
     perCallP90Us: call.p90,
     turn1to20Us: turns.early,
     turn181to200Us: turns.late,
     growth: turns.late / turns.early,
+    bytes: turns.bytes,
   }),
 );

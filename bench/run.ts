@@ -1,85 +1,316 @@
-// `npm run bench`: runs every measurement in a fresh child process and writes bench/RESULTS.md.
+// `npm run bench`: runs every measurement in a fresh child process, prints one table with the same
+// figures for Baton and its peers (@openai/agents, LangGraph.js swarm) and writes bench/RESULTS.md.
 // Never part of `npm test`: these machines are shared, so figures are medians and ratios.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+
+import { summarize } from './cpu-profile.js';
+import { FRAMEWORKS, type FrameworkKind } from './relay.js';
+
+type Figures = Record<string, unknown>;
+type BytesRow = { turns: number; threadBytes: number; persistedBytes?: number | undefined };
 
 const here = import.meta.dirname;
 const tsx = join(here, '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
+const began = performance.now();
 
-function measure(script: string, ...args: string[]): Record<string, unknown> | undefined {
-  const run = spawnSync(process.execPath, ['--import', tsx, join(here, script), ...args], {
-    encoding: 'utf8',
-  });
+function measure(script: string, args: string[] = [], nodeArgs: string[] = []): Figures {
+  const run = spawnSync(
+    process.execPath,
+    [...nodeArgs, '--import', tsx, join(here, script), ...args],
+    {
+      encoding: 'utf8',
+      maxBuffer: 16 * 2 ** 20,
+    },
+  );
   const line = run.stdout.trim().split('\n').at(-1);
   if (run.status !== 0 || line === undefined || line === '') {
     console.error(
-      `${script} ${args.join(' ')} failed:\n${run.stderr.trim().split('\n').slice(0, 5).join('\n')}`,
+      `${script} ${args.join(' ')} failed:\n${run.stderr.trim().split('\n').slice(0, 8).join('\n')}`,
     );
-    return undefined;
+    return {};
   }
-  return JSON.parse(line) as Record<string, unknown>;
+  return JSON.parse(line) as Figures;
 }
 
-const fmt = (n: unknown, digits = 0) => (typeof n === 'number' ? n.toFixed(digits) : 'n/a');
+const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
+const fmt = (n: unknown, digits = 0) =>
+  typeof n === 'number' ? n.toLocaleString('en-US', { maximumFractionDigits: digits }) : 'n/a';
+const time = (us: unknown) => {
+  if (typeof us !== 'number') return 'n/a';
+  if (us < 1000) return `${fmt(us)} µs`;
+  return `${fmt(us / 1000, us < 10_000 ? 2 : 1)} ms`;
+};
+const bytes = (b: unknown) => {
+  if (typeof b !== 'number') return 'n/a';
+  if (b < 1000) return `${fmt(b)} B`;
+  if (b < 1e6) return `${fmt(b / 1000, 1)} kB`;
+  if (b < 1e9) return `${fmt(b / 1e6, 1)} MB`;
+  return `${fmt(b / 1e9, 2)} GB`;
+};
+const ratio = (a: unknown, b: unknown) =>
+  typeof a === 'number' && typeof b === 'number' && b > 0 ? a / b : undefined;
+const times = (r: unknown) => (typeof r === 'number' ? `${fmt(r, r < 0.1 ? 3 : 2)}×` : 'n/a');
+
 const lines: string[] = [];
 const out = (line = '') => {
   lines.push(line);
   console.log(line);
 };
 
+// Read from the file, not `require`: some packages (@openai/agents) do not export package.json.
 const version = (pkg: string) => {
   try {
-    return execFileSync(process.execPath, ['-p', `require('${pkg}/package.json').version`], {
-      cwd: join(here, '..'),
-      encoding: 'utf8',
-    }).trim();
+    const manifest = readFileSync(join(here, '..', 'node_modules', pkg, 'package.json'), 'utf8');
+    return (JSON.parse(manifest) as { version: string }).version;
   } catch {
     return 'n/a';
   }
+};
+
+// The measurements, each in its own child process.
+const kinds = Object.keys(FRAMEWORKS) as FrameworkKind[];
+const inMemory: FrameworkKind[] = ['baton', 'openai', 'langgraph-memory'];
+const overhead = Object.fromEntries(kinds.map((k) => [k, measure('relay-overhead.ts', [k])]));
+const heap = Object.fromEntries(
+  inMemory.map((k) => [k, measure('paused-heap.ts', [k], ['--expose-gc'])]),
+);
+const concurrent = Object.fromEntries(inMemory.map((k) => [k, measure('concurrent.ts', [k])]));
+const stores = ['memory', 'file', 'postgres', 'redis'];
+const checkpoints = Object.fromEntries(stores.map((s) => [s, measure('checkpoint-bytes.ts', [s])]));
+const profileDir = mkdtempSync(join(tmpdir(), 'baton-profile-'));
+measure('profile-relay.ts', [], ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
+// `--cpu-prof` writes one profile per thread; the main thread's has thread id 0.
+const mainProfile = readdirSync(profileDir).find((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name));
+const profile = mainProfile === undefined ? undefined : summarize(join(profileDir, mainProfile));
+rmSync(profileDir, { recursive: true, force: true });
+
+const get = (figures: Figures | undefined, key: string) => num(figures?.[key]);
+const bytesAt = (rows: unknown, turns: number): BytesRow | undefined =>
+  (rows as BytesRow[] | undefined)?.find((r) => r.turns === turns);
+const storedAt = (store: string, turns: number): BytesRow | undefined => {
+  const row = (checkpoints[store]?.rows as Record<string, number>[] | undefined)?.find(
+    (r) => r.turns === turns,
+  );
+  return row && { turns, threadBytes: row.threadBytes ?? 0, persistedBytes: row.storedBytes };
 };
 
 out('# Benchmark results');
 out();
 out(
   `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), ` +
-    `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; xstate ${version('xstate')}, immer ${version('immer')}.`,
+    `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; xstate ${version('xstate')}, immer ${version('immer')}; ` +
+    `@openai/agents ${version('@openai/agents')}; @langchain/langgraph ${version('@langchain/langgraph')}, ` +
+    `@langchain/langgraph-swarm ${version('@langchain/langgraph-swarm')}, @langchain/core ${version('@langchain/core')}, ` +
+    `@langchain/langgraph-checkpoint-sqlite ${version('@langchain/langgraph-checkpoint-sqlite')} ` +
+    `(better-sqlite3 ${version('better-sqlite3')}).`,
 );
+out();
 out(
   'Scenario "relay": triage → billing → technical → account; each user turn is 4 model calls and 3 handoffs,',
 );
 out(
   'one session carrying its history forward, models answering instantly (only the framework works).',
 );
+out('Every measurement runs in a fresh child process; every framework runs the same scripts.');
 out();
-out('## Orchestration overhead (Baton alone; the peers come with issue 8)');
-out();
-const overhead = measure('relay-overhead.ts');
-out(
-  '| per model call p50 (50-turn session) | p90 | turn 1–20 (median per turn) | turn 181–200 | growth |',
-);
-out('|---|---|---|---|---|');
-out(
-  `| ${fmt(overhead?.perCallP50Us)} µs | ${fmt(overhead?.perCallP90Us)} µs | ${fmt(overhead?.turn1to20Us)} µs | ` +
-    `${fmt(overhead?.turn181to200Us)} µs | ${fmt(overhead?.growth, 1)}× |`,
-);
+out('## Side by side');
 out();
 out(
-  'Budget (DESIGN.md): under 50 µs per turn with a 200-turn history and no growth (≤ 1.5×). Not met yet:',
+  '| framework | per model call p50 (50-turn session) | p90 | turn 1–20 (median per turn) | turn 181–200 | growth | heap per paused session (thread JSON) | 1,000 sessions × 2 turns at 20 ms a call (ideal 160 ms) |',
+);
+out('|---|---|---|---|---|---|---|---|');
+for (const kind of kinds) {
+  const o = overhead[kind];
+  const h = heap[kind];
+  const c = concurrent[kind];
+  out(
+    `| ${FRAMEWORKS[kind]} | ${time(o?.perCallP50Us)} | ${time(o?.perCallP90Us)} | ` +
+      `${time(o?.turn1to20Us)} | ${time(o?.turn181to200Us)} | ${times(o?.growth)} | ` +
+      `${h?.heapPerSessionBytes === undefined ? '—' : `${bytes(h.heapPerSessionBytes)} (${bytes(h.threadBytes)})`} | ` +
+      `${c?.wallMs === undefined ? '—' : `${fmt(c.wallMs)} ms (${times(c.wallOverIdeal)})`} |`,
+  );
+}
+out();
+out(
+  '"—": not measured for that variant (the heap and concurrency runs compare the in-memory variants).',
+);
+out();
+out('## Bytes persisted, next to the thread');
+out();
+out(
+  '| framework | what is persisted | after 50 turns: persisted (thread JSON) | after 100 turns | after 200 turns | persisted / thread at 200 |',
+);
+out('|---|---|---|---|---|---|');
+const persisted: [string, string, (turns: number) => BytesRow | undefined][] = [
+  ['Baton', 'FileCheckpointStore (files on disk)', (t) => storedAt('file', t)],
+  ['Baton', 'PostgresCheckpointStore (record bytes)', (t) => storedAt('postgres', t)],
+  [
+    'OpenAI Agents',
+    '`result.state.toString()` (RunState)',
+    (t) => bytesAt(overhead.openai?.bytes, t),
+  ],
+  [
+    'LangGraph swarm',
+    'SqliteSaver (database file + WAL)',
+    (t) => bytesAt(overhead['langgraph-sqlite']?.bytes, t),
+  ],
+];
+for (const [name, what, at] of persisted) {
+  const cell = (t: number) => {
+    const row = at(t);
+    return row === undefined ? 'n/a' : `${bytes(row.persistedBytes)} (${bytes(row.threadBytes)})`;
+  };
+  const last = at(200);
+  out(
+    `| ${name} | ${what} | ${cell(50)} | ${cell(100)} | ${cell(200)} | ${times(ratio(last?.persistedBytes, last?.threadBytes))} |`,
+  );
+}
+out();
+out('"thread JSON": the framework\'s own JSON of the session\'s messages at that point.');
+out();
+
+out('## Baton / peer');
+out();
+out('Below 1 means Baton is smaller or faster. The durable row compares the durable variants.');
+out();
+out(
+  '| Baton ÷ peer | per call p50 | per call p90 | turn 181–200 | growth | persisted after 200 turns | heap per paused session | concurrent wall time |',
+);
+out('|---|---|---|---|---|---|---|---|');
+const batonFile200 = storedAt('file', 200)?.persistedBytes;
+const ratioRows: [string, FrameworkKind, FrameworkKind, number | undefined][] = [
+  [
+    'Baton ÷ OpenAI Agents',
+    'baton',
+    'openai',
+    ratio(batonFile200, bytesAt(overhead.openai?.bytes, 200)?.persistedBytes),
+  ],
+  ['Baton ÷ LangGraph swarm + MemorySaver', 'baton', 'langgraph-memory', undefined],
+  [
+    'Baton + FileCheckpointStore ÷ LangGraph swarm + SqliteSaver',
+    'baton-file',
+    'langgraph-sqlite',
+    ratio(batonFile200, bytesAt(overhead['langgraph-sqlite']?.bytes, 200)?.persistedBytes),
+  ],
+];
+for (const [label, ours, theirs, persistedRatio] of ratioRows) {
+  const o = overhead[ours];
+  const p = overhead[theirs];
+  const r = (key: string) => times(ratio(get(o, key), get(p, key)));
+  const heapRatio = ratio(
+    get(heap[ours], 'heapPerSessionBytes'),
+    get(heap[theirs], 'heapPerSessionBytes'),
+  );
+  const wallRatio = ratio(get(concurrent[ours], 'wallMs'), get(concurrent[theirs], 'wallMs'));
+  out(
+    `| ${label} | ${r('perCallP50Us')} | ${r('perCallP90Us')} | ${r('turn181to200Us')} | ${r('growth')} | ` +
+      `${persistedRatio === undefined ? '—' : times(persistedRatio)} | ` +
+      `${heapRatio === undefined ? '—' : times(heapRatio)} | ${wallRatio === undefined ? '—' : times(wallRatio)} |`,
+  );
+}
+out();
+out('Persisted bytes: Baton with its FileCheckpointStore against what the peer persists.');
+out();
+
+out('## Budgets (DESIGN.md)');
+out();
+out('| budget | target | Baton | met |');
+out('|---|---|---|---|');
+const baton = overhead.baton;
+const batonP50 = get(baton, 'perCallP50Us');
+const peerP50s = (['openai', 'langgraph-memory', 'langgraph-sqlite'] as const)
+  .map((k) => get(overhead[k], 'perCallP50Us'))
+  .filter((v): v is number => v !== undefined);
+const fastestPeer = peerP50s.length > 0 ? Math.min(...peerP50s) : undefined;
+const heapBaton = heap.baton;
+const heapTarget =
+  get(heapBaton, 'threadBytes') === undefined
+    ? undefined
+    : (get(heapBaton, 'threadBytes') ?? 0) + 4096;
+const budgets: [string, string, string, boolean | undefined][] = [
+  [
+    'per model call, p50',
+    '≤ 50 µs',
+    time(batonP50),
+    batonP50 === undefined ? undefined : batonP50 <= 50,
+  ],
+  [
+    'per model call against the fastest peer',
+    `≤ 1/20 of ${time(fastestPeer)} = ${time(fastestPeer === undefined ? undefined : fastestPeer / 20)}`,
+    time(batonP50),
+    batonP50 === undefined || fastestPeer === undefined ? undefined : batonP50 <= fastestPeer / 20,
+  ],
+  [
+    'turn 181–200 against turn 1–20',
+    '≤ 1.5×',
+    times(get(baton, 'growth')),
+    get(baton, 'growth') === undefined ? undefined : (get(baton, 'growth') ?? 0) <= 1.5,
+  ],
+  ...(['file', 'postgres'] as const).map((store): [string, string, string, boolean | undefined] => {
+    const row = storedAt(store, 200);
+    const r = ratio(row?.persistedBytes, row?.threadBytes);
+    return [
+      `persisted bytes after 200 turns (${store === 'file' ? 'FileCheckpointStore' : 'PostgresCheckpointStore'})`,
+      '≤ 2× the thread JSON',
+      times(r),
+      r === undefined ? undefined : r <= 2,
+    ];
+  }),
+  [
+    'heap per paused session',
+    `≤ thread + 4 KB = ${bytes(heapTarget)}`,
+    bytes(get(heapBaton, 'heapPerSessionBytes')),
+    heapTarget === undefined
+      ? undefined
+      : (get(heapBaton, 'heapPerSessionBytes') ?? Infinity) <= heapTarget,
+  ],
+  [
+    '1,000 concurrent sessions, 20 ms a call',
+    '≤ 1.1× the ideal (176 ms)',
+    `${fmt(get(concurrent.baton, 'wallMs'))} ms (${times(get(concurrent.baton, 'wallOverIdeal'))})`,
+    get(concurrent.baton, 'wallOverIdeal') === undefined
+      ? undefined
+      : (get(concurrent.baton, 'wallOverIdeal') ?? Infinity) <= 1.1,
+  ],
+];
+for (const [budget, target, measured, met] of budgets) {
+  out(
+    `| ${budget} | ${target} | ${measured} | ${met === undefined ? 'n/a' : met ? 'yes' : '**no**'} |`,
+  );
+}
+out();
+
+out("## Where Baton's time goes");
+out();
+out(
+  '`node --cpu-prof` of three 200-turn relay sessions (bench/profile-relay.ts), main thread, self time.',
 );
 out(
-  'the profile puts the growth in building each model request from the whole thread (`toModelMessages`,',
+  `Module loading at start-up (${fmt(profile?.loadingMs)} ms: Node's module loader and tsx) is left out of the shares.`,
 );
-out('call-id checks in `Agent`), which is O(thread) per call; issue 8 makes the view incremental.');
 out();
-out('## Checkpoint bytes and time per step');
+out('| function | self time | share |');
+out('|---|---|---|');
+for (const row of profile?.functions.slice(0, 12) ?? []) {
+  out(`| \`${row.name}\` | ${fmt(row.ms)} ms | ${fmt(row.share * 100, 1)} % |`);
+}
+out();
+out('| file or package | self time | share |');
+out('|---|---|---|');
+for (const row of profile?.places.slice(0, 8) ?? []) {
+  out(`| \`${row.name}\` | ${fmt(row.ms)} ms | ${fmt(row.share * 100, 1)} % |`);
+}
+out();
+
+out('## Baton: checkpoint bytes and time per step');
 out();
 out('| store | turns | steps | thread JSON | stored | stored / thread | ms per step |');
 out('|---|---|---|---|---|---|---|');
-for (const store of ['memory', 'file', 'postgres', 'redis']) {
-  const result = measure('checkpoint-bytes.ts', store);
-  const rows = (result?.rows ?? []) as Record<string, number>[];
+for (const store of stores) {
+  const rows = (checkpoints[store]?.rows ?? []) as Record<string, number>[];
   if (rows.length === 0) out(`| ${store} | n/a | | | | | |`);
   for (const r of rows) {
     out(
@@ -95,4 +326,44 @@ out(
 out(
   '"stored" counts the records\' bytes (for the file store: the files on disk, lease files included).',
 );
+out();
+
+out('## How the peers are set up');
+out();
+out(
+  '- **OpenAI Agents**: four `Agent`s chained by `handoffs`, each with a `Model` that answers at once with a',
+);
+out(
+  '  `transfer_to_<next>` function call (the last one with text) and records nothing; `setTracingDisabled(true)`',
+);
+out(
+  '  and `new Runner({ tracingDisabled: true })`. The caller carries `result.history` plus the next user message',
+);
+out(
+  '  into the next `run(triage, …)`; a paused session holds that history. 0.14.3 is the newest release that runs',
+);
+out('  on Node 20: from 0.15 on it needs `openai` 7, which declares Node ≥ 22.');
+out(
+  '- **LangGraph.js swarm**: four `createReactAgent`s (the only agents the swarm supports, its README says) with',
+);
+out(
+  "  `createHandoffTool`, `createSwarm(…).compile({ checkpointer })`; each turn is `invoke({ messages, activeAgent: 'triage' })`",
+);
+out(
+  '  on one `thread_id`, so that every turn starts at triage as in Baton. The model is a `BaseChatModel` that answers',
+);
+out(
+  '  at once and records nothing: `fakeModel()` copies every request into `calls` and, for tool calls, writes all',
+);
+out(
+  '  earlier messages into the answer, which would make the thread itself grow quadratically. A paused session',
+);
+out(
+  '  is its thread in the MemorySaver. The SQLite figures use `SqliteSaver` on a file (better-sqlite3 built from source).',
+);
+out(
+  '- **Baton**: `HandoffBuilder` with `coordinator(triage)` and an `addHandoff` chain; models are instant `ChatClient`s.',
+);
+out();
+out(`The whole run took ${fmt((performance.now() - began) / 1000)} s.`);
 writeFileSync(join(here, 'RESULTS.md'), `${lines.join('\n')}\n`);

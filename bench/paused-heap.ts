@@ -1,0 +1,42 @@
+// Heap per paused session: 1,000 sessions, each paused after one relay turn (Baton: a handoff
+// session awaiting the user's input; the peers: what they keep between turns — the history for
+// OpenAI Agents, the checkpointer's thread for LangGraph). Needs `--expose-gc`.
+// Usage: node --expose-gc --import tsx paused-heap.ts [framework]
+import { frameworkArg, openRelay, userTurn } from './relay.js';
+
+const SESSIONS = 1000;
+const kind = frameworkArg(process.argv[2] ?? 'baton');
+const gc = globalThis.gc;
+if (gc === undefined) throw new Error('paused-heap.ts needs `node --expose-gc`.');
+
+const settledHeap = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+
+const framework = await openRelay(kind);
+// Warm-up sessions run every code path once, so that lazily built caches are in the baseline.
+for (let i = 0; i < 20; i++) await framework.session(`warm-up-${i}`).run(userTurn(1));
+const probe = framework.session('probe');
+await probe.run(userTurn(1));
+const threadBytes = await probe.threadBytes();
+
+const before = settledHeap();
+const kept: unknown[] = [];
+for (let i = 0; i < SESSIONS; i++) {
+  const session = framework.session(`paused-${i}`);
+  await session.run(userTurn(1));
+  kept.push(session.held());
+}
+const after = settledHeap();
+console.log(
+  JSON.stringify({
+    bench: 'paused-heap',
+    framework: kind,
+    sessions: kept.length,
+    heapPerSessionBytes: (after - before) / SESSIONS,
+    threadBytes,
+  }),
+);
+await framework.close();

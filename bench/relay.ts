@@ -1,0 +1,96 @@
+// The "relay" scenario every framework runs: four agents (triage → billing → technical → account);
+// each user turn is 4 model calls and 3 handoffs, and one session carries its history forward.
+// Each framework is wrapped in the same small interface so that every measurement script runs
+// unchanged against Baton and the peers. Frameworks load lazily: a child process imports only the
+// one it measures.
+
+export const RELAY = ['triage', 'billing', 'technical', 'account'] as const;
+
+/** Who each agent of the relay hands off to; the last one answers the user. */
+export const NEXT: Readonly<Record<string, string | undefined>> = {
+  triage: 'billing',
+  billing: 'technical',
+  technical: 'account',
+};
+
+/** The user's message of turn `n`. */
+export const userTurn = (n: number) =>
+  `Turn ${n}: please check my account, invoice and connection.`;
+
+/** Model calls made by every relay model in this process; lets each benchmark check the scenario. */
+export const modelCalls = { count: 0 };
+
+export interface RelayOptions {
+  /** Simulated model latency per call, in milliseconds. @default 0 (an instant model) */
+  latencyMs?: number;
+}
+
+/** One conversation with the relay desk. */
+export interface RelaySession {
+  /** Runs one user turn: 4 model calls and 3 handoffs. */
+  run(text: string): Promise<void>;
+  /** The size of the session's thread as the framework's own JSON. */
+  threadBytes(): Promise<number>;
+  /** Bytes the framework persisted for this session; `undefined` when it persists nothing. */
+  persistedBytes(): Promise<number | undefined>;
+  /** What stays in memory while the session waits for the user (kept by the heap benchmark). */
+  held(): unknown;
+}
+
+export interface RelayFramework {
+  readonly name: string;
+  session(id: string): RelaySession;
+  close(): Promise<void>;
+}
+
+export const FRAMEWORKS = {
+  baton: 'Baton',
+  'baton-file': 'Baton + FileCheckpointStore',
+  openai: 'OpenAI Agents',
+  'langgraph-memory': 'LangGraph swarm + MemorySaver',
+  'langgraph-sqlite': 'LangGraph swarm + SqliteSaver',
+} as const;
+
+export type FrameworkKind = keyof typeof FRAMEWORKS;
+
+export const isFrameworkKind = (kind: string | undefined): kind is FrameworkKind =>
+  kind !== undefined && Object.hasOwn(FRAMEWORKS, kind);
+
+/** Opens the relay desk on one framework. */
+export async function openRelay(
+  kind: FrameworkKind,
+  options: RelayOptions = {},
+): Promise<RelayFramework> {
+  switch (kind) {
+    case 'baton':
+      return (await import('./relay-desk.js')).batonRelay(options);
+    case 'baton-file':
+      return (await import('./relay-desk.js')).batonRelay({ ...options, store: 'file' });
+    case 'openai':
+      return (await import('./peers/openai-relay.js')).openaiRelay(options);
+    case 'langgraph-memory':
+      return (await import('./peers/langgraph-relay.js')).langgraphRelay(options);
+    case 'langgraph-sqlite':
+      return (await import('./peers/langgraph-relay.js')).langgraphRelay({
+        ...options,
+        saver: 'sqlite',
+      });
+  }
+}
+
+/** The framework named on the command line, or a usage error. */
+export function frameworkArg(arg: string | undefined): FrameworkKind {
+  if (isFrameworkKind(arg)) return arg;
+  throw new Error(
+    `Unknown framework ${JSON.stringify(arg)}. Use one of: ${Object.keys(FRAMEWORKS).join(', ')}.`,
+  );
+}
+
+export const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+
+export const median = (xs: readonly number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
