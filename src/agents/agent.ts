@@ -19,6 +19,7 @@ import {
   toolCallSummaryMessage,
 } from '../messages/message-factories.js';
 import { applyContextWindow, toModelMessages } from '../messages/model-view.js';
+import { indexThread } from '../messages/thread-index.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { formatPath } from '../zod-issues.js';
 import {
@@ -29,7 +30,7 @@ import {
   mergeHandoffs,
   outputJsonSchema,
 } from './agent-config.js';
-import { callIdsIn, withUniqueIds } from './call-ids.js';
+import { withUniqueIds } from './call-ids.js';
 import type { AgentContext, AgentResponse, ChatAgent } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
 import { interceptHandoffs } from './handoff-middleware.js';
@@ -151,7 +152,9 @@ export class Agent implements ChatAgent {
       handoffToolNames: new Set(handoffs.keys()),
     });
     const request = this.#baseRequest(handoffs, ctx.signal, output.json);
-    const usedIds = callIdsIn(ctx.conversation);
+    // Ids the thread already uses (indexed once per thread) and ids this turn has used.
+    const threadIds = indexThread(ctx.conversation).callIds;
+    const usedIds = new Set<string>();
     const inner: AgentEvent[] = [];
     const record = (event: AgentEvent) => {
       inner.push(event);
@@ -172,7 +175,7 @@ export class Agent implements ChatAgent {
         return { chatMessage: this.#answer(result, output.schema), innerMessages: inner };
       }
       if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
-      const calls = withUniqueIds(result.toolCalls, usedIds);
+      const calls = withUniqueIds(result.toolCalls, threadIds, usedIds);
       record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
       let chosen: Handoff | undefined;
       const run = composeToolMiddleware(

@@ -328,6 +328,63 @@ describe('toModelMessages()', () => {
       }),
     );
   });
+
+  it('renders a growing thread step by step exactly as it renders the whole thread afresh', () => {
+    const ids = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+    const sources = fc.constantFrom('me', 'other', 'user');
+    const event = fc.oneof(
+      fc
+        .record({ source: sources, content: fc.constantFrom('x', 'Moved') })
+        .map((m) => textMessage(m)),
+      fc
+        .record({
+          source: sources,
+          target: fc.constantFrom('me', 'other'),
+          content: fc.constantFrom('Moved', 'y'),
+        })
+        .map((m) => handoffMessage(m)),
+      fc
+        .record({
+          source: sources,
+          calls: fc.array(fc.record({ id: ids, name: fc.constantFrom('f', 'handoff_to_x', 'go') })),
+        })
+        .map(({ source, calls }) =>
+          toolCallRequestEvent({ source, content: calls.map((c) => call(c.id, c.name)) }),
+        ),
+      fc
+        .record({
+          source: sources,
+          calls: fc.array(fc.record({ id: ids, content: fc.constantFrom('r', 'Moved') })),
+        })
+        .map(({ source, calls }) =>
+          toolCallExecutionEvent({
+            source,
+            content: calls.map((c) => result(c.id, 'f', c.content)),
+          }),
+        ),
+    );
+    const filters = fc.constantFrom('handoff' as const, 'all' as const, 'none' as const);
+    fc.assert(
+      fc.property(
+        fc.array(event, { maxLength: 14 }),
+        fc.array(fc.nat(3), { maxLength: 5 }),
+        filters,
+        (events, cuts, toolCallFilter) => {
+          // One thread object per step, as the engine makes them: the same messages, appended.
+          let thread: AgentMessage[] = [];
+          let at = 0;
+          for (const size of [...cuts, events.length]) {
+            thread = thread.concat(events.slice(at, at + size + 1));
+            at = Math.min(events.length, at + size + 1);
+            const stepwise = toModelMessages(thread, 'me', { toolCallFilter });
+            const afresh = toModelMessages(structuredClone(thread), 'me', { toolCallFilter });
+            expect(stepwise).toEqual(afresh);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
 
 /** The pairing rules providers enforce, as a list of problems. */

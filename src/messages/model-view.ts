@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { LLMMessage } from './llm-message.js';
+import { indexThread, memoOf, type ThreadIndex } from './thread-index.js';
 import type {
   AgentMessage,
   ChatMessage,
@@ -70,26 +71,104 @@ export function toModelMessages(
 ): LLMMessage[] {
   const filter = options.toolCallFilter ?? 'handoff';
   checkOptions(filter, options.contextWindow);
-  const handoffNames = options.handoffToolNames;
-  const handoffCalls = filter === 'handoff' ? handoffCallIds(thread) : new Set<string>();
+  const view = renderView(thread, agentName, filter, options.handoffToolNames);
+  const windowed = applyWindow(view, options.contextWindow);
+  return options.instructions
+    ? [{ role: 'system', content: options.instructions }, ...windowed]
+    : windowed === view
+      ? [...view]
+      : windowed;
+}
+
+/** A rendered view, kept per thread so that the next call renders only the new messages. */
+interface RenderedView {
+  length: number;
+  last: AgentMessage | undefined;
+  readonly out: LLMMessage[];
+  /** Call ids already shown (a thread may repeat one). */
+  readonly rendered: Set<string>;
+  /** Call ids not shown for want of a result: a later result means rendering again. */
+  readonly skipped: Set<string>;
+}
+
+/**
+ * The messages of the view, before the window and the system message. Threads only grow, so the
+ * view of a thread is extended by its new messages — unless one of them changes how an earlier
+ * one renders (a late result for a call shown without one, or a handoff whose calls came before),
+ * in which case it is rendered again from the start. The result is shared: copy before changing.
+ */
+function renderView(
+  thread: readonly AgentMessage[],
+  agentName: string,
+  filter: ToolCallFilter,
+  handoffNames: ReadonlySet<string> | undefined,
+): LLMMessage[] {
+  const index = indexThread(thread);
+  const key = `${agentName}\u0000${filter}\u0000${handoffNames === undefined ? '*' : [...handoffNames].sort().join(',')}`;
+  const memo = memoOf(index);
+  let view = memo.get(key) as RenderedView | undefined;
+  const from = view?.length ?? 0;
+  if (
+    view === undefined ||
+    from > thread.length ||
+    (from > 0 && thread[from - 1] !== view.last) ||
+    invalidates(thread, from, view.skipped, index)
+  ) {
+    view = { length: 0, last: undefined, out: [], rendered: new Set(), skipped: new Set() };
+    memo.set(key, view);
+  }
+  renderInto(view, thread, agentName, filter, handoffNames, index);
+  return view.out;
+}
+
+/** True when a message from `from` on changes how a message before `from` renders. */
+function invalidates(
+  thread: readonly AgentMessage[],
+  from: number,
+  skipped: ReadonlySet<string>,
+  index: ThreadIndex,
+): boolean {
+  if (skipped.size > 0) {
+    for (let i = from; i < thread.length; i++) {
+      const m = thread[i];
+      if (m?.type === 'ToolCallExecutionEvent' && m.content.some((r) => skipped.has(r.callId)))
+        return true;
+    }
+  }
+  for (let i = index.handoffLinks.length - 1; i >= 0; i--) {
+    const link = index.handoffLinks[i];
+    if (link === undefined || link.handoff < from) break;
+    if (link.results < from) return true;
+  }
+  return false;
+}
+
+function renderInto(
+  view: RenderedView,
+  thread: readonly AgentMessage[],
+  agentName: string,
+  filter: ToolCallFilter,
+  handoffNames: ReadonlySet<string> | undefined,
+  index: ThreadIndex,
+): void {
   // The agent's own handoff tools are known by name; another agent's by the default name or by
   // the result that matches its HandoffMessage.
   const isHandoff = (call: FunctionCall, own: boolean) =>
-    handoffCalls.has(call.id) ||
+    index.handoffCalls.has(call.id) ||
     (own && handoffNames !== undefined
       ? handoffNames.has(call.name)
       : call.name.startsWith('handoff_to_'));
   const keep = (call: FunctionCall, own: boolean) =>
     filter === 'none' || (filter === 'handoff' && !isHandoff(call, own));
-
-  const results =
-    filter === 'all' ? new Map<string, FunctionExecutionResult>() : collectResults(thread);
-  const rendered = new Set<string>();
-  const out: LLMMessage[] = [];
+  const { out, rendered } = view;
   const pushCalls = (calls: readonly FunctionCall[], results: Results, name?: string) => {
     const shown: FunctionCall[] = [];
     for (const c of calls) {
-      if (!keep(c, name === undefined) || rendered.has(c.id) || !results.has(c.id)) continue;
+      if (!keep(c, name === undefined) || rendered.has(c.id)) continue;
+      if (!results.has(c.id)) {
+        if (results === index.results) view.skipped.add(c.id);
+        continue;
+      }
       rendered.add(c.id);
       shown.push(c);
     }
@@ -101,13 +180,14 @@ export function toModelMessages(
     }
   };
 
-  for (const message of thread) {
+  for (let i = view.length; i < thread.length; i++) {
+    const message = thread[i] as AgentMessage;
     switch (message.type) {
       case 'ToolCallRequestEvent':
         if (filter !== 'all') {
           pushCalls(
             message.content,
-            results,
+            index.results,
             message.source === agentName ? undefined : message.source,
           );
         }
@@ -127,10 +207,8 @@ export function toModelMessages(
         break;
     }
   }
-  const windowed = applyWindow(out, options.contextWindow);
-  return options.instructions
-    ? [{ role: 'system', content: options.instructions }, ...windowed]
-    : windowed;
+  view.length = thread.length;
+  view.last = thread[thread.length - 1];
 }
 
 function checkOptions(filter: string, contextWindow: number | undefined): void {
@@ -147,35 +225,6 @@ function checkOptions(filter: string, contextWindow: number | undefined): void {
       { path: 'contextWindow' },
     );
   }
-}
-
-/** The results of the thread's tool calls by call id; the first result of a call wins. */
-function collectResults(thread: readonly AgentMessage[]): Results {
-  const results = new Map<string, FunctionExecutionResult>();
-  for (const m of thread) {
-    if (m.type !== 'ToolCallExecutionEvent') continue;
-    for (const r of m.content) if (!results.has(r.callId)) results.set(r.callId, r);
-  }
-  return results;
-}
-
-/**
- * The ids of calls that handed off: in the tool results an agent produced just before its
- * `HandoffMessage`, those whose content is the handoff's text (how handoff middleware answers).
- */
-function handoffCallIds(thread: readonly AgentMessage[]): Set<string> {
-  const ids = new Set<string>();
-  const lastResults = new Map<string, readonly FunctionExecutionResult[]>();
-  for (const m of thread) {
-    if (m.type === 'ToolCallExecutionEvent') lastResults.set(m.source, m.content);
-    else if (m.type === 'HandoffMessage') {
-      for (const r of lastResults.get(m.source) ?? [])
-        if (r.content === m.content) ids.add(r.callId);
-      lastResults.delete(m.source);
-    } else if (m.type === 'TextMessage' || m.type === 'StructuredMessage')
-      lastResults.delete(m.source);
-  }
-  return ids;
 }
 
 function renderContext(
