@@ -32,7 +32,8 @@ function conversations(): Topic[][] {
     const turns = 4 + Math.floor(next() * 5);
     let topic = TOPICS[Math.floor(next() * 3)] as Topic;
     return Array.from({ length: turns }, (_, i) => {
-      if (i > 0 && next() < 1 / 7) topic = TOPICS[(TOPICS.indexOf(topic) + 1 + Math.floor(next() * 2)) % 3] as Topic;
+      if (i > 0 && next() < 1 / 7)
+        topic = TOPICS[(TOPICS.indexOf(topic) + 1 + Math.floor(next() * 2)) % 3] as Topic;
       return topic;
     });
   });
@@ -60,10 +61,20 @@ class Meter {
 
 const handoff = (target: string): ModelResult => ({
   content: null,
-  toolCalls: [{ id: `c${Math.random().toString(36).slice(2)}`, name: `handoff_to_${target}`, arguments: '{}' }],
+  toolCalls: [
+    {
+      id: `c${Math.random().toString(36).slice(2)}`,
+      name: `handoff_to_${target}`,
+      arguments: '{}',
+    },
+  ],
   usage: { promptTokens: 0, completionTokens: 0 },
 });
-const say = (content: string): ModelResult => ({ content, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 } });
+const say = (content: string): ModelResult => ({
+  content,
+  toolCalls: [],
+  usage: { promptTokens: 0, completionTokens: 0 },
+});
 
 /** The triage model: hands the latest request to the specialist its keyword names. */
 const triageModel = (meter: Meter): ChatClient => ({
@@ -90,15 +101,27 @@ async function measure(mode: Mode, set: Topic[][]) {
   const meter = new Meter();
   const outcomes: string[][] = [];
   for (const [c, topics] of set.entries()) {
-    const triage = new Agent({ name: 'triage', description: 'Routes requests.', client: triageModel(meter) });
+    const triage = new Agent({
+      name: 'triage',
+      description: 'Routes requests.',
+      client: triageModel(meter),
+    });
     const specialists = TOPICS.map(
-      (t) => new Agent({ name: t, description: `${t} questions`, client: specialistModel(t, meter) }),
+      (t) =>
+        new Agent({ name: t, description: `${t} questions`, client: specialistModel(t, meter) }),
     );
-    let builder = new HandoffBuilder({ name: 'desk', participants: [triage, ...specialists] }).coordinator(triage);
+    let builder = new HandoffBuilder({
+      name: 'desk',
+      participants: [triage, ...specialists],
+    }).coordinator(triage);
     if (mode === 'last_agent') {
       builder = builder.withUserReplyRouting('last_agent');
       // Without the coordinator in the loop, a topic switch needs a handoff tool on every specialist.
-      for (const s of specialists) builder = builder.addHandoff(s, specialists.filter((o) => o !== s));
+      for (const s of specialists)
+        builder = builder.addHandoff(
+          s,
+          specialists.filter((o) => o !== s),
+        );
     }
     if (mode === 'lazy') builder = builder.withUserReplyRouting('lazy', { handoffPhrase: PHRASE });
     if (mode === 'lazy_function') {
@@ -122,7 +145,8 @@ const set = conversations();
 const turns = set.reduce((n, c) => n + c.length, 0);
 const switches = set.reduce((n, c) => n + c.filter((t, i) => i > 0 && t !== c[i - 1]).length, 0);
 const results = [];
-for (const mode of ['coordinator', 'last_agent', 'lazy', 'lazy_function'] as const) results.push(await measure(mode, set));
+for (const mode of ['coordinator', 'last_agent', 'lazy', 'lazy_function'] as const)
+  results.push(await measure(mode, set));
 const expected = JSON.stringify(set);
 const identical = results.every((r) => JSON.stringify(r.outcomes) === expected);
 console.log(

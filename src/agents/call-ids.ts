@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-
 import type { FunctionCall } from '../messages/message.js';
+import { newId } from '../ids.js';
 
 /**
  * The calls with ids that are unique in the thread: some servers repeat ids (`call_0`) or send
@@ -12,7 +11,7 @@ export function withUniqueIds(
   used: Set<string>,
 ): FunctionCall[] {
   return calls.map(({ id, name, arguments: args }) => {
-    const unique = id === '' || inThread.has(id) || used.has(id) ? `call_${randomUUID()}` : id;
+    const unique = id === '' || inThread.has(id) || used.has(id) ? newId('call_') : id;
     used.add(unique);
     return { id: unique, name, arguments: args };
   });

@@ -1,14 +1,27 @@
 #!/usr/bin/env node
-import { createInterface } from 'node:readline';
-
-import { type DemoTerminal, runDemo } from './demo.js';
+import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
+import { runDemo } from './demo.js';
+import { devCommand } from './dev-command.js';
+import { graphCommand } from './graph-command.js';
+import { processTerminal } from './process-terminal.js';
+import { runCommand } from './run-command.js';
 
 const HELP = `baton — multi-agent workflows where control passes like a baton
 
 Usage:
+  baton run <module> [--session <id>] [--store <dir>]
+                                run a workflow module in this terminal (prompt at each pause,
+                                Ctrl-C stops; piped input is one reply per line)
+  baton graph <module>          print the workflow's routing graph as Mermaid text
+  baton dev <module> [--port <n>] [--store <dir>]
+                                serve the devtools page: live graph, transcript, reply box, Stop
   baton demo [--session <id>]   run the support-desk demo (offline model unless OPENAI_API_KEY or
                                 OPENAI_BASE_URL is set); --session resumes a session saved in .baton/
+  baton <command> --help        describe one command
   baton --help                  show this help
+
+A workflow module is a .ts or .js file whose export "workflow" (or default export) is a built
+HandoffWorkflow or team; TypeScript loads without a build step. Every file in samples/ is one.
 
 Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL   use a real OpenAI-compatible model in the demo
@@ -21,64 +34,26 @@ Runs the support-desk demo in this terminal; piped input is one reply per line.
 Sessions are saved in .baton/; --session <id> resumes one (or starts a new one under that id).
 `;
 
-const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const DEMO_SPEC: CommandSpec = {
+  command: 'demo',
+  options: [{ name: 'session', value: 'an id', example: '--session 3f2a' }],
+  positionals: [],
+};
 
-/** The process's terminal: a prompt when typed, one reply per line when piped. */
-function processTerminal(): DemoTerminal {
-  const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
-  const rl = createInterface({
-    input: process.stdin,
-    output: tty ? process.stdout : undefined,
-    terminal: tty,
+async function demoCommand(argv: readonly string[]): Promise<number> {
+  const args = parseCommandArgs(DEMO_SPEC, argv);
+  if (args.help) {
+    process.stdout.write(DEMO_HELP);
+    return 0;
+  }
+  const sessionId = args.options.get('session');
+  const code = await runDemo(processTerminal(), {
+    env: process.env,
+    thinkMs: process.stdout.isTTY ? 250 : 0,
+    ...(sessionId === undefined ? {} : { sessionId }),
   });
-  const lines = rl[Symbol.asyncIterator]();
-  let closed = false;
-  rl.on('close', () => {
-    closed = true;
-  });
-  let interrupt: () => void = () => {};
-  rl.on('SIGINT', () => {
-    interrupt();
-    rl.close();
-  });
-  process.on('SIGINT', () => {
-    interrupt();
-    rl.close();
-  });
-  return {
-    color: tty,
-    echoInput: !tty,
-    write: (text) => void process.stdout.write(text),
-    onInterrupt: (handler) => {
-      interrupt = handler;
-    },
-    ask: async (prompt) => {
-      if (tty) {
-        if (closed) return null;
-        return new Promise((resolve) => {
-          const onClose = () => resolve(null);
-          rl.once('close', onClose);
-          rl.question(prompt, (answer) => {
-            rl.off('close', onClose);
-            resolve(answer);
-          });
-        });
-      }
-      const next = await lines.next();
-      return next.done === true ? null : next.value;
-    },
-    spin: (label) => {
-      if (!tty) return () => {};
-      let frame = 0;
-      const timer = setInterval(() => {
-        process.stderr.write(`\r${SPINNER[frame++ % SPINNER.length]} ${label}`);
-      }, 80);
-      return () => {
-        clearInterval(timer);
-        process.stderr.write('\r\u001b[K');
-      };
-    },
-  };
+  process.stdin.pause();
+  return code;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -87,39 +62,21 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(HELP);
     return command === undefined ? 2 : 0;
   }
-  if (command === 'demo') {
-    if (rest.includes('--help') || rest.includes('-h')) {
-      process.stdout.write(DEMO_HELP);
-      return 0;
+  switch (command) {
+    case 'demo':
+      return demoCommand(rest);
+    case 'run': {
+      const code = await runCommand(rest, processTerminal);
+      process.stdin.pause();
+      return code;
     }
-    let sessionId: string | undefined;
-    for (let i = 0; i < rest.length; i++) {
-      const arg = rest[i];
-      const value = rest[i + 1];
-      if (arg === '--session' && value !== undefined && !value.startsWith('-')) {
-        sessionId = value;
-        i++;
-      } else if (arg === '--session') {
-        process.stderr.write(
-          'baton demo: --session needs an id, e.g. --session 3f2a. Run "baton demo --help".\n',
-        );
-        return 2;
-      } else {
-        process.stderr.write(`baton demo: unknown argument "${arg}". Run "baton demo --help".\n`);
-        return 2;
-      }
-    }
-    const terminal = processTerminal();
-    const code = await runDemo(terminal, {
-      env: process.env,
-      thinkMs: process.stdout.isTTY ? 250 : 0,
-      ...(sessionId === undefined ? {} : { sessionId }),
-    });
-    process.stdin.pause();
-    return code;
+    case 'graph':
+      return graphCommand(rest);
+    case 'dev':
+      return devCommand(rest);
+    default:
+      throw new UsageError(`baton: unknown command "${command}". Run "baton --help".`);
   }
-  process.stderr.write(`baton: unknown command "${command}". Run "baton --help".\n`);
-  return 2;
 }
 
 main(process.argv.slice(2)).then(
@@ -127,7 +84,13 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`baton: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const text = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    process.stderr.write(`baton: ${text}\n`);
     process.exitCode = 1;
   },
 );

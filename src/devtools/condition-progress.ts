@@ -50,7 +50,10 @@ export function conditionProgress(
   const children = isObject(condition) ? condition.conditions : undefined;
   if (Array.isArray(children)) {
     const childStates = isObject(state) && Array.isArray(state.conditions) ? state.conditions : [];
-    const parts = children.map((c, i) => conditionProgress(c, childStates[i], now));
+    // `a.or(b).or(c)` nests: show one flat list of the same combinator.
+    const parts = children
+      .map((c, i) => conditionProgress(c, childStates[i], now))
+      .flatMap((p) => (p.type === name && p.children !== undefined ? p.children : [p]));
     const and = name === 'AndTerminationCondition';
     return {
       type: name,
@@ -98,7 +101,9 @@ function leafProgress(config: Json, state: Json, now: number): ConditionProgress
       const used = limits.filter(([, , limit]) => typeof limit === 'number');
       return {
         type,
-        label: used.map(([what, n, limit]) => `${what} ${count(n)}/${count(num(limit))}`).join(', '),
+        label: used
+          .map(([what, n, limit]) => `${what} ${count(n)}/${count(num(limit))}`)
+          .join(', '),
         fired,
         ratio: Math.max(0, ...used.map(([, n, limit]) => ratio(n, num(limit)))),
       };

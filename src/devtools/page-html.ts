@@ -67,7 +67,7 @@ export function devtoolsPage(nonce: string): string {
       <label id="ask" for="reply">Send a message to start the session.</label>
       <div class="row">
         <input id="reply" autocomplete="off" placeholder="Type a message and press Enter">
-        <button id="send" type="submit">Send</button>
+        <button id="send" type="submit" disabled>Send</button>
       </div>
     </form>
   </section>

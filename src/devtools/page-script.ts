@@ -1,8 +1,11 @@
+import { GRAPH_SCRIPT } from './page-graph-script.js';
+
 /**
  * The devtools page's script, plain browser JavaScript (no build step, no framework). It reads
  * the token from its own URL, sends it on every request, follows `/api/events` (server-sent
  * events) and builds every element with `textContent`, never `innerHTML`, so message text cannot
- * inject markup. Written without template literals: it lives inside one.
+ * inject markup. Written without template literals: it lives inside one. The graph's part is in
+ * `page-graph-script.ts`.
  */
 export const PAGE_SCRIPT = String.raw`
 (function () {
@@ -62,120 +65,7 @@ export const PAGE_SCRIPT = String.raw`
     line.scrollIntoView({ block: 'end' });
   }
 
-  // ---- graph ---------------------------------------------------------------------------------
-
-  function drawGraph(graph) {
-    var svg = $('graph');
-    while (svg.firstChild) svg.removeChild(svg.firstChild);
-    if (!graph) {
-      $('graph-note').textContent = 'This workflow has no compiled machine to draw.';
-      return;
-    }
-    svg.setAttribute('width', graph.width);
-    svg.setAttribute('height', graph.height);
-    svg.setAttribute('viewBox', '0 0 ' + graph.width + ' ' + graph.height);
-    var defs = s('defs');
-    [['arrow', '#b4bccb'], ['arrow-hot', '#7c3aed']].forEach(function (m) {
-      var marker = s('marker', { id: m[0], viewBox: '0 0 10 10', refX: 9, refY: 5,
-        markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
-      marker.appendChild(s('path', { d: 'M0,0 L10,5 L0,10 z', fill: m[1] }));
-      defs.appendChild(marker);
-    });
-    svg.appendChild(defs);
-    var edges = s('g', { id: 'edges' });
-    graph.edges.forEach(function (e) {
-      var g = s('g', { 'class': 'edge kind-' + e.kind, 'data-from': e.from, 'data-to': e.to, 'data-kind': e.kind });
-      var path = s('path', { d: e.path });
-      var title = s('title');
-      title.textContent = e.from + ' → ' + e.to + ' (' + e.label + ')';
-      g.appendChild(title);
-      g.appendChild(path);
-      var label = s('text', { x: e.labelX, y: e.labelY });
-      label.textContent = e.label;
-      g.appendChild(label);
-      edges.appendChild(g);
-    });
-    svg.appendChild(edges);
-    var nodes = s('g', { id: 'nodes' });
-    graph.nodes.forEach(function (n) {
-      var cls = 'node kind-' + n.kind + (n.id === ui.workflow.coordinator ? ' coordinator' : '');
-      var g = s('g', { 'class': cls, 'data-state': n.id });
-      g.appendChild(s('rect', { x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height }));
-      var text = s('text', { x: n.x, y: n.y });
-      text.textContent = n.label;
-      g.appendChild(text);
-      nodes.appendChild(g);
-    });
-    svg.appendChild(nodes);
-    svg.appendChild(s('g', { id: 'batons' }));
-    $('graph-note').textContent = 'Drawn from the compiled statechart "' + graph.id +
-      '". Orange: where the session is; purple: the latest handoff.';
-  }
-
-  function nodeEl(id) {
-    return document.querySelector('#graph .node[data-state="' + CSS.escape(id) + '"]');
-  }
-  function edgeEl(from, to) {
-    return document.querySelector('#graph .edge[data-from="' + CSS.escape(from) + '"][data-to="' + CSS.escape(to) + '"]');
-  }
-
-  function setActive(next, animate) {
-    var previous = ui.active;
-    ui.active = next;
-    document.querySelectorAll('#graph .node.active').forEach(function (el) { el.classList.remove('active'); });
-    if (next !== null && nodeEl(next)) nodeEl(next).classList.add('active');
-    if (!animate || previous === null || next === null || previous === next) return;
-    var edge = edgeEl(previous, next);
-    if (!edge) return;
-    document.querySelectorAll('#graph .edge.last').forEach(function (el) { el.classList.remove('last'); });
-    edge.classList.add('last');
-    var kind = edge.getAttribute('data-kind');
-    if (kind === 'handoff' || kind === 'next' || kind === 'selects') markHandoff(previous, next);
-    runBaton(edge);
-  }
-
-  function markHandoff(from, to) {
-    document.querySelectorAll('#graph .edge.handoff-last').forEach(function (el) { el.classList.remove('handoff-last'); });
-    var edge = edgeEl(from, to);
-    if (edge) edge.classList.add('handoff-last');
-    var node = nodeEl(to);
-    if (node) node.classList.add('visited');
-  }
-
-  function runBaton(edge) {
-    var path = edge.querySelector('path');
-    if (!path || typeof path.getTotalLength !== 'function') return;
-    var total = path.getTotalLength();
-    var dot = s('circle', { r: 6, 'class': 'baton' });
-    $('batons').appendChild(dot);
-    var start = performance.now();
-    function frame(now) {
-      var t = Math.min(1, (now - start) / 700);
-      var p = path.getPointAtLength(total * t);
-      dot.setAttribute('cx', p.x);
-      dot.setAttribute('cy', p.y);
-      if (t < 1) requestAnimationFrame(frame);
-      else setTimeout(function () { dot.remove(); }, 150);
-    }
-    requestAnimationFrame(frame);
-  }
-
-  function setAsking(agent) {
-    ui.asking = agent;
-    document.querySelectorAll('#graph .node.asking').forEach(function (el) { el.classList.remove('asking'); });
-    var state = agent === null ? null : stateOfAgent(agent);
-    if (state !== null && nodeEl(state)) nodeEl(state).classList.add('asking');
-  }
-
-  function stateOfAgent(name) {
-    if (!ui.graph) return null;
-    for (var i = 0; i < ui.graph.nodes.length; i++) {
-      var n = ui.graph.nodes[i];
-      if (n.kind === 'agent' && n.label === name) return n.id;
-    }
-    return null;
-  }
-
+${GRAPH_SCRIPT}
   // ---- transcript ----------------------------------------------------------------------------
 
   function usageOf(m) {
@@ -362,6 +252,20 @@ export const PAGE_SCRIPT = String.raw`
     });
   }
 
+  // After a run of the session on screen: its step log and status, keeping the transcript as
+  // streamed (with the run dividers a snapshot does not have).
+  function refreshSteps(id, withStatus) {
+    return api('GET', '/api/sessions/' + encodeURIComponent(id)).then(function (snap) {
+      if (snap.id !== ui.sessionId) return;
+      renderSteps(snap);
+      if (!withStatus || snap.status === 'running') return;
+      ui.handoffFrom = snap.handoffFrom || null;
+      setActive(snap.active, false);
+      setAsking(snap.pendingRequest ? snap.pendingRequest.agent : null);
+      setStatus(snap.status, snap.pendingRequest);
+    });
+  }
+
   function renderSteps(snap) {
     var list = $('steps');
     while (list.firstChild) list.removeChild(list.firstChild);
@@ -446,11 +350,11 @@ export const PAGE_SCRIPT = String.raw`
   onEvent('failure', function (d) {
     if (d.session !== ui.sessionId) return;
     divider('error: ' + d.error, true);
-    loadSession(d.session).catch(function () {});
+    refreshSteps(d.session, true).catch(function () {});
   });
   onEvent('sessions', function (d) {
     refreshSessions().then(function () {
-      if (d.id === ui.sessionId && d.reason === 'ran') return loadSession(d.id);
+      if (d.id === ui.sessionId && d.reason === 'ran') return refreshSteps(d.id, false);
     }).catch(function () {});
   });
 

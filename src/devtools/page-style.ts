@@ -19,6 +19,7 @@ h3 { font-size: 13px; margin: 12px 0 4px; }
 .grow { flex: 1; }
 .small { font-size: 12px; margin-top: 6px; }
 .note { color: var(--dim); font-size: 12px; margin: 4px 0; }
+#session-id { text-transform: none; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
 button { font: inherit; padding: 5px 12px; border-radius: 6px; border: 1px solid var(--line); background: #fff; cursor: pointer; }
 button:hover:not(:disabled) { border-color: var(--accent); }
@@ -48,7 +49,9 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 .node.active rect { fill: #fff7e6; stroke: var(--active); stroke-width: 3; }
 .node.active { filter: drop-shadow(0 0 6px rgba(245, 158, 11, .6)); }
 .edge path { fill: none; stroke: #b4bccb; stroke-width: 1.5; marker-end: url(#arrow); }
-.edge.kind-asks path, .edge.kind-leaves path { stroke-dasharray: 5 4; }
+.edge.kind-reroute path { stroke-dasharray: 2 3; }
+.edge.kind-asks path, .edge.kind-leaves path { stroke-dasharray: 5 4; stroke: #cdd3de; }
+.edge.kind-asks text { fill: #9aa3b5; }
 .edge.kind-handoff path { stroke: #a78bfa; }
 .edge text { font-size: 10px; fill: var(--dim); text-anchor: middle; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 .edge.last path { stroke: var(--active); stroke-width: 2.5; }

@@ -15,8 +15,13 @@ export interface GraphStates {
 /** The agents, input and stopped states of a graph. */
 export function graphStates(graph: WorkflowGraph | undefined): GraphStates {
   const nodes = graph?.nodes ?? [];
+  // An agent that also routes (lazy routing) has two states: its own wins.
+  const agents = new Map<string, string>();
+  for (const n of [...nodes.filter((n) => !n.router), ...nodes.filter((n) => n.router)]) {
+    if (n.agent !== undefined && !agents.has(n.agent)) agents.set(n.agent, n.id);
+  }
   return {
-    agents: new Map(nodes.filter((n) => n.kind === 'agent').map((n) => [n.label, n.id])),
+    agents,
     input: nodes.find((n) => n.kind === 'input')?.id,
     stopped: nodes.find((n) => n.kind === 'stopped')?.id,
   };

@@ -152,7 +152,9 @@ export class SessionHub {
       [info, messages, saved] = await Promise.all([
         session.info(),
         session.messages(),
-        session.saveState().then((s) => (typeof s === 'object' && s !== null ? s : {})),
+        session
+          .saveState()
+          .then((s) => (typeof s === 'object' && s !== null ? (s as Record<string, unknown>) : {})),
       ]);
     } catch (error) {
       throw new HubRequestError(400, errorText(error), { cause: error });
@@ -202,7 +204,8 @@ export class SessionHub {
     tracked.controller = controller;
     let task: Task | undefined;
     try {
-      task = text === null ? undefined : userTask(text, await tracked.session.messages(), this.#states);
+      task =
+        text === null ? undefined : userTask(text, await tracked.session.messages(), this.#states);
     } catch (error) {
       tracked.controller = undefined;
       throw new HubRequestError(400, errorText(error), { cause: error });

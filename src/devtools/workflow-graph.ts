@@ -12,7 +12,8 @@ export type GraphEdgeKind =
   | 'leaves'
   | 'message'
   | 'reply'
-  | 'selects';
+  | 'selects'
+  | 'reroute';
 
 /** One state of the compiled machine, with where the devtools page draws it. */
 export interface GraphNode {
@@ -20,6 +21,10 @@ export interface GraphNode {
   readonly id: string;
   readonly label: string;
   readonly kind: GraphNodeKind;
+  /** For an agent state: the agent who speaks there. */
+  readonly agent?: string;
+  /** The state where a router agent (a lazy-routing classifier) picks the specialist. */
+  readonly router?: boolean;
   readonly x: number;
   readonly y: number;
   readonly width: number;
@@ -45,6 +50,8 @@ export interface WorkflowGraph {
   readonly initial: string;
   readonly nodes: readonly GraphNode[];
   readonly edges: readonly GraphEdge[];
+  /** The drawing's bounds (nodes and curves), as an SVG `viewBox`: `x y width height`. */
+  readonly viewBox: string;
   readonly width: number;
   readonly height: number;
 }
@@ -74,6 +81,7 @@ function edgeKind(
   if (event === 'user_replied') return guard?.type === 'replyTo' ? 'reply' : 'message';
   if (to === from) return 'continues';
   if (toKind === 'input') return guard?.type === 'leavesTeam' ? 'leaves' : 'asks';
+  if (guard?.type === 'reroute') return 'reroute';
   return guard?.type === 'handoffTo' ? 'handoff' : 'next';
 }
 
@@ -86,6 +94,7 @@ const LABELS: Record<GraphEdgeKind, (to: string) => string> = {
   message: () => 'message',
   reply: () => 'reply',
   selects: () => 'selected',
+  reroute: () => 'outside my area',
 };
 
 /**
@@ -97,14 +106,21 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
   const states = Object.entries(machine.root.states);
   const kinds = new Map<string, GraphNodeKind>();
   const labels = new Map<string, string>();
+  const agents = new Map<string, { agent: string; router: boolean }>();
   for (const [key, node] of states) {
-    const meta = node.meta as { kind?: string; agent?: string } | undefined;
+    const meta = node.meta as { kind?: string; agent?: string; router?: boolean } | undefined;
     const kind: GraphNodeKind =
       meta?.kind === 'agent' || meta?.kind === 'select' || meta?.kind === 'stopped'
         ? meta.kind
         : 'input';
     kinds.set(key, kind);
-    labels.set(key, kind === 'input' ? 'user' : kind === 'agent' ? (meta?.agent ?? key) : key);
+    const router = meta?.router === true;
+    if (kind === 'agent') agents.set(key, { agent: meta?.agent ?? key, router });
+    const agent = meta?.agent ?? key;
+    labels.set(
+      key,
+      kind === 'input' ? 'user' : kind === 'agent' ? (router ? `${key} (${agent})` : agent) : key,
+    );
   }
 
   const raw: { from: string; to: string; kind: GraphEdgeKind }[] = [];
@@ -134,27 +150,51 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
     raw,
     kinds,
     labels,
-  );
+  ).map((node) => {
+    const speaker = agents.get(node.id);
+    if (speaker === undefined) return node;
+    return { ...node, agent: speaker.agent, ...(speaker.router ? { router: true } : {}) };
+  });
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const pairs = new Set(raw.map((e) => `${e.from}->${e.to}`));
+  const bounds = {
+    minX: Math.min(...nodes.map((n) => n.x - n.width / 2)),
+    minY: Math.min(...nodes.map((n) => n.y - n.height / 2)),
+    maxX: Math.max(...nodes.map((n) => n.x + n.width / 2)),
+    maxY: Math.max(...nodes.map((n) => n.y + n.height / 2)),
+  };
+  const centre = { x: (bounds.minX + bounds.maxX) / 2, y: (bounds.minY + bounds.maxY) / 2 };
   const edges = raw.map((e): GraphEdge => {
     const from = byId.get(e.from) as GraphNode;
     const to = byId.get(e.to) as GraphNode;
-    const shape =
-      e.from === e.to ? selfLoop(from) : curve(from, to, pairs.has(`${e.to}->${e.from}`), nodes);
+    const { control, ...shape } =
+      e.from === e.to
+        ? selfLoop(from)
+        : curve(from, to, pairs.has(`${e.to}->${e.from}`), nodes, centre);
+    // A quadratic curve stays inside the triangle of its points: the control point bounds it.
+    bounds.minX = Math.min(bounds.minX, control.x);
+    bounds.minY = Math.min(bounds.minY, control.y);
+    bounds.maxX = Math.max(bounds.maxX, control.x);
+    bounds.maxY = Math.max(bounds.maxY, control.y);
     return {
       id: `${e.from}->${e.to}`,
       from: e.from,
       to: e.to,
       kind: e.kind,
-      label: LABELS[e.kind](labels.get(e.to) ?? e.to),
+      label: LABELS[e.kind](agents.get(e.to)?.agent ?? e.to),
       ...shape,
     };
   });
-  const width = Math.max(...nodes.map((n) => n.x + n.width / 2)) + MARGIN;
-  const height = Math.max(...nodes.map((n) => n.y + n.height / 2)) + MARGIN;
-  return { id: machine.id, initial, nodes, edges, width, height };
+  const pad = MARGIN / 2;
+  const width = Math.ceil(bounds.maxX - bounds.minX + 2 * pad);
+  const height = Math.ceil(bounds.maxY - bounds.minY + 2 * pad);
+  const viewBox = `${Math.floor(bounds.minX - pad)} ${Math.floor(bounds.minY - pad)} ${width} ${height}`;
+  return { id: machine.id, initial, nodes, edges, viewBox, width, height };
 }
+
+type Shape = Pick<GraphEdge, 'path' | 'labelX' | 'labelY'> & {
+  readonly control: { x: number; y: number };
+};
 
 /** Columns by breadth-first distance from the initial state; `stopped` sits under the user. */
 function layout(
@@ -224,25 +264,34 @@ function border(node: GraphNode, x: number, y: number): { x: number; y: number }
 
 /**
  * A quadratic curve between two nodes. Edges in both directions bend to opposite sides; an edge
- * whose straight line would cross another node bends away from it.
+ * whose straight line would cross another node bends around it, towards the outside of the graph.
  */
 function curve(
   from: GraphNode,
   to: GraphNode,
   twoWay: boolean,
   nodes: readonly GraphNode[],
-): Pick<GraphEdge, 'path' | 'labelX' | 'labelY'> {
+  centre: { x: number; y: number },
+): Shape {
   const mx = (from.x + to.x) / 2;
   const my = (from.y + to.y) / 2;
   const length = Math.hypot(to.x - from.x, to.y - from.y) || 1;
   // The unit normal, on the left of the direction from → to.
-  const nx = -(to.y - from.y) / length;
-  const ny = (to.x - from.x) / length;
+  let nx = -(to.y - from.y) / length;
+  let ny = (to.x - from.x) / length;
   let bend = twoWay ? 22 : 0;
   const blocked = nodes.some(
     (n) => n !== from && n !== to && distanceToSegment(n, from, to) < n.height,
   );
-  if (blocked) bend += Math.min(140, 36 + length / 5);
+  if (blocked) {
+    bend = Math.min(120, 30 + length / 6) + bend;
+    const outwards = (mx + nx - centre.x) ** 2 + (my + ny - centre.y) ** 2;
+    const inwards = (mx - nx - centre.x) ** 2 + (my - ny - centre.y) ** 2;
+    if (inwards > outwards) {
+      nx = -nx;
+      ny = -ny;
+    }
+  }
   const cx = mx + nx * bend * 2;
   const cy = my + ny * bend * 2;
   const start = border(from, cx, cy);
@@ -251,6 +300,7 @@ function curve(
     path: `M${round(start.x)},${round(start.y)} Q${round(cx)},${round(cy)} ${round(end.x)},${round(end.y)}`,
     labelX: round(0.25 * start.x + 0.5 * cx + 0.25 * end.x),
     labelY: round(0.25 * start.y + 0.5 * cy + 0.25 * end.y),
+    control: { x: cx, y: cy },
   };
 }
 
@@ -261,13 +311,15 @@ function distanceToSegment(p: GraphNode, a: GraphNode, b: GraphNode): number {
   return Math.hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
 }
 
-function selfLoop(node: GraphNode): Pick<GraphEdge, 'path' | 'labelX' | 'labelY'> {
-  const top = node.y - node.height / 2;
-  const x1 = node.x - 18;
-  const x2 = node.x + 18;
+/** A loop on the right of a node (the last column is usually free there). */
+function selfLoop(node: GraphNode): Shape {
+  const right = node.x + node.width / 2;
+  const y1 = node.y - 10;
+  const y2 = node.y + 10;
   return {
-    path: `M${x1},${top} C${x1 - 14},${top - 42} ${x2 + 14},${top - 42} ${x2},${top}`,
-    labelX: node.x,
-    labelY: top - 36,
+    path: `M${right},${y1} C${right + 46},${y1 - 18} ${right + 46},${y2 + 18} ${right},${y2}`,
+    labelX: right + 30,
+    labelY: node.y - 24,
+    control: { x: right + 64, y: node.y },
   };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../ids.js';
 
 import type { AgentResponse, ChatAgent } from '../agents/chat-agent.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
@@ -278,7 +278,7 @@ export class SessionRuntime {
       let pendingRequest = null;
       // A stop on this answer ends the session: it asks nobody anything.
       if (nextMeta.kind === 'input' && nextMeta.asks === true && check.stop === null) {
-        pendingRequest = { id: randomUUID(), agent, prompt: messageToText(response.chatMessage) };
+        pendingRequest = { id: newId(), agent, prompt: messageToText(response.chatMessage) };
         append.push(
           userInputRequestedEvent({
             source: agent,

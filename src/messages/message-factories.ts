@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../ids.js';
 
 import type {
   ChatMessage,
@@ -29,7 +29,7 @@ export interface MessageInit {
 
 function base(init: MessageInit): MessageBase {
   const filled: { -readonly [K in keyof MessageBase]: MessageBase[K] } = {
-    id: init.id ?? randomUUID(),
+    id: init.id ?? newId(),
     source: init.source,
     createdAt: init.createdAt ?? new Date().toISOString(),
     metadata: init.metadata ?? {},

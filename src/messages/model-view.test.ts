@@ -382,7 +382,7 @@ describe('toModelMessages()', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 });

@@ -83,7 +83,6 @@ export function toModelMessages(
 /** A rendered view, kept per thread so that the next call renders only the new messages. */
 interface RenderedView {
   length: number;
-  last: AgentMessage | undefined;
   readonly out: LLMMessage[];
   /** Call ids already shown (a thread may repeat one). */
   readonly rendered: Set<string>;
@@ -107,14 +106,11 @@ function renderView(
   const key = `${agentName}\u0000${filter}\u0000${handoffNames === undefined ? '*' : [...handoffNames].sort().join(',')}`;
   const memo = memoOf(index);
   let view = memo.get(key) as RenderedView | undefined;
+  // The index has checked that `thread` continues the messages it holds, so a view of at most
+  // that many messages is a view of a prefix of `thread`.
   const from = view?.length ?? 0;
-  if (
-    view === undefined ||
-    from > thread.length ||
-    (from > 0 && thread[from - 1] !== view.last) ||
-    invalidates(thread, from, view.skipped, index)
-  ) {
-    view = { length: 0, last: undefined, out: [], rendered: new Set(), skipped: new Set() };
+  if (view === undefined || from > thread.length || invalidates(thread, from, view, index)) {
+    view = { length: 0, out: [], rendered: new Set(), skipped: new Set() };
     memo.set(key, view);
   }
   renderInto(view, thread, agentName, filter, handoffNames, index);
@@ -125,9 +121,10 @@ function renderView(
 function invalidates(
   thread: readonly AgentMessage[],
   from: number,
-  skipped: ReadonlySet<string>,
+  view: RenderedView,
   index: ThreadIndex,
 ): boolean {
+  const { skipped, rendered } = view;
   if (skipped.size > 0) {
     for (let i = from; i < thread.length; i++) {
       const m = thread[i];
@@ -138,7 +135,7 @@ function invalidates(
   for (let i = index.handoffLinks.length - 1; i >= 0; i--) {
     const link = index.handoffLinks[i];
     if (link === undefined || link.handoff < from) break;
-    if (link.results < from) return true;
+    if (link.ids.some((id) => rendered.has(id))) return true;
   }
   return false;
 }
@@ -208,7 +205,6 @@ function renderInto(
     }
   }
   view.length = thread.length;
-  view.last = thread[thread.length - 1];
 }
 
 function checkOptions(filter: string, contextWindow: number | undefined): void {

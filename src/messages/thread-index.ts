@@ -4,7 +4,8 @@ import type { AgentMessage, FunctionExecutionResult } from './message.js';
  * Facts about a thread that only grow as it grows — the first result of every call, every call
  * id, the calls that handed off — kept per thread and extended by the new messages only. Threads
  * are append-only and their messages immutable, so a thread is recognised by its first message
- * and checked by the identity of the last message indexed.
+ * and checked, message by message (by identity: a pointer comparison each), to continue exactly
+ * the messages indexed — a thread edited or rearranged by its caller gets a fresh index.
  */
 export interface ThreadIndex {
   /** How many messages of the thread are indexed. */
@@ -13,19 +14,20 @@ export interface ThreadIndex {
   readonly callIds: ReadonlySet<string>;
   /** Calls whose result is the text of the `HandoffMessage` that followed them. */
   readonly handoffCalls: ReadonlySet<string>;
-  /** Per handoff found: the thread index of its `HandoffMessage` and of the results it matched. */
-  readonly handoffLinks: readonly { readonly handoff: number; readonly results: number }[];
+  /** Per `HandoffMessage` (by thread index, ascending): the calls it marked as handoff calls. */
+  readonly handoffLinks: readonly { readonly handoff: number; readonly ids: readonly string[] }[];
 }
 
 interface MutableIndex extends ThreadIndex {
   length: number;
-  last: AgentMessage | undefined;
+  /** The messages indexed, to check that a thread really continues them. */
+  readonly messages: AgentMessage[];
   results: Map<string, FunctionExecutionResult>;
   callIds: Set<string>;
   handoffCalls: Set<string>;
-  handoffLinks: { handoff: number; results: number }[];
+  handoffLinks: { handoff: number; ids: string[] }[];
   /** Per source: its latest tool results not yet followed by a chat message, and where. */
-  pending: Map<string, { at: number; results: readonly FunctionExecutionResult[] }>;
+  pending: Map<string, readonly FunctionExecutionResult[]>;
   memo?: Map<string, unknown>;
 }
 
@@ -46,7 +48,7 @@ export function memoOf(index: ThreadIndex): Map<string, unknown> {
 function fresh(): MutableIndex {
   return {
     length: 0,
-    last: undefined,
+    messages: [],
     results: new Map(),
     callIds: new Set(),
     handoffCalls: new Set(),
@@ -62,14 +64,14 @@ function add(index: MutableIndex, m: AgentMessage, at: number): void {
       break;
     case 'ToolCallExecutionEvent':
       for (const r of m.content) if (!index.results.has(r.callId)) index.results.set(r.callId, r);
-      index.pending.set(m.source, { at, results: m.content });
+      index.pending.set(m.source, m.content);
       break;
     case 'HandoffMessage': {
       const pending = index.pending.get(m.source);
       if (pending !== undefined) {
-        for (const r of pending.results)
-          if (r.content === m.content) index.handoffCalls.add(r.callId);
-        index.handoffLinks.push({ handoff: at, results: pending.at });
+        const ids = pending.filter((r) => r.content === m.content).map((r) => r.callId);
+        for (const id of ids) index.handoffCalls.add(id);
+        if (ids.length > 0) index.handoffLinks.push({ handoff: at, ids });
       }
       index.pending.delete(m.source);
       break;
@@ -88,13 +90,7 @@ export function indexThread(thread: readonly AgentMessage[]): ThreadIndex {
   const first = thread[0];
   if (first === undefined) return fresh();
   let index = indexes.get(first);
-  if (
-    index === undefined ||
-    index.length > thread.length ||
-    (index.length > 0 && thread[index.length - 1] !== index.last)
-  ) {
-    index = fresh();
-  }
+  if (index === undefined || !continues(thread, index.messages)) index = fresh();
   // Most recently used last: re-insert, and drop the oldest beyond the bound.
   indexes.delete(first);
   indexes.set(first, index);
@@ -102,8 +98,21 @@ export function indexThread(thread: readonly AgentMessage[]): ThreadIndex {
     const oldest = indexes.keys().next().value;
     if (oldest !== undefined) indexes.delete(oldest);
   }
-  for (let i = index.length; i < thread.length; i++) add(index, thread[i] as AgentMessage, i);
+  for (let i = index.length; i < thread.length; i++) {
+    const message = thread[i] as AgentMessage;
+    add(index, message, i);
+    index.messages.push(message);
+  }
   index.length = thread.length;
-  index.last = thread[thread.length - 1];
   return index;
+}
+
+/** True when `thread` starts with exactly the messages of `prefix` (the same objects). */
+export function continues(
+  thread: readonly AgentMessage[],
+  prefix: readonly AgentMessage[],
+): boolean {
+  if (prefix.length > thread.length) return false;
+  for (let i = prefix.length - 1; i >= 0; i--) if (thread[i] !== prefix[i]) return false;
+  return true;
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../ids.js';
 
 import type { FunctionCall, Usage } from '../messages/message.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
@@ -115,7 +115,7 @@ export function scriptedToolCall(name: string, args: unknown = {}, id?: string):
   const text = typeof args === 'string' ? args : JSON.stringify(args);
   return {
     content: null,
-    toolCalls: [{ id: id ?? `call_${randomUUID()}`, name, arguments: text }],
+    toolCalls: [{ id: id ?? newId('call_'), name, arguments: text }],
     usage: NO_USAGE,
   };
 }

@@ -1,0 +1,73 @@
+/** Bad command-line input: the CLI prints the message as one line and exits with code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** An option that takes a value, and how its help names that value. */
+export interface OptionSpec {
+  readonly name: string;
+  /** What the value is, for the error when it is missing: `an id`, `a directory`. */
+  readonly value: string;
+  readonly example: string;
+}
+
+/** What a command accepts. */
+export interface CommandSpec {
+  readonly command: string;
+  readonly options: readonly OptionSpec[];
+  /** The positional arguments, by name; all required. */
+  readonly positionals: readonly { readonly name: string; readonly example: string }[];
+}
+
+/** A parsed command line: positionals by name, option values by name, and whether help was asked. */
+export interface ParsedArgs {
+  readonly positionals: Readonly<Record<string, string>>;
+  readonly options: ReadonlyMap<string, string>;
+  readonly help: boolean;
+}
+
+/**
+ * Parses `argv` (the words after the command) against `spec`: `--name value` or `--name=value`
+ * for options, `--help`/`-h` anywhere. Throws `UsageError` with a one-line message naming the bad
+ * word and the help command.
+ */
+export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
+  const hint = `Run "baton ${spec.command} --help".`;
+  const fail = (text: string): never => {
+    throw new UsageError(`baton ${spec.command}: ${text} ${hint}`);
+  };
+  if (argv.includes('--help') || argv.includes('-h')) {
+    return { positionals: {}, options: new Map(), help: true };
+  }
+  const options = new Map<string, string>();
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('-') || arg === '-') {
+      words.push(arg);
+      continue;
+    }
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
+    const option = spec.options.find((o) => `--${o.name}` === flag);
+    if (option === undefined) fail(`unknown argument "${arg}".`);
+    const known = option as OptionSpec;
+    const value = inline ?? argv[i + 1];
+    if (value === undefined || value === '' || (inline === undefined && value.startsWith('-'))) {
+      fail(`--${known.name} needs ${known.value}, e.g. ${known.example}.`);
+    }
+    if (options.has(known.name)) fail(`--${known.name} is given twice.`);
+    options.set(known.name, value as string);
+    if (inline === undefined) i++;
+  }
+  const positionals: Record<string, string> = {};
+  spec.positionals.forEach((p, i) => {
+    const word = words[i];
+    if (word === undefined) fail(`which ${p.name}? e.g. ${p.example}.`);
+    positionals[p.name] = word as string;
+  });
+  const extra = words[spec.positionals.length];
+  if (extra !== undefined) fail(`unknown argument "${extra}".`);
+  return { positionals, options, help: false };
+}

@@ -1,0 +1,118 @@
+import { Console, summaryLines } from '../console.js';
+import type { RunOptions, Session, Task, TaskResult } from '../engine/runnable.js';
+import type { AgentMessage } from '../messages/message.js';
+
+/** The terminal a conversation talks to; `ask` resolves to `null` at the end of input. */
+export interface TerminalIO {
+  ask(prompt: string): Promise<string | null>;
+  write(text: string): void;
+  /** Shown while a model works; cleared by the returned function. */
+  spin?(label: string): () => void;
+  /** Registers what Ctrl-C does. */
+  onInterrupt(handler: () => void): void;
+  readonly color: boolean;
+  /** Input is piped (not typed): echo each line into the transcript. */
+  readonly echoInput: boolean;
+}
+
+/** The part of a session a terminal conversation uses (from whichever copy of the library). */
+export type TerminalSession = Pick<Session, 'id' | 'info' | 'messages'> & {
+  runStream(task?: Task, options?: RunOptions): AsyncIterable<AgentMessage | TaskResult>;
+};
+
+/** How `talk()` runs one conversation. */
+export interface ConversationOptions {
+  /** Lines printed before anything else. */
+  readonly intro: readonly string[];
+  /** What Ctrl-C does besides aborting the run in flight (the demo also sets its stop condition). */
+  readonly onInterrupt?: () => void;
+  /** The task for a typed line. @default the line itself */
+  readonly taskFor?: (line: string) => Task | Promise<Task>;
+  /** Whether the user is asked again after `result`. @default it awaits input */
+  readonly goesOn?: (result: TaskResult) => boolean;
+}
+
+/** Wraps a stream so the terminal shows a spinner while nothing arrives. */
+async function* spinning(
+  stream: AsyncIterable<AgentMessage | TaskResult>,
+  terminal: TerminalIO,
+): AsyncGenerator<AgentMessage | TaskResult> {
+  const iterator = stream[Symbol.asyncIterator]();
+  for (;;) {
+    const stopSpinner = terminal.spin?.('working');
+    let next: IteratorResult<AgentMessage | TaskResult>;
+    try {
+      next = await iterator.next();
+    } finally {
+      stopSpinner?.();
+    }
+    if (next.done === true) return;
+    yield next.value;
+  }
+}
+
+/**
+ * A conversation with `session` in a terminal, shared by `baton demo` and `baton run`: says where a
+ * resumed session stands, then each user line is a run rendered by `Console` (with a spinner);
+ * it ends when the session stops asking, input ends, or Ctrl-C aborts the run in flight, and
+ * prints the summary. Returns the exit code.
+ */
+export async function talk(
+  terminal: TerminalIO,
+  session: TerminalSession,
+  options: ConversationOptions,
+): Promise<number> {
+  const started = performance.now();
+  let controller = new AbortController();
+  let interrupted = false;
+  terminal.onInterrupt(() => {
+    interrupted = true;
+    options.onInterrupt?.();
+    controller.abort(new Error('Stopped with Ctrl-C.'));
+  });
+
+  terminal.write(`${options.intro.join('\n')}\n`);
+  const before = await session.info();
+  if (before.step > 0) {
+    const thread = await session.messages();
+    terminal.write(
+      `Resuming session ${session.id}: ${thread.length} messages so far (${before.status}).\n`,
+    );
+    if (before.pendingRequest !== undefined) {
+      terminal.write(`${before.pendingRequest.agent} asked: ${before.pendingRequest.prompt}\n`);
+    }
+  }
+
+  const goesOn = options.goesOn ?? ((result: TaskResult) => result.status === 'awaiting_input');
+  const usage = { promptTokens: 0, completionTokens: 0 };
+  let finishReason = 'no input';
+  for (;;) {
+    const line = await terminal.ask('you> ');
+    if (line === null || interrupted) {
+      finishReason = interrupted ? 'stopped with Ctrl-C' : 'end of input';
+      if (interrupted) terminal.write('\n');
+      break;
+    }
+    if (line.trim() === '') continue;
+    if (terminal.echoInput) terminal.write(`you> ${line}\n`);
+    controller = new AbortController();
+    const task = options.taskFor === undefined ? line : await options.taskFor(line);
+    const result = await Console(
+      spinning(session.runStream(task, { signal: controller.signal }), terminal),
+      { write: (text) => terminal.write(text), color: terminal.color },
+    );
+    usage.promptTokens += result.usage.promptTokens;
+    usage.completionTokens += result.usage.completionTokens;
+    finishReason = result.stopReason ?? result.status;
+    if (!goesOn(result)) break;
+  }
+
+  const lines = summaryLines({
+    messages: (await session.messages()).length,
+    finishReason,
+    usage,
+    seconds: (performance.now() - started) / 1000,
+  });
+  terminal.write(`${lines.join('\n')}\n`);
+  return 0;
+}

@@ -1,0 +1,156 @@
+import { stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { register as registerCommonJs } from 'tsx/cjs/api';
+import { register } from 'tsx/esm/api';
+
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import type { DevWorkflow } from '../devtools/session-hub.js';
+import { UsageError } from './cli-args.js';
+
+/** A workflow or team as the CLI drives it (built by whichever copy of Baton the module imports). */
+export interface CliWorkflow extends DevWorkflow {
+  readonly name?: unknown;
+  toMermaid?(): string;
+}
+
+/** What the CLI found in a workflow module. */
+export interface WorkflowModule {
+  /** The path as the user gave it. */
+  readonly path: string;
+  readonly workflow: CliWorkflow;
+  /** A name for headers: the workflow's name, its machine's id, or the file name. */
+  readonly name: string;
+  /** The `terminationCondition` export, when there is one (the devtools show its progress). */
+  readonly terminationCondition?: unknown;
+  /** True when `workflow` came from `createWorkflow({ checkpointStore })` with the CLI's store. */
+  readonly storeGiven: boolean;
+}
+
+let registered = false;
+
+/**
+ * Lets `import()` load TypeScript, so modules need no build step: tsx's ESM loader, and its
+ * CommonJS one for `.ts` files outside an ESM package (no `"type": "module"`), which Node loads
+ * as CommonJS.
+ */
+function registerTypeScript(): void {
+  if (registered) return;
+  register();
+  registerCommonJs();
+  registered = true;
+}
+
+/** A module loaded as CommonJS arrives with its exports object as the default export. */
+function exportsOf(loaded: Record<string, unknown>): Record<string, unknown> {
+  const commonJs = loaded.default;
+  return loaded.workflow === undefined &&
+    loaded.createWorkflow === undefined &&
+    typeof commonJs === 'object' &&
+    commonJs !== null &&
+    asWorkflow(commonJs) === undefined
+    ? (commonJs as Record<string, unknown>)
+    : loaded;
+}
+
+function asWorkflow(value: unknown): CliWorkflow | undefined {
+  return typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { session?: unknown }).session === 'function'
+    ? (value as CliWorkflow)
+    : undefined;
+}
+
+/** The first line of an error ("... failed with 1 error:" takes the line that names it too). */
+function firstLine(error: unknown): string {
+  const lines = (error instanceof Error ? error.message : String(error))
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const [first = 'unknown error', second] = lines;
+  return first.endsWith(':') && second !== undefined ? `${first} ${second}` : first;
+}
+
+/**
+ * Loads a workflow module: a `.ts` or `.js` file whose export named `workflow` (or default export)
+ * is a built `HandoffWorkflow` or team. With `checkpointStore`, the module must also export
+ * `createWorkflow({ checkpointStore })`, which the CLI calls to build the workflow on that store.
+ * An optional `terminationCondition` export lets the devtools show how close it is to firing.
+ * Every problem is a one-line `UsageError` prefixed with `baton <command>:`.
+ */
+export async function loadWorkflowModule(
+  command: string,
+  path: string,
+  options: { checkpointStore?: CheckpointStore; storeFlag?: string } = {},
+): Promise<WorkflowModule> {
+  const fail = (text: string): never => {
+    throw new UsageError(`baton ${command}: ${text}`);
+  };
+  const absolute = resolve(path);
+  const info = await stat(absolute).catch(() => undefined);
+  if (info === undefined) fail(`no such file "${path}".`);
+  if (info?.isDirectory() === true) fail(`"${path}" is a directory, not a workflow module.`);
+
+  registerTypeScript();
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = exportsOf((await import(pathToFileURL(absolute).href)) as Record<string, unknown>);
+  } catch (error) {
+    return fail(`${path} could not be loaded: ${firstLine(error)}`);
+  }
+
+  let workflow: CliWorkflow | undefined;
+  let storeGiven = false;
+  if (options.checkpointStore !== undefined) {
+    const create = loaded.createWorkflow;
+    if (typeof create !== 'function') {
+      fail(
+        `${options.storeFlag ?? '--store'} needs ${path} to export createWorkflow({ checkpointStore }); ` +
+          'it exports only a built workflow, whose sessions are kept where its own withCheckpointing() says.',
+      );
+    }
+    let built: unknown;
+    try {
+      built = await (create as (o: { checkpointStore: CheckpointStore }) => unknown)({
+        checkpointStore: options.checkpointStore,
+      });
+    } catch (error) {
+      return fail(`createWorkflow() of ${path} failed: ${firstLine(error)}`);
+    }
+    workflow = asWorkflow(built);
+    if (workflow === undefined)
+      fail(`createWorkflow() of ${path} did not return a workflow or team.`);
+    storeGiven = true;
+  } else {
+    const exported = loaded.workflow ?? loaded.default;
+    if (exported === undefined) {
+      fail(
+        `${path} exports no workflow: export a built HandoffWorkflow or team as "workflow" (or as the default export).`,
+      );
+    }
+    workflow = asWorkflow(exported);
+    if (workflow === undefined) {
+      fail(
+        `the ${loaded.workflow === undefined ? 'default' : '"workflow"'} export of ${path} is not a workflow or team (it has no session() method).`,
+      );
+    }
+  }
+
+  const built = workflow as CliWorkflow;
+  const name =
+    typeof built.name === 'string'
+      ? built.name
+      : typeof built.machine?.id === 'string'
+        ? built.machine.id
+        : basename(path);
+  return {
+    path,
+    workflow: built,
+    name,
+    ...(loaded.terminationCondition === undefined
+      ? {}
+      : { terminationCondition: loaded.terminationCondition }),
+    storeGiven,
+  };
+}

@@ -1,0 +1,247 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { isConditionLike } from './condition-progress.js';
+import { devtoolsPage } from './page-html.js';
+import { checkRequest } from './request-guard.js';
+import { graphStates } from './session-activity.js';
+import { type DevWorkflow, HubRequestError, SessionHub } from './session-hub.js';
+import { type WorkflowGraph, workflowGraph } from './workflow-graph.js';
+
+/** Options of `startDevtoolsServer()`. */
+export interface DevtoolsServerOptions {
+  readonly workflow: DevWorkflow;
+  /** Shown in the page header. */
+  readonly name: string;
+  /** The module the workflow came from, shown in the page header. */
+  readonly module: string;
+  /** The workflow's termination condition, when the module exports it: the page shows progress. */
+  readonly condition?: unknown;
+  /** The `FileCheckpointStore` directory the CLI gave the workflow: its sessions are listed. */
+  readonly storeDirectory?: string;
+  /** @default 0 (a free port) */
+  readonly port?: number;
+  /** @default 24 random bytes, base64url */
+  readonly token?: string;
+}
+
+/** A running devtools server. */
+export interface DevtoolsServer {
+  /** The page's address with its token: `http://127.0.0.1:<port>/?token=<token>`. */
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  /** Stops every run, ends every event stream and closes the server. */
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 64 * 1024;
+
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const type = request.headers['content-type'] ?? '';
+  if (!type.startsWith('application/json')) {
+    throw new HubRequestError(
+      400,
+      'Send the request body as JSON (content-type: application/json).',
+    );
+  }
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new HubRequestError(400, 'The request body is too large.');
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HubRequestError(400, 'The request body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HubRequestError(400, 'The request body must be a JSON object.');
+  }
+  return value as Record<string, unknown>;
+}
+
+function forkOrigin(body: Record<string, unknown>): { session: string; step: number } | undefined {
+  const from = body.from;
+  if (from === undefined) return undefined;
+  if (
+    typeof from !== 'object' ||
+    from === null ||
+    typeof (from as { session?: unknown }).session !== 'string' ||
+    typeof (from as { step?: unknown }).step !== 'number'
+  ) {
+    throw new HubRequestError(400, 'from must be { session: string, step: number }.');
+  }
+  return from as { session: string; step: number };
+}
+
+/** Whether the workflow keeps a step log: its sessions answer `checkpoints()` without a ConfigError. */
+async function hasOwnStore(workflow: DevWorkflow): Promise<boolean> {
+  const probe = workflow.session(`devtools-probe-${randomBytes(4).toString('hex')}`);
+  if (typeof probe.checkpoints !== 'function') return false;
+  try {
+    await probe.checkpoints();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts the devtools server of `baton dev` on 127.0.0.1: the page, a small JSON API over the
+ * workflow's sessions and a server-sent event stream of everything they do. Every request needs
+ * the token, and the Host/Origin checks of `checkRequest()`; nothing it sends is built from a
+ * client or agent object (messages, step logs, the graph and condition configs are plain data),
+ * so no API key can leave the process.
+ */
+export async function startDevtoolsServer(options: DevtoolsServerOptions): Promise<DevtoolsServer> {
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const graph: WorkflowGraph | undefined =
+    options.workflow.machine === undefined ? undefined : workflowGraph(options.workflow.machine);
+  const condition = isConditionLike(options.condition) ? options.condition : undefined;
+  const hub = new SessionHub(options.workflow, {
+    ...(condition === undefined ? {} : { condition }),
+    ...(options.storeDirectory === undefined ? {} : { storeDirectory: options.storeDirectory }),
+    states: graphStates(graph),
+  });
+  const persistence =
+    options.storeDirectory !== undefined
+      ? `Sessions are stored in ${options.storeDirectory}/ (a FileCheckpointStore given by the CLI); all of them are listed.`
+      : (await hasOwnStore(options.workflow))
+        ? "Sessions use the workflow's own checkpoint store: this list shows the ones opened here; open any other by id."
+        : 'The workflow has no checkpoint store: sessions live in this process only, with no step log and no forks.';
+  const coordinator = (options.workflow as { coordinator?: unknown }).coordinator;
+  const workflowInfo = {
+    name: options.name,
+    module: options.module,
+    graph: graph ?? null,
+    coordinator: typeof coordinator === 'string' ? coordinator : null,
+    persistence,
+    conditionNote:
+      condition === undefined
+        ? 'Export the termination condition as `terminationCondition` from the module to see how close it is to firing.'
+        : null,
+  };
+  const streams = new Set<ServerResponse>();
+  let port = 0;
+
+  const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const verdict = checkRequest(request, { token, port });
+    if (!verdict.ok) return send(response, verdict.status, { error: verdict.reason });
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const path = url.pathname;
+    const method = request.method ?? 'GET';
+    if (method === 'GET' && path === '/') {
+      const nonce = randomBytes(16).toString('base64');
+      response.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy':
+          `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}' 'unsafe-inline'; ` +
+          "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      });
+      return void response.end(devtoolsPage(nonce));
+    }
+    if (method === 'GET' && path === '/api/workflow') return send(response, 200, workflowInfo);
+    if (method === 'GET' && path === '/api/events') return openStream(request, response);
+    if (method === 'GET' && path === '/api/sessions') {
+      return send(response, 200, { sessions: await hub.list() });
+    }
+    if (method === 'POST' && path === '/api/sessions') {
+      const id = await hub.create(forkOrigin(await readJson(request)));
+      return send(response, 201, { id });
+    }
+    const match = /^\/api\/sessions\/([^/]+)(?:\/(run|stop))?$/.exec(path);
+    if (match !== null) {
+      const id = decodeURIComponent(match[1] as string);
+      if (id.length > 200) throw new HubRequestError(400, 'The session id is too long.');
+      const action = match[2];
+      if (method === 'GET' && action === undefined)
+        return send(response, 200, await hub.snapshot(id));
+      if (method === 'POST' && action === 'run') {
+        const body = await readJson(request);
+        const text = body.text;
+        if (text !== undefined && text !== null && typeof text !== 'string') {
+          throw new HubRequestError(
+            400,
+            'text must be a string (or null to continue without a task).',
+          );
+        }
+        await hub.run(id, typeof text === 'string' ? text : null);
+        return send(response, 202, { ok: true });
+      }
+      if (method === 'POST' && action === 'stop') {
+        await readJson(request);
+        if (hub.stop(id)) return send(response, 202, { ok: true });
+        return send(response, 409, { error: `Session "${id}" is not running.` });
+      }
+    }
+    send(response, 404, { error: `No route for ${method} ${path}.` });
+  };
+
+  const openStream = (request: IncomingMessage, response: ServerResponse): void => {
+    response.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      connection: 'keep-alive',
+    });
+    response.write(': connected\n\n');
+    streams.add(response);
+    const unsubscribe = hub.subscribe(({ event, data }) => {
+      response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    });
+    const ping = setInterval(() => response.write(': ping\n\n'), 15_000);
+    request.on('close', () => {
+      clearInterval(ping);
+      unsubscribe();
+      streams.delete(response);
+    });
+  };
+
+  const server = createServer((request, response) => {
+    route(request, response).catch((error: unknown) => {
+      if (response.headersSent) return void response.end();
+      if (error instanceof HubRequestError)
+        return send(response, error.status, { error: error.message });
+      send(response, 500, { error: error instanceof Error ? error.message : String(error) });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    close: async () => {
+      hub.stopAll();
+      for (const stream of streams) stream.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

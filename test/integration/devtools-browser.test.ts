@@ -1,0 +1,191 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+
+// End to end: `baton dev` on a sample with a scripted model, driven in Debian's Chromium through
+// playwright-core (no browser download). Skipped only where Chromium is absent and CI did not ask
+// for every service (BATON_REQUIRE_SERVICES=1 makes a missing Chromium a failure).
+const CHROMIUM = '/usr/bin/chromium';
+const runs = existsSync(CHROMIUM) || process.env.BATON_REQUIRE_SERVICES === '1';
+
+const root = resolve(import.meta.dirname, '../..');
+const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
+const results = join(root, 'test-results');
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Starts `baton dev <args>` and resolves with the URL it prints. */
+async function devServer(args: string[]): Promise<string> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', tsx, join(root, 'src/cli/main.ts'), 'dev', ...args],
+    { cwd: root, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  cleanups.push(
+    () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('close', () => done());
+        child.kill('SIGINT');
+      }),
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise<string>((done, fail) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /^Baton devtools: (\S+)\n/.exec(out);
+      if (match !== null) done(match[1] as string);
+    });
+    child.once('close', (code) => fail(new Error(`baton dev exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** Debian's Chromium, headless, with a fresh profile and no background traffic. */
+async function browser(): Promise<{ page: Page; errors: string[] }> {
+  const profile = mkdtempSync(join(tmpdir(), 'baton-chromium-'));
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    viewport: { width: 1400, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  cleanups.push(async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().includes('favicon'))
+      errors.push(message.text());
+  });
+  return { page, errors };
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.locator('#send:not([disabled])').waitFor();
+  await page.fill('#reply', text);
+  await page.press('#reply', 'Enter');
+}
+
+const transcript = (page: Page) => page.locator('#transcript');
+
+describe.skipIf(!runs)('devtools page in Chromium', () => {
+  it('drives a session: handoff highlighted, the pause answered, a run stopped', async () => {
+    const url = await devServer(['samples/devtools-desk.ts']);
+    const { page, errors } = await browser();
+    await page.goto(url);
+    await expect(page.locator('#graph .node').count()).resolves.toBe(5);
+    expect(await page.textContent('#workflow-name')).toBe(
+      'devtools-desk · samples/devtools-desk.ts',
+    );
+
+    await send(page, 'I was charged twice for INV-1001');
+    await page
+      .locator('#graph .edge.handoff-last[data-from="triage"][data-to="billing"]')
+      .waitFor();
+    await page.locator('#status.awaiting_input').waitFor();
+    await page.locator('#graph .node.asking[data-state="billing"]').waitFor();
+    await page.locator('#graph .node.active[data-state="awaitingInput"]').waitFor();
+    expect(await page.textContent('#ask')).toBe(
+      'billing asks: INV-1001 ($49) was charged twice. Shall I refund the duplicate?',
+    );
+    expect(await transcript(page).textContent()).toContain(
+      'lookup_invoice({"invoiceId":"INV-1001"})',
+    );
+    expect(await transcript(page).textContent()).toContain('completion tokens');
+    expect(await page.textContent('#conditions')).toMatch(/messages 3\/40.*tokens \d+\/5,000/);
+
+    await send(page, 'yes please');
+    await transcript(page).getByText('Done: $49 refunded on INV-1001. Anything else?').waitFor();
+    expect(await transcript(page).textContent()).toContain(
+      'refund_duplicate_charge → {"invoiceId":"INV-1001","refunded":49}',
+    );
+
+    await send(page, 'my internet line is slow');
+    await page.locator('#status.running').waitFor();
+    await page.locator('#graph .node.active[data-state="technical"]').waitFor();
+    await page
+      .locator('#graph .edge.handoff-last[data-from="triage"][data-to="technical"]')
+      .waitFor();
+    await page.click('#stop');
+    await page.locator('#status.cancelled').waitFor();
+    expect(await page.textContent('#status')).toBe('cancelled');
+    await transcript(page).getByText('cancelled: the run was stopped').waitFor();
+    expect(await page.isDisabled('#stop')).toBe(true);
+
+    mkdirSync(results, { recursive: true });
+    await page.screenshot({ path: join(results, 'devtools-stopped.png') });
+
+    const first = await page.textContent('#session-id');
+    await page.click('#new-session');
+    await expect.poll(() => page.textContent('#session-id')).not.toBe(first);
+    expect(await page.textContent('#status')).toBe('idle');
+    await expect(page.locator('#sessions li').count()).resolves.toBe(2);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('plays the support-desk sample to its end: the user says bye', async () => {
+    const url = await devServer(['samples/support-desk.ts']);
+    const { page, errors } = await browser();
+    await page.goto(url);
+    await send(page, 'I was charged twice for INV-1001');
+    await page
+      .locator('#graph .edge.handoff-last[data-from="triage"][data-to="billing"]')
+      .waitFor();
+    await page.locator('#status.awaiting_input').waitFor();
+    await send(page, 'yes please');
+    await transcript(page).getByText('Done: $49 refunded on INV-1001.').waitFor();
+    await send(page, 'thanks, bye');
+    await page.locator('#status.terminated').waitFor();
+    await transcript(page).getByText("terminated: Text 'bye' mentioned").waitFor();
+    await page.locator('#graph .node.active[data-state="stopped"]').waitFor();
+    expect(await page.textContent('#usage-total')).toBe('325');
+    mkdirSync(results, { recursive: true });
+    await page.screenshot({ path: join(results, 'devtools-support-desk.png') });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('lists the step log of a stored session and forks from a step', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'baton-devtools-store-'));
+    const url = await devServer(['samples/devtools-desk.ts', '--store', store]);
+    const { page, errors } = await browser();
+    await page.goto(url);
+    expect(await page.textContent('#persistence')).toContain(`Sessions are stored in ${store}/`);
+    await send(page, 'I was charged twice for INV-1001');
+    await page.locator('#status.awaiting_input').waitFor();
+    await page.locator('#steps li').nth(2).waitFor();
+    expect(await page.locator('#steps .event').allTextContents()).toEqual([
+      'user_input',
+      'agent_response:triage',
+      'agent_response:billing',
+    ]);
+    const original = await page.textContent('#session-id');
+    await page.click('#steps li:first-child button.fork');
+    await expect.poll(() => page.textContent('#session-id')).not.toBe(original);
+    await expect(page.locator('#steps li').count()).resolves.toBe(1);
+    expect(await page.textContent('#status')).toBe('idle');
+    expect(await transcript(page).textContent()).toContain('I was charged twice for INV-1001');
+    expect(await transcript(page).textContent()).not.toContain('Shall I refund');
+    expect(errors).toEqual([]);
+  }, 60_000);
+});

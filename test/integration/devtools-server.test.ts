@@ -1,0 +1,268 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { createWorkflow, terminationCondition } from '../../samples/devtools-desk.js';
+import {
+  Agent,
+  FileCheckpointStore,
+  HandoffBuilder,
+  OpenAIChatClient,
+  ScriptedChatClient,
+  scriptedText,
+} from '../../src/index.js';
+import { type DevtoolsServer, startDevtoolsServer } from '../../src/devtools/devtools-server.js';
+
+const servers: DevtoolsServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function start(options: Partial<Parameters<typeof startDevtoolsServer>[0]> = {}) {
+  const server = await startDevtoolsServer({
+    workflow: createWorkflow({ thinkMs: 60_000 }),
+    name: 'devtools-desk',
+    module: 'samples/devtools-desk.ts',
+    condition: terminationCondition,
+    ...options,
+  });
+  servers.push(server);
+  const base = `http://127.0.0.1:${server.port}`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        'x-baton-token': server.token,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
+  };
+  return { server, base, call };
+}
+
+interface StreamedEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Follows `/api/events`; `next(predicate)` resolves with the first matching event not yet taken. */
+async function follow(base: string, token: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${base}/api/events?token=${token}`, { signal: controller.signal });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/event-stream');
+  const seen: StreamedEvent[] = [];
+  const raw: string[] = [];
+  let wake: () => void = () => {};
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        raw.push(decoder.decode(chunk));
+        let end = buffer.indexOf('\n\n');
+        while (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event !== undefined && data !== undefined) {
+            seen.push({ event, data: JSON.parse(data) as Record<string, unknown> });
+            wake();
+          }
+          end = buffer.indexOf('\n\n');
+        }
+      }
+    } catch {
+      // aborted at the end of the test
+    }
+  })();
+  let taken = 0;
+  const next = async (match: (e: StreamedEvent) => boolean): Promise<StreamedEvent> => {
+    for (;;) {
+      for (let i = taken; i < seen.length; i++) {
+        const e = seen[i] as StreamedEvent;
+        if (match(e)) {
+          taken = i + 1;
+          return e;
+        }
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  };
+  return { next, seen, raw, close: () => controller.abort() };
+}
+
+describe('devtools server', () => {
+  it('refuses every route without the token (401) and from another origin (403)', async () => {
+    const { server, base } = await start();
+    const routes: [string, string][] = [
+      ['GET', '/'],
+      ['GET', '/api/workflow'],
+      ['GET', '/api/events'],
+      ['GET', '/api/sessions'],
+      ['GET', '/api/sessions/abc'],
+      ['POST', '/api/sessions'],
+      ['POST', '/api/sessions/abc/run'],
+      ['POST', '/api/sessions/abc/stop'],
+      ['GET', '/favicon.ico'],
+    ];
+    for (const [method, path] of routes) {
+      const bare = await fetch(`${base}${path}`, { method });
+      expect([method, path, bare.status]).toEqual([method, path, 401]);
+      const wrong = await fetch(`${base}${path}?token=${server.token.slice(1)}x`, { method });
+      expect(wrong.status).toBe(401);
+      const foreign = await fetch(`${base}${path}?token=${server.token}`, {
+        method,
+        headers: { origin: 'http://evil.example' },
+      });
+      expect([method, path, foreign.status]).toEqual([method, path, 403]);
+    }
+    const own = await fetch(`${base}/api/workflow?token=${server.token}`, {
+      headers: { origin: base },
+    });
+    expect(own.status).toBe(200);
+  });
+
+  it('serves one self-contained page whose scripts only run with its nonce', async () => {
+    const { server, base } = await start();
+    const page = await fetch(server.url);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const csp = page.headers.get('content-security-policy') ?? '';
+    const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeDefined();
+    expect(html).toContain(`<script nonce="${nonce}">`);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+stylesheet|https?:\/\/(?!www\.w3\.org)/);
+    expect(server.url).toBe(`${base}/?token=${server.token}`);
+  });
+
+  it('runs a session, streams it live, pauses for the user and stops a run cleanly', async () => {
+    const { server, base, call } = await start();
+    const events = await follow(base, server.token);
+    const created = await call('POST', '/api/sessions', {});
+    expect(created.status).toBe(201);
+    const id = created.json.id as string;
+
+    expect(
+      (await call('POST', `/api/sessions/${id}/run`, { text: 'I was charged twice' })).status,
+    ).toBe(202);
+    const handoff = await events.next(
+      (e) =>
+        e.event === 'message' && (e.data.message as { type: string }).type === 'HandoffMessage',
+    );
+    expect(handoff.data).toMatchObject({
+      session: id,
+      message: { source: 'triage', target: 'billing' },
+      active: 'billing',
+    });
+    const paused = await events.next((e) => e.event === 'result');
+    expect(paused.data).toMatchObject({
+      session: id,
+      status: 'awaiting_input',
+      pendingRequest: {
+        agent: 'billing',
+        prompt: 'INV-1001 ($49) was charged twice. Shall I refund the duplicate?',
+      },
+      active: 'awaitingInput',
+    });
+    const labels = (paused.data.progress as { children: { label: string }[] }).children.map(
+      (c) => c.label,
+    );
+    expect(labels).toEqual([
+      "text 'bye' from user",
+      'messages 3/40',
+      expect.stringMatching(/^tokens \d{3}\/5,000$/),
+    ]);
+
+    await call('POST', `/api/sessions/${id}/run`, { text: 'my line is slow' });
+    await events.next(
+      (e) =>
+        e.event === 'message' && (e.data.message as { target?: string }).target === 'technical',
+    );
+    expect((await call('POST', `/api/sessions/${id}/run`, { text: 'again' })).status).toBe(409);
+    expect((await call('POST', `/api/sessions/${id}/stop`, {})).status).toBe(202);
+    const stopped = await events.next((e) => e.event === 'result');
+    expect(stopped.data).toMatchObject({
+      status: 'cancelled',
+      stopReason: null,
+      active: 'technical',
+    });
+    const snapshot = await call('GET', `/api/sessions/${id}`);
+    expect(snapshot.json).toMatchObject({ id, status: 'cancelled', active: 'technical' });
+    expect((await call('POST', `/api/sessions/${id}/stop`, {})).status).toBe(409);
+    events.close();
+  });
+
+  it('lists stored sessions with their step log and forks one from a past step', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'baton-devtools-'));
+    const stored = createWorkflow({ checkpointStore: new FileCheckpointStore(directory) });
+    await stored.session('earlier').run('I was charged twice');
+    const { call } = await start({
+      workflow: createWorkflow({ checkpointStore: new FileCheckpointStore(directory) }),
+      storeDirectory: directory,
+    });
+    const listed = await call('GET', '/api/sessions');
+    expect(listed.json.sessions).toEqual([
+      { id: 'earlier', status: 'awaiting_input', step: 3, origin: 'store' },
+    ]);
+    const snapshot = await call('GET', '/api/sessions/earlier');
+    expect(snapshot.json.checkpoints).toMatchObject([
+      { step: 1, event: 'user_input' },
+      { step: 2, event: 'agent_response:triage' },
+      { step: 3, event: 'agent_response:billing' },
+    ]);
+    const fork = await call('POST', '/api/sessions', { from: { session: 'earlier', step: 1 } });
+    expect(fork.status).toBe(201);
+    const forked = await call('GET', `/api/sessions/${fork.json.id as string}`);
+    expect(forked.json).toMatchObject({ status: 'idle', step: 1 });
+    expect((forked.json.messages as unknown[]).length).toBe(1);
+    const bad = await call('POST', '/api/sessions', { from: { session: 'earlier', step: 99 } });
+    expect(bad.status).toBe(400);
+  });
+
+  it('never sends an API key: nothing it serves is built from a client object', async () => {
+    const secret = 'sk-devtools-test-SECRET-0123456789';
+    const triage = new Agent({
+      name: 'triage',
+      client: new ScriptedChatClient([scriptedText('Which invoice?')]),
+    });
+    const billing = new Agent({
+      name: 'billing',
+      client: new OpenAIChatClient({
+        model: 'gpt-4.1-mini',
+        apiKey: secret,
+        baseURL: 'http://127.0.0.1:9/v1',
+      }),
+    });
+    const workflow = new HandoffBuilder({ participants: [triage, billing] })
+      .coordinator(triage)
+      .build();
+    const { server, base, call } = await start({ workflow, name: 'keys', condition: undefined });
+    const events = await follow(base, server.token);
+    const id = (await call('POST', '/api/sessions', {})).json.id as string;
+    await call('POST', `/api/sessions/${id}/run`, { text: 'hello' });
+    await events.next((e) => e.event === 'result');
+    const served = [
+      await (await fetch(server.url)).text(),
+      (await call('GET', '/api/workflow')).text,
+      (await call('GET', '/api/sessions')).text,
+      (await call('GET', `/api/sessions/${id}`)).text,
+      events.raw.join(''),
+    ].join('\n');
+    expect(served).toContain('Which invoice?');
+    expect(served).not.toContain(secret);
+    expect(served).not.toContain('sk-devtools');
+    events.close();
+  });
+});

@@ -1,0 +1,200 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { workflow as supportDesk } from '../../samples/support-desk.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
+const scratch = () => mkdtempSync(join(tmpdir(), 'baton-cli-'));
+
+/** Runs `baton <args>` as `npm start` runs the CLI (tsx, from src/), with `input` piped in. */
+function baton(args: string[], options: { input?: string; cwd?: string } = {}) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', tsx, join(root, 'src/cli/main.ts'), ...args],
+      {
+        cwd: options.cwd ?? root,
+        env: { PATH: process.env.PATH ?? '' },
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.end(options.input ?? '');
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+/** Asserts bad input: exit code 2 and exactly `line` on stderr, no stack trace. */
+async function refuses(args: string[], line: string | RegExp) {
+  const run = await baton(args);
+  expect(run.status).toBe(2);
+  expect(run.stderr.split('\n')).toHaveLength(2);
+  if (typeof line === 'string') expect(run.stderr).toBe(`${line}\n`);
+  else expect(run.stderr).toMatch(line);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+  expect(run.stdout).toBe('');
+}
+
+describe('baton CLI: bad input', { timeout: 60_000 }, () => {
+  it('refuses a missing file, a directory and a missing module argument', async () => {
+    await refuses(['run', 'samples/nope.ts'], 'baton run: no such file "samples/nope.ts".');
+    await refuses(
+      ['graph', 'samples'],
+      'baton graph: "samples" is a directory, not a workflow module.',
+    );
+    await refuses(
+      ['dev'],
+      'baton dev: which workflow module? e.g. baton dev samples/support-desk.ts. Run "baton dev --help".',
+    );
+  });
+
+  it('refuses a module without a workflow export, or whose export is not one', async () => {
+    const dir = scratch();
+    writeFileSync(join(dir, 'plain.ts'), 'export const answer: number = 42;\n');
+    writeFileSync(join(dir, 'wrong.ts'), 'export const workflow = { name: "not runnable" };\n');
+    writeFileSync(join(dir, 'broken.ts'), 'export const workflow = {\n');
+    await refuses(
+      ['run', join(dir, 'plain.ts')],
+      `baton run: ${join(dir, 'plain.ts')} exports no workflow: export a built HandoffWorkflow or team as "workflow" (or as the default export).`,
+    );
+    await refuses(
+      ['graph', join(dir, 'wrong.ts')],
+      `baton graph: the "workflow" export of ${join(dir, 'wrong.ts')} is not a workflow or team (it has no session() method).`,
+    );
+    await refuses(
+      ['run', join(dir, 'broken.ts')],
+      /^baton run: .*broken\.ts could not be loaded: Transform failed with 1 error: .*broken\.ts:\d+:\d+: ERROR: .+\n$/,
+    );
+  });
+
+  it('refuses bad flags with one line naming the flag', async () => {
+    await refuses(
+      ['run', 'samples/support-desk.ts', '--verbose'],
+      'baton run: unknown argument "--verbose". Run "baton run --help".',
+    );
+    await refuses(
+      ['run', 'samples/support-desk.ts', '--session'],
+      'baton run: --session needs an id, e.g. --session 3f2a. Run "baton run --help".',
+    );
+    await refuses(
+      ['graph', 'samples/support-desk.ts', 'samples/escalation.ts'],
+      'baton graph: unknown argument "samples/escalation.ts". Run "baton graph --help".',
+    );
+    await refuses(
+      ['dev', 'samples/support-desk.ts', '--port', '99999'],
+      'baton dev: --port needs a port number from 0 to 65535, got "99999". Run "baton dev --help".',
+    );
+    await refuses(
+      ['run', 'samples/support-desk.ts', '--store', '.baton'],
+      'baton run: --store needs samples/support-desk.ts to export createWorkflow({ checkpointStore }); it exports only a built workflow, whose sessions are kept where its own withCheckpointing() says.',
+    );
+  });
+});
+
+describe('baton CLI: commands', { timeout: 60_000 }, () => {
+  it('describes every command with --help', async () => {
+    const top = await baton(['--help']);
+    expect(top.status).toBe(0);
+    for (const command of ['run <module>', 'graph <module>', 'dev <module>', 'demo']) {
+      expect(top.stdout).toContain(`baton ${command}`);
+    }
+    for (const command of ['run', 'graph', 'dev', 'demo']) {
+      const help = await baton([command, '--help']);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: baton ${command}`));
+    }
+  });
+
+  it('prints the Mermaid graph of a handoff workflow and of a team', async () => {
+    const desk = await baton(['graph', 'samples/support-desk.ts']);
+    expect(desk.stderr).toBe('');
+    expect(desk.stdout).toBe(supportDesk.toMermaid());
+    const team = await baton(['graph', 'samples/writer-critic.ts']);
+    expect(team.stdout).toContain('flowchart LR\n');
+    expect(team.stdout).toContain('  n_writer -->|next| n_critic\n  n_critic -->|next| n_writer\n');
+  });
+
+  it('runs a module in the terminal with piped replies, and says it cannot resume it', async () => {
+    const run = await baton(['run', 'samples/support-desk.ts', '--session', 'desk-1'], {
+      input: 'I was charged twice for INV-1001\nyes please\nthanks, bye\n',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(
+      'Session desk-1 lives in this process only: the workflow has no checkpoint store',
+    );
+    expect(run.stdout).toContain('you> yes please\n');
+    expect(run.stdout).toContain('refund_duplicate_charge: {"invoiceId":"INV-1001","refunded":49}');
+    expect(run.stdout).toMatch(/Finish reason: Text 'bye' mentioned\n/);
+  });
+
+  it("answers a swarm's handoff to the user with a handoff back", async () => {
+    const run = await baton(['run', 'samples/travel-swarm.ts'], {
+      input: 'I need to refund my flight.\nThe reference is BA-2417.\n',
+    });
+    expect(run.stdout).toContain(
+      '---------- HandoffMessage (user) ----------\nThe reference is BA-2417.\n',
+    );
+    expect(run.stdout).toContain('refund_flight: Flight BA-2417 refunded');
+    expect(run.stdout).toMatch(/Finish reason: Text 'TERMINATE' mentioned\n/);
+  });
+
+  it('resumes a session from --store in a later process', async () => {
+    const cwd = scratch();
+    const module = join(root, 'samples/devtools-desk.ts');
+    const first = await baton(['run', module, '--store', 'sessions', '--session', 't1'], {
+      cwd,
+      input: 'I was charged twice for INV-1001\n',
+    });
+    expect(first.stdout).toContain(
+      `Session t1 is saved in sessions/; resume it with: baton run ${module} --store sessions --session t1`,
+    );
+    const second = await baton(['run', module, '--store=sessions', '--session', 't1'], {
+      cwd,
+      input: 'yes please\nbye\n',
+    });
+    expect(second.stderr).toBe('');
+    expect(second.stdout).toContain('Resuming session t1: 8 messages so far (awaiting_input).\n');
+    expect(second.stdout).toContain(
+      'billing asked: INV-1001 ($49) was charged twice. Shall I refund the duplicate?\n',
+    );
+    expect(second.stdout).toContain('Done: $49 refunded on INV-1001. Anything else?');
+  });
+
+  it('serves the devtools and prints exactly one line; Ctrl-C stops it', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', tsx, join(root, 'src/cli/main.ts'), 'dev', 'samples/support-desk.ts'],
+      { cwd: root, env: { PATH: process.env.PATH ?? '' } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const line = await new Promise<string>((done) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('\n')) done(stdout);
+      });
+    });
+    expect(line).toMatch(
+      /^Baton devtools: http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}\n$/,
+    );
+    const url = line.slice('Baton devtools: '.length).trim();
+    expect((await fetch(url)).status).toBe(200);
+    expect((await fetch(url.replace(/\?token=.*/, ''))).status).toBe(401);
+    const status = await new Promise<number | null>((done) => {
+      child.on('close', done);
+      child.kill('SIGINT');
+    });
+    expect(status).toBe(0);
+    expect(stdout).toBe(line);
+    expect(stderr).toBe('');
+  });
+});
