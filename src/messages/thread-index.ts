@@ -36,7 +36,7 @@ interface MutableIndex extends ThreadIndex {
  * are paused hold no index: a resumed session rebuilds its index once, in one pass.
  */
 const indexes = new Map<AgentMessage, MutableIndex>();
-const MAX_INDEXES = 256;
+const MAX_INDEXES = 64;
 
 /** Per-thread memo of derived values (e.g. rendered views), dropped with the thread's index. */
 export function memoOf(index: ThreadIndex): Map<string, unknown> {

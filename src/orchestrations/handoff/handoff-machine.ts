@@ -1,13 +1,13 @@
-import { type AnyStateMachine, setup } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
 
-import type { MachineEvent } from '../../engine/orchestration.js';
+import { createFlatMachine, type FlatTransition, stoppedState } from '../flat-machine.js';
 import { ROUTER_STATE, type Router } from './handoff-router.js';
 import type { HandoffTopology } from './handoff-topology.js';
 
 /** How a user reply is routed: to the coordinator, back to the agent that asked, or lazily. */
 export type UserReplyRouting = 'coordinator' | 'last_agent' | 'lazy';
 
-type Transition = { target: string; guard?: { type: string; params: Record<string, string> } };
+type Transition = FlatTransition;
 
 /** What the machine is compiled from, besides the topology. */
 export interface HandoffMachineSpec {
@@ -79,32 +79,6 @@ export function compileHandoffMachine(
   }
   states.awaitingInput = { meta: { kind: 'input', asks: true }, on: { user_replied: userRoutes } };
   const resumable = [...agents, 'awaitingInput', ...(router === undefined ? [] : [ROUTER_STATE])];
-  states.stopped = {
-    meta: { kind: 'stopped' },
-    on: {
-      user_replied: userRoutes,
-      resume: resumable.map((to) => ({ target: to, guard: { type: 'resumeTo', params: { to } } })),
-    },
-  };
-
-  return setup({
-    types: { events: {} as MachineEvent },
-    guards: {
-      handoffTo: ({ event }, params: Record<string, string>) =>
-        event.type === 'agent_responded' && event.handoffTo === params.target,
-      keepGoing: ({ event }) => event.type === 'agent_responded' && event.keepGoing === true,
-      reroute: ({ event }) => event.type === 'agent_responded' && event.reroute === true,
-      replyTo: ({ event }, params: Record<string, string>) =>
-        event.type === 'user_replied' && event.replyTo === params.agent,
-      selected: ({ event }, params: Record<string, string>) =>
-        event.type === 'speaker_selected' && event.agent === params.agent,
-      resumeTo: ({ event }, params: Record<string, string>) =>
-        event.type === 'resume' && event.to === params.to,
-    },
-  }).createMachine({
-    id: topology.name,
-    initial: 'awaitingInput',
-    on: { stop: '.stopped' },
-    states,
-  } as never) as unknown as AnyStateMachine;
+  states.stopped = stoppedState(userRoutes, resumable);
+  return createFlatMachine(topology.name, states);
 }

@@ -1,8 +1,8 @@
-import { type AnyStateMachine, setup } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
 
 import type { ChatAgent } from '../../agents/chat-agent.js';
-import type { MachineEvent } from '../../engine/orchestration.js';
 import { ConfigError } from '../../errors.js';
+import { createFlatMachine, type FlatTransition, stoppedState } from '../flat-machine.js';
 
 /** Where an `agent_responded` event leads, and on which condition (first match wins). */
 export interface SpeakerTransition {
@@ -31,7 +31,7 @@ export interface TeamMachineSpec {
  */
 export function compileTeamMachine(spec: TeamMachineSpec): AnyStateMachine {
   const { agents } = spec;
-  const entry = spec.selecting
+  const entry: FlatTransition[] = spec.selecting
     ? [{ target: 'selecting' }]
     : agents.map((agent) => ({ target: agent, guard: { type: 'replyTo', params: { agent } } }));
   const states: Record<string, object> = {};
@@ -66,32 +66,8 @@ export function compileTeamMachine(spec: TeamMachineSpec): AnyStateMachine {
   }
   states.awaitingInput = { meta: { kind: 'input' }, on: { user_replied: entry } };
   const resumable = [...agents, 'awaitingInput', ...(spec.selecting ? ['selecting'] : [])];
-  states.stopped = {
-    meta: { kind: 'stopped' },
-    on: {
-      user_replied: entry,
-      resume: resumable.map((to) => ({ target: to, guard: { type: 'resumeTo', params: { to } } })),
-    },
-  };
-  return setup({
-    types: { events: {} as MachineEvent },
-    guards: {
-      handoffTo: ({ event }, params: Record<string, string>) =>
-        event.type === 'agent_responded' && event.handoffTo === params.target,
-      leavesTeam: ({ event }) => event.type === 'agent_responded' && event.leavesTeam === true,
-      replyTo: ({ event }, params: Record<string, string>) =>
-        event.type === 'user_replied' && event.replyTo === params.agent,
-      selected: ({ event }, params: Record<string, string>) =>
-        event.type === 'speaker_selected' && event.agent === params.agent,
-      resumeTo: ({ event }, params: Record<string, string>) =>
-        event.type === 'resume' && event.to === params.to,
-    },
-  }).createMachine({
-    id: spec.id,
-    initial: 'awaitingInput',
-    on: { stop: '.stopped' },
-    states,
-  } as never) as unknown as AnyStateMachine;
+  states.stopped = stoppedState(entry, resumable);
+  return createFlatMachine(spec.id, states);
 }
 
 /** Checks a team's participants: at least one, unique names, none named like a machine state. */
