@@ -20,7 +20,8 @@ const framework = await openRelay(kind);
 for (let i = 0; i < 20; i++) await framework.session(`warm-up-${i}`).run(userTurn(1));
 const probe = framework.session('probe');
 await probe.run(userTurn(1));
-const threadBytes = await probe.threadBytes();
+const threadJSON = await probe.threadJSON();
+const threadBytes = Buffer.byteLength(threadJSON);
 
 const before = settledHeap();
 const kept: unknown[] = [];
@@ -30,13 +31,21 @@ for (let i = 0; i < SESSIONS; i++) {
   kept.push(session.held());
 }
 const after = settledHeap();
+
+// The thread's own size in memory: the same messages, rebuilt from JSON, 1,000 times.
+const threadsBefore = settledHeap();
+const threads: unknown[] = [];
+for (let i = 0; i < SESSIONS; i++) threads.push(JSON.parse(threadJSON));
+const threadHeapBytes = (settledHeap() - threadsBefore) / SESSIONS;
 console.log(
   JSON.stringify({
     bench: 'paused-heap',
     framework: kind,
     sessions: kept.length,
     heapPerSessionBytes: (after - before) / SESSIONS,
+    threadHeapBytes,
     threadBytes,
   }),
 );
+threads.length = 0;
 await framework.close();

@@ -105,8 +105,8 @@ export async function batonRelay(
         async run(text) {
           await session.run(text);
         },
-        async threadBytes() {
-          return Buffer.byteLength(JSON.stringify(await session.messages()));
+        async threadJSON() {
+          return JSON.stringify(await session.messages());
         },
         async persistedBytes() {
           if (directory === undefined) return undefined;

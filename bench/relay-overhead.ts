@@ -2,7 +2,15 @@
 // call over a 50-turn session after a warm-up session (p50, p90), then a 200-turn session timed
 // turn by turn (turns 1–20 against 181–200), with the thread's JSON and the persisted bytes taken
 // after turns 50, 100 and 200 (outside the timed turns). Usage: relay-overhead.ts [framework]
-import { frameworkArg, median, modelCalls, openRelay, percentile, userTurn } from './relay.js';
+import {
+  frameworkArg,
+  median,
+  modelCalls,
+  openRelay,
+  percentile,
+  threadBytes,
+  userTurn,
+} from './relay.js';
 
 const kind = frameworkArg(process.argv[2] ?? 'baton');
 
@@ -39,7 +47,7 @@ async function growth() {
     if (t === 50 || t === 100 || t === 200) {
       bytes.push({
         turns: t,
-        threadBytes: await session.threadBytes(),
+        threadBytes: await threadBytes(session),
         persistedBytes: await session.persistedBytes(),
       });
     }

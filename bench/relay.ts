@@ -29,8 +29,8 @@ export interface RelayOptions {
 export interface RelaySession {
   /** Runs one user turn: 4 model calls and 3 handoffs. */
   run(text: string): Promise<void>;
-  /** The size of the session's thread as the framework's own JSON. */
-  threadBytes(): Promise<number>;
+  /** The session's thread as the framework's own JSON. */
+  threadJSON(): Promise<string>;
   /** Bytes the framework persisted for this session; `undefined` when it persists nothing. */
   persistedBytes(): Promise<number | undefined>;
   /** What stays in memory while the session waits for the user (kept by the heap benchmark). */
@@ -94,3 +94,8 @@ export const median = (xs: readonly number[]) =>
     [...xs].sort((a, b) => a - b),
     0.5,
   );
+
+/** The size of a session's thread as the framework's own JSON, in bytes. */
+export async function threadBytes(session: RelaySession): Promise<number> {
+  return Buffer.byteLength(await session.threadJSON());
+}

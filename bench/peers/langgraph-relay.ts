@@ -105,9 +105,9 @@ export async function langgraphRelay(
         async run(text) {
           await graph.invoke({ messages: [new HumanMessage(text)], activeAgent: 'triage' }, config);
         },
-        async threadBytes() {
+        async threadJSON() {
           const state = await graph.getState(config);
-          return Buffer.byteLength(JSON.stringify(state.values.messages));
+          return JSON.stringify(state.values.messages);
         },
         async persistedBytes() {
           if (file === undefined) return undefined;

@@ -109,8 +109,8 @@ export function openaiRelay(options: RelayOptions = {}): RelayFramework {
           history = result.history;
           state = result.state;
         },
-        async threadBytes() {
-          return Buffer.byteLength(JSON.stringify(history));
+        async threadJSON() {
+          return JSON.stringify(history);
         },
         async persistedBytes() {
           return state === undefined ? 0 : Buffer.byteLength(state.toString());
