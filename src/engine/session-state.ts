@@ -1,9 +1,10 @@
-import { enablePatches, type Patch, produceWithPatches } from 'immer';
+import { enablePatches, type Patch } from 'immer';
 import { z } from 'zod';
 
 import type { AgentMessage } from '../messages/message.js';
 import { AgentMessageSchema } from '../messages/message-schema.js';
 
+// Loading a session replays step patches with immer's `applyPatches`.
 enablePatches();
 
 /** What a session is doing between runs (`running` is known only to the process running it). */
@@ -121,37 +122,47 @@ function freezeDeep<T>(value: T): T {
 }
 
 /**
- * Applies a step. Only what the step changes is touched, so the patches (what a checkpoint
- * store appends) grow with the step's new messages, never with the length of the thread.
+ * Applies a step. Only what the step changes is touched, so the patches (what a checkpoint store
+ * appends) grow with the step's new messages, never with the length of the thread.
  *
- * The thread is appended outside immer: immer would revisit every element of a modified array on
- * each step, which made a step's cost grow with the conversation. A `concat` of the frozen thread
- * is one memory copy; the appended messages become `add` patches as immer would have written them.
+ * The patches are immer's (`applyPatches` replays them when a session is loaded), written here
+ * directly: the state is a flat record whose changes are known field by field, and the thread only
+ * grows. Letting immer draft it cost a walk over the thread per step and a large share of a step's
+ * time; a `concat` of the frozen thread is one memory copy.
  */
 export function applyStep(state: SessionState, change: StepChange): CommittedStep {
   const append = change.append ?? [];
   const thread =
     append.length === 0 ? state.thread : Object.freeze(state.thread.concat(append.map(freezeDeep)));
-  const threadPatches: Patch[] = append.map((value, i) => ({
+  const patches: Patch[] = append.map((value, i) => ({
     op: 'add',
     path: ['thread', state.thread.length + i],
     value,
   }));
-  const { thread: _thread, ...control } = state;
-  const [nextControl, patches] = produceWithPatches(control, (draft) => {
-    if (change.machineState !== undefined) draft.machineState = change.machineState;
-    if (change.resumeState !== undefined) draft.resumeState = change.resumeState;
-    if (change.status !== undefined) draft.status = change.status;
-    if (change.pendingRequest !== undefined) draft.pendingRequest = change.pendingRequest;
-    if (change.turn !== undefined) draft.turn = change.turn;
-    if (change.termination !== undefined) draft.termination = change.termination;
-    if (change.responder !== undefined) {
-      (draft.bookmarks as Record<string, number>)[change.responder] =
-        thread.length - (change.unseenByResponder ?? 0);
-      draft.lastSpeaker = change.responder;
+  const next: { -readonly [K in keyof SessionState]: SessionState[K] } = { ...state, thread };
+  const set = <K extends Exclude<keyof SessionState, 'thread' | 'bookmarks' | 'version'>>(
+    key: K,
+    value: SessionState[K] | undefined,
+  ) => {
+    if (value === undefined || Object.is(state[key], value)) return;
+    next[key] = freezeDeep(value);
+    patches.push({ op: 'replace', path: [key], value });
+  };
+  set('machineState', change.machineState);
+  set('resumeState', change.resumeState);
+  set('status', change.status);
+  set('pendingRequest', change.pendingRequest);
+  set('turn', change.turn);
+  set('termination', change.termination);
+  if (change.responder !== undefined) {
+    const seen = thread.length - (change.unseenByResponder ?? 0);
+    if (state.bookmarks[change.responder] !== seen) {
+      const op = Object.hasOwn(state.bookmarks, change.responder) ? 'replace' : 'add';
+      next.bookmarks = Object.freeze({ ...state.bookmarks, [change.responder]: seen });
+      patches.push({ op, path: ['bookmarks', change.responder], value: seen });
     }
-    draft.step = state.step + 1;
-  });
-  const next: SessionState = Object.freeze({ ...nextControl, thread });
-  return { state: next, patches: [...threadPatches, ...patches], event: change.event };
+    set('lastSpeaker', change.responder);
+  }
+  set('step', state.step + 1);
+  return { state: Object.freeze(next), patches, event: change.event };
 }
