@@ -6,6 +6,7 @@ import type { AgentEvent, AgentMessage, StopMessage } from '../messages/message.
 import { isChatMessage } from '../messages/message.js';
 import { userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
+import { recordAppend } from '../messages/thread-index.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
@@ -21,6 +22,13 @@ export type MessageSink = (message: AgentMessage) => void;
 export interface SessionOrigin {
   readonly link?: CheckpointLink;
   readonly fork?: { readonly session: string; readonly step: number };
+}
+
+/** `thread` with `message` appended, recorded as its continuation (see `recordAppend`). */
+function appended(thread: readonly AgentMessage[], message: AgentMessage): readonly AgentMessage[] {
+  const next = thread.concat(message);
+  recordAppend(thread, next);
+  return next;
 }
 
 /** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
@@ -240,7 +248,7 @@ export class SessionRuntime {
         }
         // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
         const seen =
-          selection === undefined ? state : { ...state, thread: state.thread.concat(selection) };
+          selection === undefined ? state : { ...state, thread: appended(state.thread, selection) };
         response = await this.#respond(agent, speaking, seen, options.signal, (event) => {
           if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
           sink?.(event);

@@ -2,6 +2,7 @@ import { enablePatches, type Patch } from 'immer';
 import { z } from 'zod';
 
 import type { AgentMessage } from '../messages/message.js';
+import { recordAppend } from '../messages/thread-index.js';
 import { AgentMessageSchema } from '../messages/message-schema.js';
 
 // Loading a session replays step patches with immer's `applyPatches`.
@@ -134,6 +135,7 @@ export function applyStep(state: SessionState, change: StepChange): CommittedSte
   const append = change.append ?? [];
   const thread =
     append.length === 0 ? state.thread : Object.freeze(state.thread.concat(append.map(freezeDeep)));
+  recordAppend(state.thread, thread);
   const patches: Patch[] = append.map((value, i) => ({
     op: 'add',
     path: ['thread', state.thread.length + i],

@@ -20,6 +20,8 @@ export interface ThreadIndex {
 
 interface MutableIndex extends ThreadIndex {
   length: number;
+  /** The thread array last indexed, to recognise its successors without comparing messages. */
+  array: readonly AgentMessage[] | undefined;
   /** The messages indexed, to check that a thread really continues them. */
   readonly messages: AgentMessage[];
   results: Map<string, FunctionExecutionResult>;
@@ -48,6 +50,7 @@ export function memoOf(index: ThreadIndex): Map<string, unknown> {
 function fresh(): MutableIndex {
   return {
     length: 0,
+    array: undefined,
     messages: [],
     results: new Map(),
     callIds: new Set(),
@@ -90,7 +93,12 @@ export function indexThread(thread: readonly AgentMessage[]): ThreadIndex {
   const first = thread[0];
   if (first === undefined) return fresh();
   let index = indexes.get(first);
-  if (index === undefined || !continues(thread, index.messages)) index = fresh();
+  if (
+    index === undefined ||
+    !(descendsFrom(thread, index.array) || continues(thread, index.messages))
+  ) {
+    index = fresh();
+  }
   // Most recently used last: re-insert, and drop the oldest beyond the bound.
   indexes.delete(first);
   indexes.set(first, index);
@@ -104,7 +112,36 @@ export function indexThread(thread: readonly AgentMessage[]): ThreadIndex {
     index.messages.push(message);
   }
   index.length = thread.length;
+  index.array = thread;
   return index;
+}
+
+/**
+ * Which thread array each appended one was made from (the engine records it when a step appends).
+ * Following it back to an array already indexed proves a thread continues that array's messages
+ * in a few lookups, instead of comparing every message.
+ */
+const madeFrom = new WeakMap<readonly AgentMessage[], readonly AgentMessage[]>();
+
+/** Records that `next` is `previous` with messages appended. */
+export function recordAppend(
+  previous: readonly AgentMessage[],
+  next: readonly AgentMessage[],
+): void {
+  if (previous !== next) madeFrom.set(next, previous);
+}
+
+function descendsFrom(
+  thread: readonly AgentMessage[],
+  ancestor: readonly AgentMessage[] | undefined,
+): boolean {
+  if (ancestor === undefined) return false;
+  let current: readonly AgentMessage[] | undefined = thread;
+  for (let hops = 0; current !== undefined && hops < 64; hops++) {
+    if (current === ancestor) return true;
+    current = madeFrom.get(current);
+  }
+  return false;
 }
 
 /** True when `thread` starts with exactly the messages of `prefix` (the same objects). */
