@@ -61,7 +61,7 @@ for (let turn = 1; turn <= 200; turn++) {
   await session.run(userTurn(turn));
   elapsed += process.hrtime.bigint() - start;
   steps += (await session.info()).step - before;
-  if (turn === 50 || turn === 100 || turn === 200) {
+  if (turn === 10 || turn === 50 || turn === 100 || turn === 200) {
     const threadBytes = Buffer.byteLength(JSON.stringify(await session.messages()));
     const bytes = await storedBytes(store);
     rows.push({
