@@ -2,6 +2,17 @@ import { type AnyStateMachine, setup } from 'xstate';
 
 import type { MachineEvent } from '../engine/orchestration.js';
 
+/**
+ * The states compiled machines use themselves (`selecting` in selector teams, `classifying` in
+ * lazily routed or resolver workflows): no participant may be named like one of them.
+ */
+export const RESERVED_STATES: ReadonlySet<string> = new Set([
+  'awaitingInput',
+  'stopped',
+  'selecting',
+  'classifying',
+]);
+
 /** A guarded transition of a compiled machine: where an event leads, and on which condition. */
 export interface FlatTransition {
   readonly target: string;

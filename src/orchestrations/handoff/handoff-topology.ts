@@ -1,6 +1,7 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { Handoff } from '../../agents/handoff.js';
 import { ConfigError } from '../../errors.js';
+import { RESERVED_STATES } from '../flat-machine.js';
 
 /** A specialist → specialist edge as `addHandoff` recorded it. */
 export interface HandoffEdge {
@@ -17,9 +18,6 @@ export interface HandoffTopology {
   /** Per agent: the handoff tools this workflow adds (those the agent lacks of its own). */
   readonly handoffs: ReadonlyMap<string, readonly Handoff[]>;
 }
-
-/** State names the machine uses itself; a participant cannot be called that. */
-export const RESERVED_STATES = ['awaitingInput', 'stopped'] as const;
 
 /** The agent's own tools and handoffs, for agents that expose them (as `Agent` does). */
 function ownTools(agent: ChatAgent): { tools: string[]; handoffs: Handoff[] } {
@@ -56,7 +54,7 @@ export function resolveTopology(input: {
         'participants',
       );
     }
-    if ((RESERVED_STATES as readonly string[]).includes(agent.name)) {
+    if (RESERVED_STATES.has(agent.name)) {
       fail(
         `HandoffBuilder "${name}": a participant cannot be named "${agent.name}", a state the workflow uses itself. Rename the agent.`,
         'participants',

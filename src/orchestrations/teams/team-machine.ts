@@ -2,7 +2,12 @@ import type { AnyStateMachine } from 'xstate';
 
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { ConfigError } from '../../errors.js';
-import { createFlatMachine, type FlatTransition, stoppedState } from '../flat-machine.js';
+import {
+  createFlatMachine,
+  type FlatTransition,
+  RESERVED_STATES,
+  stoppedState,
+} from '../flat-machine.js';
 
 /** Where an `agent_responded` event leads, and on which condition (first match wins). */
 export interface SpeakerTransition {
@@ -89,7 +94,7 @@ export function checkTeam(team: string, participants: readonly ChatAgent[]): str
         { path: 'participants' },
       );
     }
-    if (['awaitingInput', 'stopped', 'selecting'].includes(agent.name)) {
+    if (RESERVED_STATES.has(agent.name)) {
       throw new ConfigError(
         `${team}: a participant cannot be named "${agent.name}". Rename the agent.`,
         {
