@@ -60,6 +60,12 @@ describe('baton CLI: bad input', { timeout: 60_000 }, () => {
     writeFileSync(join(dir, 'plain.ts'), 'export const answer: number = 42;\n');
     writeFileSync(join(dir, 'wrong.ts'), 'export const workflow = { name: "not runnable" };\n');
     writeFileSync(join(dir, 'broken.ts'), 'export const workflow = {\n');
+    writeFileSync(
+      join(dir, 'unbuilt.ts'),
+      `import { Agent, HandoffBuilder, ScriptedChatClient } from ${JSON.stringify(join(root, 'src/index.ts'))};\n` +
+        "const helper = new Agent({ name: 'helper', client: new ScriptedChatClient([]) });\n" +
+        'export const workflow = new HandoffBuilder({ participants: [helper] }).coordinator(helper);\n',
+    );
     await refuses(
       ['run', join(dir, 'plain.ts')],
       `baton run: ${join(dir, 'plain.ts')} exports no workflow: export a built HandoffWorkflow or team as "workflow" (or as the default export).`,
@@ -67,6 +73,10 @@ describe('baton CLI: bad input', { timeout: 60_000 }, () => {
     await refuses(
       ['graph', join(dir, 'wrong.ts')],
       `baton graph: the "workflow" export of ${join(dir, 'wrong.ts')} is not a workflow or team (it has no session() method).`,
+    );
+    await refuses(
+      ['graph', join(dir, 'unbuilt.ts')],
+      `baton graph: the "workflow" export of ${join(dir, 'unbuilt.ts')} is a builder, not a workflow: did you forget .build()?`,
     );
     await refuses(
       ['run', join(dir, 'broken.ts')],
