@@ -1,5 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 
+import { placeLabels, type Point } from './edge-labels.js';
+
 /** What a node of the drawn graph stands for: a participant, the user, a selector, the stop. */
 export type GraphNodeKind = 'agent' | 'input' | 'select' | 'stopped';
 
@@ -127,10 +129,11 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
   const seen = new Set<string>();
   for (const [key, node] of states) {
     const fromKind = kinds.get(key) ?? 'input';
-    // From `stopped`, user input routes exactly as from the input state: drawn once, there.
-    if (fromKind === 'stopped') continue;
     for (const [event, transitions] of node.transitions) {
       if (!ROUTING_EVENTS.has(event)) continue;
+      // From `stopped` only user input leads on (a message continues a stopped session), so the
+      // node is drawn connected, by those edges.
+      if (fromKind === 'stopped' && event !== 'user_replied') continue;
       for (const t of transitions) {
         const to = t.target?.[0]?.key;
         if (to === undefined || !kinds.has(to)) continue;
@@ -164,25 +167,50 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
     maxY: Math.max(...nodes.map((n) => n.y + n.height / 2)),
   };
   const centre = { x: (bounds.minX + bounds.maxX) / 2, y: (bounds.minY + bounds.maxY) / 2 };
-  const edges = raw.map((e): GraphEdge => {
+  const shaped = raw.map((e) => {
     const from = byId.get(e.from) as GraphNode;
     const to = byId.get(e.to) as GraphNode;
-    const { control, ...shape } =
+    const shape =
       e.from === e.to
         ? selfLoop(from)
         : curve(from, to, pairs.has(`${e.to}->${e.from}`), nodes, centre);
     // A quadratic curve stays inside the triangle of its points: the control point bounds it.
-    bounds.minX = Math.min(bounds.minX, control.x);
-    bounds.minY = Math.min(bounds.minY, control.y);
-    bounds.maxX = Math.max(bounds.maxX, control.x);
-    bounds.maxY = Math.max(bounds.maxY, control.y);
+    bounds.minX = Math.min(bounds.minX, shape.control.x);
+    bounds.minY = Math.min(bounds.minY, shape.control.y);
+    bounds.maxX = Math.max(bounds.maxX, shape.control.x);
+    bounds.maxY = Math.max(bounds.maxY, shape.control.y);
+    return { ...e, shape, label: LABELS[e.kind](agents.get(e.to)?.agent ?? e.to) };
+  });
+  const places = placeLabels(
+    shaped.map(({ kind, label, shape }) => ({
+      text: shownLabel(kind, label),
+      preferred: { x: shape.labelX, y: shape.labelY },
+      ...(shape.ends === undefined
+        ? {}
+        : { curve: [shape.ends[0], shape.control, shape.ends[1]] as const }),
+    })),
+    nodes.map((n) => ({
+      left: n.x - n.width / 2,
+      right: n.x + n.width / 2,
+      top: n.y - n.height / 2,
+      bottom: n.y + n.height / 2,
+    })),
+  );
+  const edges = shaped.map((e, i): GraphEdge => {
+    const at = places[i] ?? { x: e.shape.labelX, y: e.shape.labelY };
+    bounds.minX = Math.min(bounds.minX, at.x - 40);
+    bounds.maxX = Math.max(bounds.maxX, at.x + 40);
+    bounds.minY = Math.min(bounds.minY, at.y - 12);
+    bounds.maxY = Math.max(bounds.maxY, at.y + 6);
     return {
       id: `${e.from}->${e.to}`,
       from: e.from,
       to: e.to,
       kind: e.kind,
-      label: LABELS[e.kind](agents.get(e.to)?.agent ?? e.to),
-      ...shape,
+      label: e.label,
+      path: e.shape.path,
+      labelX: at.x,
+      labelY: at.y,
     };
   });
   const pad = MARGIN / 2;
@@ -193,8 +221,14 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
 }
 
 type Shape = Pick<GraphEdge, 'path' | 'labelX' | 'labelY'> & {
-  readonly control: { x: number; y: number };
+  readonly control: Point;
+  /** Where a curve starts and ends; a loop has none (its label stays beside it). */
+  readonly ends?: readonly [Point, Point];
 };
+
+/** The text the page writes on an edge: a handoff's target is its arrow (the name is the tooltip). */
+export const shownLabel = (kind: GraphEdgeKind, label: string) =>
+  kind === 'handoff' ? 'handoff' : label;
 
 /** Columns by breadth-first distance from the initial state; `stopped` sits under the user. */
 function layout(
@@ -301,6 +335,7 @@ function curve(
     labelX: round(0.25 * start.x + 0.5 * cx + 0.25 * end.x),
     labelY: round(0.25 * start.y + 0.5 * cy + 0.25 * end.y),
     control: { x: cx, y: cy },
+    ends: [start, end],
   };
 }
 
