@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { SKIP_NOTES } from '../support/skip-notes.js';
 
 // End to end: `baton dev` on a sample with a scripted model, driven in Debian's Chromium through
 // playwright-core (no browser download). Skipped only where Chromium is absent and CI did not ask
@@ -120,7 +122,11 @@ async function labelClashes(page: Page): Promise<string[]> {
 
 const transcript = (page: Page) => page.locator('#transcript');
 
-describe.skipIf(!runs)('devtools page in Chromium', () => {
+describe('devtools page in Chromium', () => {
+  beforeEach((ctx) => {
+    if (!runs) ctx.skip(SKIP_NOTES.chromium);
+  });
+
   it('drives a session: handoff highlighted, the pause answered, a run stopped', async () => {
     const url = await devServer(['samples/devtools-desk.ts']);
     const { page, errors } = await browser();
