@@ -42,6 +42,7 @@ import {
   type ToolMiddleware,
   toolExecutor,
 } from './tool-execution.js';
+import { valueText } from './value-text.js';
 
 /** Options of `Agent`. */
 export interface AgentOptions {
@@ -194,7 +195,7 @@ export class Agent implements ChatAgent {
           return {
             callId: c.id,
             name: c.name,
-            content: String(r.content),
+            content: valueText(r.content),
             isError: r.isError === true,
           };
         }),

@@ -1,6 +1,7 @@
 import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
 import { formatPath } from '../zod-issues.js';
 import type { Tool, ToolContext } from './tool.js';
+import { thrownText, valueText } from './value-text.js';
 
 /** Answers one tool call. */
 export type ToolHandler = (call: FunctionCall) => Promise<FunctionExecutionResult>;
@@ -134,27 +135,13 @@ async function runWithTimeout(
       Promise.resolve()
         .then(() => found.execute(args, { ...context, signal: controller.signal }))
         .then(
-          (value) => resolve({ ok: true, content: toText(value) }),
+          (value) => resolve({ ok: true, content: valueText(value) }),
           (error: unknown) =>
-            resolve({ ok: false, content: `Tool "${name}" failed: ${errorText(error)}` }),
+            resolve({ ok: false, content: `Tool "${name}" failed: ${thrownText(error)}` }),
         );
     });
   } finally {
     cancelTimer();
     context.signal.removeEventListener('abort', onAbort);
   }
-}
-
-function toText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined) return '';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
