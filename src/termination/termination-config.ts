@@ -27,7 +27,7 @@ const TerminationConfigSchema: z.ZodType<TerminationConfig> = z.lazy(() =>
   z.discriminatedUnion('type', [
     z.strictObject({
       type: z.literal('MaxMessageTermination'),
-      maxMessages: count,
+      maxMessages: count.min(1),
       includeAgentEvent: z.boolean().default(false),
     }),
     z.strictObject({
