@@ -41,7 +41,9 @@ describe('loadState(), load and fork share one validator', () => {
     const saved = (await session.saveState()) as Record<string, unknown>;
     const before = await session.checkpoints();
 
-    const error = await loadError(() => session.loadState({ ...saved, termination: { count: -3 } }));
+    const error = await loadError(() =>
+      session.loadState({ ...saved, termination: { count: -3 } }),
+    );
     expect(error.message).toMatch(
       /^loadState\(\) of session "s-1": its termination-condition state does not fit/,
     );
