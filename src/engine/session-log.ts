@@ -306,7 +306,7 @@ export function replayLog(
     throw new CheckpointError(
       sessionId,
       lastStep ?? 0,
-      `the state it leads to: ${checked.problem}`,
+      `the state it leads to is wrong: ${checked.problem}`,
     );
   }
   if (checked.state.step !== lastStep) {
