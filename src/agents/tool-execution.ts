@@ -1,7 +1,7 @@
 import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
 import { formatPath } from '../zod-issues.js';
 import type { Tool, ToolContext } from './tool.js';
-import { thrownText, valueText } from './value-text.js';
+import { thrownText, valueText } from '../value-text.js';
 
 /** Answers one tool call. */
 export type ToolHandler = (call: FunctionCall) => Promise<FunctionExecutionResult>;
