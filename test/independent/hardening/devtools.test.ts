@@ -8,8 +8,6 @@ import { pathToFileURL } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { ConfigError } from '../../../src/index.js';
-
 /**
  * Issue 12, items 11 and 10 (devtools part), through `baton dev` as a user starts it (README:
  * it prints `Baton devtools: http://127.0.0.1:<port>/?token=<token>`; every request needs the
@@ -169,6 +167,3 @@ describe('devtools: a key echoed by a provider never reaches the page (item 10)'
     }
   });
 });
-
-// Keeps the import list honest: this file needs nothing else from the package.
-void ConfigError;

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 
 import {
   Agent,
-  type ChatAgent,
   HandoffBuilder,
   type ModelRequest,
   ScriptedChatClient,
@@ -110,8 +109,8 @@ describe('lazy routing is bounded per user turn (item 14)', () => {
     })
       .coordinator('triage')
       .withUserReplyRouting('lazy', {
-        classifier: (_text: string, participants: readonly (ChatAgent | string)[]) => {
-          offered.push(participants.map((p) => (typeof p === 'string' ? p : p.name)));
+        classifier: (_text: string, participants: readonly { name: string }[]) => {
+          offered.push(participants.map((p) => p.name));
           return 'billing';
         },
       })
@@ -141,8 +140,8 @@ describe('lazy routing is bounded per user turn (item 14)', () => {
     })
       .coordinator('triage')
       .withUserReplyRouting('lazy', {
-        classifier: (text: string, participants: readonly (ChatAgent | string)[]) => {
-          const names = participants.map((p) => (typeof p === 'string' ? p : p.name));
+        classifier: (text: string, participants: readonly { name: string }[]) => {
+          const names = participants.map((p) => p.name);
           offered.push(names);
           return /router/.test(text)
             ? 'tech'
