@@ -171,7 +171,7 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
     }
     const match = /^\/api\/sessions\/([^/]+)(?:\/(run|stop))?$/.exec(path);
     if (match !== null) {
-      const id = decodeURIComponent(match[1] as string);
+      const id = decodePathSegment(match[1] as string);
       if (id.length > 200) throw new HubRequestError(400, 'The session id is too long.');
       const action = match[2];
       if (method === 'GET' && action === undefined)
@@ -244,4 +244,13 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A percent-encoded path segment, decoded; malformed escapes are the client's fault (400). */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HubRequestError(400, 'The session id in the path is not valid percent-encoding.');
+  }
 }

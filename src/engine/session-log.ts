@@ -7,7 +7,7 @@ import type { CheckpointRecord } from '../checkpoint/checkpoint-store.js';
 import { CheckpointError, ConfigError } from '../errors.js';
 import { firstIssue } from '../zod-issues.js';
 import type { CommittedStep, SessionState } from './session-state.js';
-import { SessionStateSchema } from './session-state.js';
+import type { StateCheck } from './state-validator.js';
 
 /** The version of the record format; a record of another version is refused with advice. */
 export const RECORD_VERSION = 1;
@@ -225,8 +225,8 @@ function describeDifference(stored: WorkflowDescriptor, current: WorkflowDescrip
 export interface ExpectedWorkflow {
   readonly fingerprint: string;
   readonly descriptor: WorkflowDescriptor;
-  /** What is wrong with a state for this workflow, or null (states it cannot be in). */
-  readonly validate?: (state: SessionState) => string | null;
+  /** The workflow's one state check (`StateValidator.stored`), also used by `loadState()`. */
+  readonly check: (state: unknown) => StateCheck<SessionState>;
 }
 
 /** The step log of a session, read back into its state. */
@@ -301,20 +301,22 @@ export function replayLog(
   flush(lastStep ?? 0);
   if (state === undefined) throw new CheckpointError(sessionId, 0, 'the log is empty');
   if (state === base) return state;
-  const parsed = SessionStateSchema.safeParse(state);
-  if (!parsed.success) {
+  const checked = expected.check(state);
+  if (!checked.ok) {
     throw new CheckpointError(
       sessionId,
       lastStep ?? 0,
-      `the state it leads to is invalid at ${firstIssue(parsed.error).text}`,
+      `the state it leads to is wrong: ${checked.problem}`,
     );
   }
-  if (parsed.data.step !== lastStep) {
-    throw new CheckpointError(sessionId, lastStep ?? 0, `the state says step ${parsed.data.step}`);
+  if (checked.state.step !== lastStep) {
+    throw new CheckpointError(
+      sessionId,
+      lastStep ?? 0,
+      `the state says step ${checked.state.step}`,
+    );
   }
-  const problem = expected.validate?.(parsed.data) ?? null;
-  if (problem !== null) throw new CheckpointError(sessionId, lastStep ?? 0, problem);
-  return parsed.data;
+  return checked.state;
 }
 
 /** The step log as `session.checkpoints()` shows it. */

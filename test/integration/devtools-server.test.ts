@@ -132,6 +132,22 @@ describe('devtools server', () => {
     expect(own.status).toBe(200);
   });
 
+  it('answers a malformed percent-escape in a session path with 400, not 500', async () => {
+    const { call } = await start();
+    for (const [method, path] of [
+      ['GET', '/api/sessions/%E0%A4%A'],
+      ['POST', '/api/sessions/%E0%A4%A/run'],
+      ['POST', '/api/sessions/%zz/stop'],
+    ] as const) {
+      const answer = await call(method, path, method === 'POST' ? {} : undefined);
+      expect([path, answer.status, answer.json]).toEqual([
+        path,
+        400,
+        { error: 'The session id in the path is not valid percent-encoding.' },
+      ]);
+    }
+  });
+
   it('serves one self-contained page whose scripts only run with its nonce', async () => {
     const { server, base } = await start();
     const page = await fetch(server.url);
