@@ -101,7 +101,9 @@ describe('terminationFromJSON refuses a condition nested too deep (item 9)', () 
   }
 
   it('a deep nest through JSON text, as read from a file, → ConfigError', async () => {
-    const text = JSON.stringify(nested(10_000));
+    // Built as text: JSON.stringify of the nest would itself overflow the test's stack.
+    const open = '{"type":"OrTerminationCondition","conditions":[';
+    const text = `${open.repeat(10_000)}{"type":"StopMessageTermination"}${']}'.repeat(10_000)}`;
     const error = await caught(() => terminationFromJSON(JSON.parse(text) as TerminationConfig));
     expect(error).toBeInstanceOf(ConfigError);
   });

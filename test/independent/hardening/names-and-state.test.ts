@@ -216,10 +216,6 @@ const invalid: [string, (s: State) => unknown][] = [
       ),
     }),
   ],
-  [
-    'a pending request for an agent that is not a participant',
-    (s) => ({ ...s, pendingRequest: { ...(s.pendingRequest as State), agent: 'ghost' } }),
-  ],
   ['an unknown machine state', (s) => ({ ...s, machineState: 'nowhere' })],
   ['an unknown version', (s) => ({ ...s, version: 99 })],
   ['a negative turn counter', (s) => ({ ...s, turn: -1 })],

@@ -261,6 +261,45 @@ describe('parallel tool calls under an AbortSignal do not leak listeners (item 1
     });
   }
 
+  it('aborting mid-batch still reaches every one of 12 parallel calls, without a warning', async () => {
+    const controller = new AbortController();
+    const started: number[] = [];
+    const aborted: number[] = [];
+    const waiting = tool({
+      name: 'waiting',
+      description: 'Waits for the run to be aborted.',
+      parameters: z.object({ n: z.number() }),
+      execute: ({ n }, ctx) =>
+        new Promise<string>((resolve) => {
+          started.push(n);
+          ctx.signal.addEventListener('abort', () => {
+            aborted.push(n);
+            resolve(`aborted ${n}`);
+          });
+          if (started.length === 12) controller.abort();
+        }),
+    });
+    const calls = Array.from({ length: 12 }, (_, n) => ({
+      id: `call_${n}`,
+      name: 'waiting',
+      arguments: JSON.stringify({ n }),
+    }));
+    const client = new ScriptedChatClient([
+      { content: null, toolCalls: calls, usage: { promptTokens: 1, completionTokens: 1 } },
+      scriptedText('unreachable'),
+    ]);
+    const helper = new Agent({ name: 'helper', client, tools: [waiting], maxToolIterations: 2 });
+    const workflow = new HandoffBuilder({ participants: [helper] }).coordinator(helper).build();
+    const result = await workflow.run('go', { signal: controller.signal });
+    await settle();
+    expect(result.status).toBe('cancelled');
+    expect(result.stopReason).toBeNull();
+    expect(started.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, n) => n));
+    expect(aborted.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, n) => n));
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    expect(rejections).toEqual([]);
+  });
+
   it('ten runs in a row on one signal do not pile listeners onto it', async () => {
     const controller = new AbortController();
     for (let i = 0; i < 10; i++) {
