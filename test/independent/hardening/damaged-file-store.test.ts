@@ -230,6 +230,19 @@ describe('FileCheckpointStore: a forged record can only append to the thread (it
     expect(loaded.at(-2)).toMatchObject({ type: 'TextMessage', content: 'Forged but appended.' });
   });
 
+  it('control: loadState and reset may replace the thread, and such sessions load again', async () => {
+    const { dir, messages } = await written();
+    const session = desk(dir).session(ID);
+    const saved = (await session.saveState()) as { thread: unknown[] };
+    // An earlier state of the same session: its first three messages, paused at the question.
+    await session.loadState({ ...saved, thread: saved.thread.slice(0, 3) });
+    expect(await desk(dir).session(ID).messages()).toEqual(messages.slice(0, 3));
+    await desk(dir).session(ID).reset();
+    expect(await desk(dir).session(ID).messages()).toEqual([]);
+    const again = await desk(dir, 'Hello again.').session(ID).run('hi');
+    expect(again.pendingRequest?.prompt).toBe('Hello again.');
+  });
+
   const forgeries: [string, (body: Record<string, unknown>) => void][] = [
     [
       'an agent step that inserts its answer at the head of the thread',
