@@ -387,7 +387,9 @@ export class SessionRuntime {
       speaking,
       state,
     );
-    const bookmark = Math.max(state.bookmarks[agentName] ?? 0, conversationFrom);
+    // Own properties only: an agent may be named `toString` or `constructor`.
+    const seen = Object.hasOwn(state.bookmarks, agentName) ? state.bookmarks[agentName] : 0;
+    const bookmark = Math.max(seen ?? 0, conversationFrom);
     const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
     const turnSignal = signal ?? new AbortController().signal;
     let response: AgentResponse;
