@@ -1,6 +1,7 @@
 import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
 import { formatPath } from '../zod-issues.js';
 import type { Tool, ToolContext } from './tool.js';
+import { redactSecrets } from '../redact.js';
 import { thrownText, valueText } from '../value-text.js';
 
 /** Answers one tool call. */
@@ -164,7 +165,10 @@ async function runWithTimeout(
         .then(
           (value) => resolve({ ok: true, content: valueText(value) }),
           (error: unknown) =>
-            resolve({ ok: false, content: `Tool "${name}" failed: ${thrownText(error)}` }),
+            resolve({
+              ok: false,
+              content: `Tool "${name}" failed: ${redactSecrets(thrownText(error))}`,
+            }),
         );
     });
   } finally {

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { redactSecrets } from '../redact.js';
+import { thrownText } from '../value-text.js';
+
 import { isConditionLike } from './condition-progress.js';
 import { devtoolsPage } from './page-html.js';
 import { checkRequest } from './request-guard.js';
@@ -221,7 +224,7 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
       if (response.headersSent) return void response.end();
       if (error instanceof HubRequestError)
         return send(response, error.status, { error: error.message });
-      send(response, 500, { error: error instanceof Error ? error.message : String(error) });
+      send(response, 500, { error: redactSecrets(thrownText(error)) });
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,8 @@ import { isChatMessage } from '../messages/message.js';
 import { userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
 import { recordAppend } from '../messages/thread-index.js';
+import { redactSecrets } from '../redact.js';
+import { thrownText } from '../value-text.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
@@ -404,7 +406,7 @@ export class SessionRuntime {
       });
     } catch (error) {
       if (signal?.aborted) throw new RunCancelled();
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = redactSecrets(thrownText(error));
       throw new Error(`Agent "${agentName}" failed in session "${this.id}": ${reason}`, {
         cause: error,
       });
@@ -441,7 +443,7 @@ export class SessionRuntime {
     try {
       return await rule.check(delta, thread, conditionState);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = redactSecrets(thrownText(error));
       throw new Error(`Termination condition failed in session "${this.id}": ${reason}`, {
         cause: error,
       });

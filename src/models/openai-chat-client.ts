@@ -6,6 +6,7 @@ import type {
 
 import { ConfigError } from '../errors.js';
 import { newId } from '../ids.js';
+import { redactSecrets } from '../redact.js';
 import type { LLMMessage } from '../messages/llm-message.js';
 import type { FunctionCall, Usage } from '../messages/message.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
@@ -165,11 +166,20 @@ export class OpenAIChatClient implements ChatClient {
     }
   }
 
-  /** Keeps the provider's message and names the model; aborts stay as they are. */
+  /**
+   * Keeps the provider's message and names the model; aborts stay as they are. The message is
+   * redacted (the client's key, any Bearer token) and the SDK's error is not kept as the cause,
+   * since some gateways repeat the Authorization header in their error bodies.
+   */
   #wrap(error: unknown, signal: AbortSignal | undefined): unknown {
     if (signal?.aborted || error instanceof APIUserAbortError) return error;
     if (!(error instanceof APIError)) return error;
-    return new Error(`Model "${this.model}" request failed: ${error.message}`, { cause: error });
+    const detail = redactSecrets(error.message, [this.#client.apiKey ?? undefined]);
+    const cause = Object.assign(new Error(detail), {
+      name: error.name,
+      ...(error.status === undefined ? {} : { status: error.status }),
+    });
+    return new Error(`Model "${this.model}" request failed: ${detail}`, { cause });
   }
 }
 

@@ -148,6 +148,32 @@ describe('devtools server', () => {
     }
   });
 
+  it('redacts a Bearer token from the failure event it streams', async () => {
+    const failing = new HandoffBuilder({
+      participants: [
+        {
+          name: 'helper',
+          description: 'fails with a gateway echo',
+          respond: async () => {
+            throw new Error('gateway said: Authorization: Bearer tok-SECRET-42');
+          },
+        },
+      ],
+    })
+      .coordinator('helper')
+      .build();
+    const { server, base, call } = await start({ workflow: failing, condition: undefined });
+    const events = await follow(base, server.token);
+    const id = (await call('POST', '/api/sessions', {})).json.id as string;
+    await call('POST', `/api/sessions/${id}/run`, { text: 'hi' });
+    const failure = await events.next((e) => e.event === 'failure');
+    events.close();
+    expect(failure.data).toEqual({
+      session: id,
+      error: `Agent "helper" failed in session "${id}": gateway said: Authorization: Bearer [redacted]`,
+    });
+  });
+
   it('serves one self-contained page whose scripts only run with its nonce', async () => {
     const { server, base } = await start();
     const page = await fetch(server.url);
