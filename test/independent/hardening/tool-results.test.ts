@@ -8,6 +8,7 @@ import {
   HandoffBuilder,
   type LLMMessage,
   type ModelResult,
+  type TaskResult,
   ScriptedChatClient,
   scriptedText,
   scriptedToolCall,
@@ -21,7 +22,11 @@ import {
 
 const rejections: unknown[] = [];
 const warnings: Error[] = [];
-const onRejection = (reason: unknown) => rejections.push(reason);
+let onNextRejection: (reason: unknown) => void = () => {};
+const onRejection = (reason: unknown) => {
+  rejections.push(reason);
+  onNextRejection(reason);
+};
 const onWarning = (warning: Error) => warnings.push(warning);
 beforeEach(() => {
   rejections.length = 0;
@@ -33,6 +38,31 @@ afterEach(() => {
   process.off('unhandledRejection', onRejection);
   process.off('warning', onWarning);
 });
+
+/**
+ * Runs `workflow.run(task)`, failing at once with the reason when an unhandled rejection is seen
+ * meanwhile (the fault hangs the run until the tool timeout otherwise).
+ */
+function runWatched(
+  workflow: { run(task: string): Promise<TaskResult> },
+  task: string,
+): Promise<TaskResult> {
+  const seen = new Promise<never>((_, reject) => {
+    onNextRejection = (reason) =>
+      reject(new Error(`unhandledRejection during the run: ${describeReason(reason)}`));
+  });
+  return Promise.race([workflow.run(task), seen]).finally(() => {
+    onNextRejection = () => {};
+  });
+}
+
+function describeReason(reason: unknown): string {
+  try {
+    return reason instanceof Error ? `${reason.name}: ${reason.message}` : typeof reason;
+  } catch {
+    return 'an unprintable value';
+  }
+}
 
 /** Lets queued microtasks, nextTicks and immediates run (rejections and warnings surface there). */
 const settle = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
@@ -131,7 +161,7 @@ describe('a tool result String() cannot convert never kills or hangs the run (it
   for (const [what, make] of values) {
     it(`returned: ${what} → the run finishes and the model gets a text result`, async () => {
       const { workflow, client } = deskWith(async () => make());
-      const result = await workflow.run('look it up');
+      const result = await runWatched(workflow, 'look it up');
       await settle();
       expect(rejections).toEqual([]);
       expect(result.status).toBe('awaiting_input');
@@ -153,7 +183,7 @@ describe('a tool result String() cannot convert never kills or hangs the run (it
       const { workflow, client } = deskWith(async () => {
         throw make();
       });
-      const result = await workflow.run('look it up');
+      const result = await runWatched(workflow, 'look it up');
       await settle();
       expect(rejections).toEqual([]);
       expect(result.status).toBe('awaiting_input');
@@ -170,7 +200,7 @@ describe('a tool result String() cannot convert never kills or hangs the run (it
     const { workflow } = deskWith(() => {
       throw nullProto();
     });
-    const result = await workflow.run('look it up');
+    const result = await runWatched(workflow, 'look it up');
     await settle();
     expect(rejections).toEqual([]);
     expect(resultsOf(result.messages).map((r) => [r.name, r.isError])).toEqual([['hostile', true]]);
@@ -203,7 +233,7 @@ describe('a tool result String() cannot convert never kills or hangs the run (it
       });
       throw error;
     });
-    const result = await workflow.run('look it up');
+    const result = await runWatched(workflow, 'look it up');
     await settle();
     expect(rejections).toEqual([]);
     const [only] = resultsOf(result.messages);
