@@ -179,7 +179,9 @@ export class OpenAIChatClient implements ChatClient {
       name: error.name,
       ...(error.status === undefined ? {} : { status: error.status }),
     });
-    return new Error(`Model "${this.model}" request failed: ${detail}`, { cause });
+    // Name where the request went: "Connection error." alone does not say which server failed.
+    const where = redactSecrets(this.#client.baseURL, [this.#client.apiKey ?? undefined]);
+    return new Error(`Model "${this.model}" at ${where} request failed: ${detail}`, { cause });
   }
 }
 

@@ -78,3 +78,20 @@ describe('API keys in provider errors', () => {
     );
   });
 });
+
+describe('a model that cannot be reached', () => {
+  it('names the URL and the model in the error, not only "Connection error."', async () => {
+    const unreachable = new OpenAIChatClient({
+      model: 'far-model',
+      apiKey: API_KEY,
+      baseURL: 'http://127.0.0.1:9/v1',
+      maxRetries: 0,
+    });
+    const error: unknown = await unreachable
+      .create({ messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      'Model "far-model" at http://127.0.0.1:9/v1 request failed: Connection error.',
+    );
+  });
+});
