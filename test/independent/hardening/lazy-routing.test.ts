@@ -127,34 +127,49 @@ describe('lazy routing is bounded per user turn (item 14)', () => {
     expect(offered.length).toBeLessThanOrEqual(2);
   });
 
-  it('the classifier is told who declined: the decliner is not among the candidates it is offered', async () => {
+  it('the classifier is told who declined: no decliner is among the candidates it is offered', async () => {
     const billing = specialist(/invoice/i, 'Invoice fixed.');
     const tech = specialist(/router/i, 'Router fixed.');
     const offered: string[][] = [];
     const workflow = new HandoffBuilder({
       participants: [
-        new Agent({ name: 'triage', client: new ScriptedChatClient([]) }),
+        new Agent({
+          name: 'triage',
+          client: new ScriptedChatClient(() => scriptedText('How can I help?')),
+        }),
         new Agent({ name: 'billing', client: billing }),
         new Agent({ name: 'tech', client: tech }),
       ],
     })
       .coordinator('triage')
       .withUserReplyRouting('lazy', {
-        classifier: (text: string, participants: readonly { name: string }[]) => {
+        // Prefers billing, then any specialist, then whoever is offered.
+        classifier: (_text: string, participants: readonly { name: string }[]) => {
           const names = participants.map((p) => p.name);
           offered.push(names);
-          return /router/.test(text)
-            ? 'tech'
-            : (names.find((n) => n === 'billing') ?? names[0] ?? 'tech');
+          return (
+            names.find((n) => n === 'billing') ??
+            names.find((n) => n !== 'triage') ??
+            names[0] ??
+            'triage'
+          );
         },
       })
       .build();
     const session = workflow.session('told');
     expectPause(await session.run('my invoice is wrong'));
     offered.length = 0;
-    expectPause(await session.run('and the weather?'));
+    const { result, calls } = await counting({ billing, tech }, () =>
+      session.run('and the weather?'),
+    );
+    expectPause(result);
+    expect(calls.billing).toBe(1);
+    expect(calls.tech).toBeLessThanOrEqual(1);
     expect(offered.length).toBeGreaterThan(0);
+    expect(offered.length).toBeLessThanOrEqual(2);
+    // billing declined first: never offered again; tech, once it declined, neither.
     for (const names of offered) expect(names).not.toContain('billing');
+    if (offered.length === 2) expect(offered[1]).not.toContain('tech');
   });
 
   it('four participants, every specialist declines: at most 3 reroutes, each specialist at most once', async () => {
