@@ -22,12 +22,11 @@ export function valueText(value: unknown): string {
 
 /** The message of a thrown `Error`, else the thrown value as `valueText`. Never throws. */
 export function thrownText(error: unknown): string {
-  if (error instanceof Error) {
-    try {
-      return String(error.message);
-    } catch {
-      return typeTag(error);
-    }
+  // `instanceof` itself runs code for a Proxy (its getPrototypeOf trap), so it is inside the try.
+  try {
+    if (error instanceof Error) return String(error.message);
+  } catch {
+    return typeTag(error);
   }
   return valueText(error);
 }
