@@ -1,9 +1,20 @@
 import type { AgentResponse, ChatAgent } from '../agents/chat-agent.js';
-import type { AgentEvent } from '../messages/message.js';
+import type { AgentEvent, AgentMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
+import { recordAppend } from '../messages/thread-index.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
 import type { SessionState } from './session-state.js';
+
+/** `thread` with `message` appended, recorded as its continuation (see `recordAppend`). */
+export function appended(
+  thread: readonly AgentMessage[],
+  message: AgentMessage,
+): readonly AgentMessage[] {
+  const next = thread.concat(message);
+  recordAppend(thread, next);
+  return next;
+}
 
 /** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
 export class RunCancelled extends Error {

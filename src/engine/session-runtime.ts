@@ -5,8 +5,8 @@ import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentEvent, AgentMessage, StopMessage } from '../messages/message.js';
 import { userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
-import { recordAppend } from '../messages/thread-index.js';
 import {
+  appended,
   chooseSpeaker,
   respondAs,
   resumeWithoutTask,
@@ -20,7 +20,7 @@ import type { RunOptions, SessionInfo, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
 import { applyStep, type SessionState, type StepChange } from './session-state.js';
 import { SessionStop, type StopCheck } from './session-stop.js';
-import { toTaskMessages, totalUsage } from './task-messages.js';
+import { taskResult, toTaskMessages } from './task-messages.js';
 
 /** Receives every message of a run as it is produced (streaming chunks included). */
 export type MessageSink = (message: AgentMessage) => void;
@@ -29,13 +29,6 @@ export type MessageSink = (message: AgentMessage) => void;
 export interface SessionOrigin {
   readonly link?: CheckpointLink;
   readonly fork?: { readonly session: string; readonly step: number };
-}
-
-/** `thread` with `message` appended, recorded as its continuation (see `recordAppend`). */
-function appended(thread: readonly AgentMessage[], message: AgentMessage): readonly AgentMessage[] {
-  const next = thread.concat(message);
-  recordAppend(thread, next);
-  return next;
 }
 
 /**
@@ -206,18 +199,8 @@ export class SessionRuntime implements TurnContext {
       out.push(m);
       sink?.(m);
     };
-    const result = (status: TaskResult['status'], stopReason: string | null): TaskResult => {
-      const pending = this.#state.pendingRequest;
-      return {
-        type: 'TaskResult',
-        messages: out,
-        stopReason,
-        status,
-        ...(status === 'awaiting_input' && pending !== null ? { pendingRequest: pending } : {}),
-        sessionId: this.id,
-        usage: totalUsage(out),
-      };
-    };
+    const result = (status: TaskResult['status'], stopReason: string | null): TaskResult =>
+      taskResult(this.id, out, status, stopReason, this.#state.pendingRequest);
 
     if (taskMessages.length > 0) {
       const state = this.#state;
