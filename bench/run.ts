@@ -427,6 +427,26 @@ out(
 );
 out('even without switches; a function classifier (`lazy_function`) meets the budget.');
 out();
+out('## A long-running server (issue 14)');
+out();
+// 100,000 sessions by default; BENCH_SERVER_SESSIONS shortens it (the figure is then not the budget's).
+const serverSessions = process.env.BENCH_SERVER_SESSIONS ?? '100000';
+const server = measure('server-sessions.ts', [serverSessions], ['--expose-gc']);
+out(
+  `One \`RoundRobinGroupChat\` with a \`RedisCheckpointStore\` and \`sessionCacheSize: 1000\` serves ` +
+    `${fmt(server?.sessions)} sessions of ${fmt(server?.turns)} turns (blocks of 2,000 sessions served ` +
+    'turn by turn, 50 at a time, so every later turn reloads its session from the store).',
+);
+out();
+out('| heap after 10,000 sessions | heap after all | ratio | sessions in memory | wall time |');
+out('|---|---|---|---|---|');
+out(
+  `| ${bytes(server?.heapAt10kBytes)} | ${bytes(server?.heapAtEndBytes)} | ${times(server?.heapRatio)} | ` +
+    `${fmt(server?.sessionsInMemoryAtEnd)} | ${fmt(num(server?.wallMs) === undefined ? undefined : (server?.wallMs as number) / 1000)} s |`,
+);
+out();
+out('Budget (issue 14): heap after 100,000 sessions within 1.2× of the heap after 10,000.');
+out();
 out(`The whole run took ${fmt((performance.now() - began) / 1000)} s.`);
 if (withPeers) {
   writeFileSync(join(here, 'RESULTS.md'), `${lines.join('\n')}\n`);

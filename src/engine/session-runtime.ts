@@ -1,21 +1,26 @@
 import { newId } from '../ids.js';
 
-import type { AgentResponse, ChatAgent } from '../agents/chat-agent.js';
+import type { AgentResponse } from '../agents/chat-agent.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentEvent, AgentMessage, StopMessage } from '../messages/message.js';
-import { isChatMessage } from '../messages/message.js';
 import { userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
-import { recordAppend } from '../messages/thread-index.js';
-import { redactSecrets } from '../redact.js';
-import { thrownText } from '../value-text.js';
+import {
+  appended,
+  chooseSpeaker,
+  respondAs,
+  resumeWithoutTask,
+  RunCancelled,
+  type TurnContext,
+} from './agent-turn.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
 import { applyStep, type SessionState, type StepChange } from './session-state.js';
-import { toTaskMessages, totalUsage } from './task-messages.js';
+import { SessionStop, type StopCheck } from './session-stop.js';
+import { taskResult, toTaskMessages } from './task-messages.js';
 
 /** Receives every message of a run as it is produced (streaming chunks included). */
 export type MessageSink = (message: AgentMessage) => void;
@@ -26,31 +31,22 @@ export interface SessionOrigin {
   readonly fork?: { readonly session: string; readonly step: number };
 }
 
-/** `thread` with `message` appended, recorded as its continuation (see `recordAppend`). */
-function appended(thread: readonly AgentMessage[], message: AgentMessage): readonly AgentMessage[] {
-  const next = thread.concat(message);
-  recordAppend(thread, next);
-  return next;
-}
-
-/** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
-class RunCancelled extends Error {
-  override readonly name = 'RunCancelled';
-}
-
 /**
  * One conversation: its state and the loop that advances it. Each pass of the loop is one step
  * (one agent response, or one user input) committed before the next begins.
  */
-export class SessionRuntime {
+export class SessionRuntime implements TurnContext {
   readonly id: string;
-  readonly #orchestration: Orchestration;
-  readonly #driver: MachineDriver;
+  readonly orchestration: Orchestration;
+  readonly driver: MachineDriver;
   readonly #link: CheckpointLink | undefined;
   readonly #origin: SessionOrigin;
   #state: SessionState;
   #loading: Promise<void> | undefined;
+  #loaded = false;
   #running = false;
+  /** This session's own stop rule and `stop()` requests. */
+  readonly #stop: SessionStop;
 
   constructor(
     id: string,
@@ -60,11 +56,35 @@ export class SessionRuntime {
     origin: SessionOrigin = {},
   ) {
     this.id = id;
-    this.#orchestration = orchestration;
-    this.#driver = driver;
+    this.orchestration = orchestration;
+    this.driver = driver;
     this.#state = fresh;
     this.#link = origin.link;
     this.#origin = origin;
+    this.#stop = new SessionStop(id, orchestration.stopRule);
+  }
+
+  /**
+   * True when the session can be dropped from memory and reloaded from its store later: it is not
+   * running, has no stop request waiting, and a fork it starts from has been written.
+   */
+  get evictable(): boolean {
+    return (
+      !this.#running && !this.#stop.requested && (this.#origin.fork === undefined || this.#loaded)
+    );
+  }
+
+  /** True while a run (or a reset, a loadState) is in progress here. */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /**
+   * Stops this session at its next check (after the current agent turn, or on the next run's
+   * input), with `reason` as the stop reason.
+   */
+  stop(reason: string): void {
+    this.#stop.request(reason);
   }
 
   /** The state as last loaded or committed (call `current()` to catch up with the store). */
@@ -96,10 +116,10 @@ export class SessionRuntime {
       // Another process may start and commit between reading the state and reading the lease:
       // read the lease on both sides of the state until the step holds still.
       for (let attempt = 0; attempt < 3 && !running; attempt++) {
-        const before = await this.#link.runningElsewhere();
+        const before = await this.#link.lease.runningElsewhere();
         const step = s.step;
         s = await this.current();
-        running = before || (await this.#link.runningElsewhere());
+        running = before || (await this.#link.lease.runningElsewhere());
         if (s.step === step) break;
       }
     }
@@ -133,13 +153,13 @@ export class SessionRuntime {
     try {
       await this.#ready();
       if (this.#link !== undefined) {
-        await this.#link.acquire();
+        await this.#link.lease.acquire(this.#state.step + 1);
         leased = true;
         this.#state = await this.#link.catchUp(this.#state);
       }
       return await work();
     } finally {
-      if (leased) await this.#link?.release();
+      if (leased) await this.#link?.lease.release();
       this.#running = false;
     }
   }
@@ -153,10 +173,14 @@ export class SessionRuntime {
         fork === undefined
           ? await link.load(this.#state)
           : await link.fork(fork.session, fork.step);
-    })().catch((error: unknown) => {
-      this.#loading = undefined;
-      throw error;
-    });
+    })()
+      .then(() => {
+        this.#loaded = true;
+      })
+      .catch((error: unknown) => {
+        this.#loading = undefined;
+        throw error;
+      });
     return this.#loading;
   }
 
@@ -167,26 +191,16 @@ export class SessionRuntime {
   }
 
   async #run(task: Task | undefined, options: RunOptions, sink?: MessageSink): Promise<TaskResult> {
-    const orchestration = this.#orchestration;
-    const driver = this.#driver;
+    const orchestration = this.orchestration;
+    const driver = this.driver;
     const taskMessages = toTaskMessages(task);
     const out: AgentMessage[] = [];
     const emit = (m: AgentMessage): void => {
       out.push(m);
       sink?.(m);
     };
-    const result = (status: TaskResult['status'], stopReason: string | null): TaskResult => {
-      const pending = this.#state.pendingRequest;
-      return {
-        type: 'TaskResult',
-        messages: out,
-        stopReason,
-        status,
-        ...(status === 'awaiting_input' && pending !== null ? { pendingRequest: pending } : {}),
-        sessionId: this.id,
-        usage: totalUsage(out),
-      };
-    };
+    const result = (status: TaskResult['status'], stopReason: string | null): TaskResult =>
+      taskResult(this.id, out, status, stopReason, this.#state.pendingRequest);
 
     if (taskMessages.length > 0) {
       const state = this.#state;
@@ -209,8 +223,8 @@ export class SessionRuntime {
       if (options.outputTaskMessages !== false) for (const m of taskMessages) emit(m);
       if (check.stop !== null) return result('terminated', check.stop.content);
     } else {
-      const resumed = this.#resumeWithoutTask();
-      const waiting = this.#driver.meta(resumed).kind === 'input';
+      const resumed = resumeWithoutTask(this, this.#state);
+      const waiting = this.driver.meta(resumed).kind === 'input';
       const status = waiting ? 'awaiting_input' : 'idle';
       if (resumed !== this.#state.machineState || status !== this.#state.status) {
         await this.#commit({ event: 'resume', machineState: resumed, resumeState: null, status });
@@ -231,11 +245,13 @@ export class SessionRuntime {
         return result('terminated', reason);
       }
       if (options.signal?.aborted) return this.#cancel(result);
+      // A run that lost its lease or its store stops here, before paying for a model call.
+      if (this.#link !== undefined) await this.#link.lease.confirm(state.step + 1);
 
       let speaking: string;
       let selection: AgentEvent | undefined;
       try {
-        ({ speaking, selection } = await this.#speaker(state, options.signal));
+        ({ speaking, selection } = await chooseSpeaker(this, state, options.signal));
       } catch (error) {
         if (error instanceof RunCancelled) return this.#cancel(result);
         throw error;
@@ -251,7 +267,7 @@ export class SessionRuntime {
         // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
         const seen =
           selection === undefined ? state : { ...state, thread: appended(state.thread, selection) };
-        response = await this.#respond(agent, speaking, seen, options.signal, (event) => {
+        response = await respondAs(this, agent, speaking, seen, options.signal, (event) => {
           if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
           sink?.(event);
         });
@@ -322,148 +338,22 @@ export class SessionRuntime {
     }
   }
 
-  /** The state of the agent who speaks next: the current state, or the one a selector picks. */
-  async #speaker(
-    state: SessionState,
-    signal: AbortSignal | undefined,
-  ): Promise<{ speaking: string; selection?: AgentEvent }> {
-    if (this.#driver.meta(state.machineState).kind === 'agent')
-      return { speaking: state.machineState };
-    const select = this.#orchestration.selectSpeaker;
-    if (select === undefined) {
-      throw new Error(
-        `Workflow "${this.#orchestration.name}" has a select state but no selectSpeaker().`,
-      );
-    }
-    let choice: Awaited<ReturnType<typeof select>>;
-    try {
-      choice = await select(state, signal);
-    } catch (error) {
-      if (signal?.aborted) throw new RunCancelled();
-      throw error;
-    }
-    if (signal?.aborted) throw new RunCancelled();
-    const chosen = typeof choice === 'string' ? choice : choice.agent;
-    const speaking = this.#driver.next(state.machineState, {
-      type: 'speaker_selected',
-      agent: chosen,
-    });
-    if (this.#driver.meta(speaking).kind !== 'agent') {
-      throw new Error(
-        `Workflow "${this.#orchestration.name}" selected "${chosen}", which is not a participant.`,
-      );
-    }
-    return typeof choice === 'string' ? { speaking } : { speaking, selection: choice.event };
-  }
-
-  /** The state a run without a task starts from (an input state when only the user can go on). */
-  #resumeWithoutTask(): string {
-    const state = this.#state;
-    const driver = this.#driver;
-    let current = state.machineState;
-    if (driver.meta(current).kind === 'stopped') {
-      current = driver.next(current, {
-        type: 'resume',
-        to: state.resumeState ?? driver.initialState,
-      });
-    }
-    if (driver.meta(current).kind !== 'input') return current;
-    // A fresh session started without a task: the first speaker begins.
-    if (state.thread.length === 0 && state.pendingRequest === null) {
-      return driver.next(current, this.#orchestration.routeUserInput(state, []));
-    }
-    this.#orchestration.checkWaiting?.(state);
-    return current;
-  }
-
-  async #respond(
-    agentName: string,
-    speaking: string,
-    state: SessionState,
-    signal: AbortSignal | undefined,
-    emit: (event: AgentEvent) => void,
-  ): Promise<AgentResponse> {
-    const agent = this.#agent(agentName);
-    const { conversationFrom = 0, ...turn } = this.#orchestration.turnOptions(
-      agentName,
-      speaking,
-      state,
-    );
-    // Own properties only: an agent may be named `toString` or `constructor`.
-    const seen = Object.hasOwn(state.bookmarks, agentName) ? state.bookmarks[agentName] : 0;
-    const bookmark = Math.max(seen ?? 0, conversationFrom);
-    const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
-    const turnSignal = signal ?? new AbortController().signal;
-    let response: AgentResponse;
-    try {
-      response = await agent.respond({
-        conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
-        newMessages,
-        signal: turnSignal,
-        sessionId: this.id,
-        emit,
-        ...turn,
-      });
-    } catch (error) {
-      if (signal?.aborted) throw new RunCancelled();
-      const reason = redactSecrets(thrownText(error));
-      throw new Error(`Agent "${agentName}" failed in session "${this.id}": ${reason}`, {
-        cause: error,
-      });
-    }
-    if (signal?.aborted) throw new RunCancelled();
-    if (response === null || typeof response !== 'object' || !isChatMessage(response.chatMessage)) {
-      throw new Error(
-        `Agent "${agentName}" returned no chat message in session "${this.id}". respond() must ` +
-          'resolve to { chatMessage, innerMessages? } with a ChatMessage.',
-      );
-    }
-    return response;
-  }
-
-  #agent(name: string): ChatAgent {
-    const agent = this.#orchestration.participants.get(name);
-    if (agent === undefined) {
-      throw new Error(
-        `Session "${this.id}" expects participant "${name}", which this workflow lacks.`,
-      );
-    }
-    return agent;
-  }
-
   /** Feeds one delta to the stop rule; `before` is what precedes it in this step. */
-  async #checkStop(
+  #checkStop(
     delta: readonly AgentMessage[],
     conditionState: unknown = this.#state.termination,
     before: readonly AgentMessage[] = [],
-  ): Promise<{ stop: StopMessage | null; state: unknown }> {
-    const rule = this.#orchestration.stopRule;
-    if (rule === undefined) return { stop: null, state: conditionState };
-    const thread = (): readonly AgentMessage[] => [...this.#state.thread, ...before, ...delta];
-    try {
-      return await rule.check(delta, thread, conditionState);
-    } catch (error) {
-      const reason = redactSecrets(thrownText(error));
-      throw new Error(`Termination condition failed in session "${this.id}": ${reason}`, {
-        cause: error,
-      });
-    }
+  ): Promise<StopCheck> {
+    return this.#stop.check(delta, conditionState, () => [
+      ...this.#state.thread,
+      ...before,
+      ...delta,
+    ]);
   }
 
   /** What a stop changes: the machine stops (remembering where), the condition is reset. */
-  async #stopChange(
-    machineState: string,
-    conditionState: unknown,
-  ): Promise<Omit<StepChange, 'event'>> {
-    const rule = this.#orchestration.stopRule;
-    const termination = rule === undefined ? conditionState : await rule.resetState(conditionState);
-    return {
-      machineState: this.#driver.next(machineState, { type: 'stop' }),
-      resumeState: machineState,
-      status: 'terminated',
-      turn: 0,
-      termination,
-    };
+  #stopChange(machineState: string, conditionState: unknown): Promise<Omit<StepChange, 'event'>> {
+    return this.#stop.change(this.driver, machineState, conditionState);
   }
 
   async #cancel(

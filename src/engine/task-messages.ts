@@ -3,7 +3,8 @@ import type { AgentMessage, ChatMessage } from '../messages/message.js';
 import { textMessage } from '../messages/message-factories.js';
 import { ChatMessageSchema } from '../messages/message-schema.js';
 import { firstIssue } from '../zod-issues.js';
-import type { Task } from './runnable.js';
+import type { Task, TaskResult } from './runnable.js';
+import type { PendingRequest } from './session-state.js';
 
 /** The task as chat messages; a string becomes a `TextMessage` from `"user"`. */
 export function toTaskMessages(task: Task | undefined): ChatMessage[] {
@@ -36,4 +37,23 @@ export function totalUsage(messages: readonly AgentMessage[]): {
     completionTokens += m.usage.completionTokens;
   }
   return { promptTokens, completionTokens };
+}
+
+/** The `TaskResult` of a run that produced `messages` and ended with `status`. */
+export function taskResult(
+  sessionId: string,
+  messages: AgentMessage[],
+  status: TaskResult['status'],
+  stopReason: string | null,
+  pending: PendingRequest | null,
+): TaskResult {
+  return {
+    type: 'TaskResult',
+    messages,
+    stopReason,
+    status,
+    ...(status === 'awaiting_input' && pending !== null ? { pendingRequest: pending } : {}),
+    sessionId,
+    usage: totalUsage(messages),
+  };
 }
