@@ -1,0 +1,56 @@
+// The order-desk MCP server over stdio, run by the tests as
+// `process.execPath --import <tsx> order-stdio-server.ts --log <file> [flags]`.
+// It appends one JSON line per event to the log: `{"event":"start","pid":…}` once, then
+// `{"event":"call","name":…,"arguments":…}` for every `tools/call` it receives.
+// Flags: `--exit-after-first` (exit once the first call's answer is written), `--stubborn` (ignore
+// SIGTERM and the end of stdin, so only SIGKILL ends it), `--name <n>` (its `serverInfo.name`).
+import { appendFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+import { ORDER_SERVER_NAME, orderServer } from './order-tools.js';
+
+const { values } = parseArgs({
+  options: {
+    log: { type: 'string' },
+    name: { type: 'string', default: ORDER_SERVER_NAME },
+    'exit-after-first': { type: 'boolean', default: false },
+    stubborn: { type: 'boolean', default: false },
+  },
+});
+const log = values.log;
+if (log === undefined) throw new Error('order-stdio-server needs --log <file>');
+const record = (entry: Record<string, unknown>) =>
+  appendFileSync(log, `${JSON.stringify(entry)}\n`);
+
+if (values.stubborn) {
+  process.on('SIGTERM', () => record({ event: 'sigterm-ignored' }));
+  setInterval(() => {}, 60_000); // keeps running after stdin ends
+}
+
+const server = orderServer(
+  { onCall: (call) => record({ event: 'call', ...call }), crash: () => process.exit(3) },
+  values.name,
+);
+const transport = new StdioServerTransport();
+await server.connect(transport);
+
+// With --exit-after-first: note the id of each tools/call, and exit once the first answer is out.
+const callIds = new Set<unknown>();
+const onmessage = transport.onmessage;
+transport.onmessage = (message: JSONRPCMessage) => {
+  if ('method' in message && message.method === 'tools/call' && 'id' in message) {
+    callIds.add(message.id);
+  }
+  onmessage?.(message);
+};
+const send = transport.send.bind(transport);
+transport.send = async (message: JSONRPCMessage) => {
+  await send(message);
+  if (values['exit-after-first'] && 'result' in message && callIds.has(message.id)) {
+    process.stdout.write('', () => process.exit(0));
+  }
+};
+record({ event: 'start', pid: process.pid });

@@ -1,0 +1,172 @@
+// The tools of the "order desk" MCP servers this suite builds itself (over stdio and Streamable
+// HTTP), with hand-written JSON Schemas so the suite knows exactly what the model must receive.
+// Built on the SDK's low-level `Server`, which never validates arguments itself: whatever reaches
+// `onCall` is what the client under test sent.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+/** The name the order-desk servers report in `initialize` (`serverInfo.name`). */
+export const ORDER_SERVER_NAME = 'order-desk';
+
+/** A 1×1 transparent PNG, base64. It must never reach the model as text. */
+export const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+/** A few bytes of audio, base64. */
+export const WAV_BASE64 = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEARKwAAIhYAQACABAAZGF0YQAAAAA=';
+
+/** JSON Schema of `lookup_order`: a required string, an enum, a bounded integer, an array, no extras. */
+export const LOOKUP_ORDER_SCHEMA = {
+  type: 'object' as const,
+  properties: {
+    orderId: { type: 'string', minLength: 1, description: 'The order id, such as A-100.' },
+    priority: { type: 'string', enum: ['low', 'high'], description: 'How urgent the lookup is.' },
+    copies: { type: 'integer', minimum: 1, maximum: 5 },
+    tags: { type: 'array', items: { type: 'string' }, maxItems: 2 },
+  },
+  required: ['orderId'],
+  additionalProperties: false,
+};
+
+/** JSON Schema of `schedule_pickup`: draft 2020-12 with `$defs` and `$ref`, as MCP's default dialect. */
+export const SCHEDULE_PICKUP_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object' as const,
+  $defs: { slot: { type: 'string', enum: ['am', 'pm'] } },
+  properties: { slot: { $ref: '#/$defs/slot' }, day: { type: 'string', format: 'date' } },
+  required: ['slot'],
+};
+
+type InputSchema = McpTool['inputSchema'];
+const EMPTY: InputSchema = { type: 'object', properties: {} };
+const ORDER_ID: InputSchema = {
+  type: 'object',
+  properties: { orderId: { type: 'string' } },
+  required: ['orderId'],
+};
+
+/** Every tool, in the order the servers list them. */
+export const ORDER_TOOLS: McpTool[] = [
+  {
+    name: 'lookup_order',
+    title: 'Look up an order',
+    description: 'Looks up one order by its id and returns its status.',
+    inputSchema: LOOKUP_ORDER_SCHEMA as InputSchema,
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'schedule_pickup',
+    description: 'Books a courier pickup slot.',
+    inputSchema: SCHEDULE_PICKUP_SCHEMA as InputSchema,
+  },
+  { name: 'order_chart', description: 'Draws the order history as a PNG.', inputSchema: EMPTY },
+  {
+    name: 'chart_with_caption',
+    description: 'A caption, then the chart.',
+    inputSchema: EMPTY,
+  },
+  { name: 'two_lines', description: 'Answers with two text blocks.', inputSchema: EMPTY },
+  { name: 'voice_note', description: 'Answers with an audio clip.', inputSchema: EMPTY },
+  {
+    name: 'cancel_order',
+    description: 'Cancels an order that has not shipped.',
+    inputSchema: ORDER_ID,
+  },
+  {
+    name: 'explode',
+    description: 'Fails inside the server (a JSON-RPC error).',
+    inputSchema: EMPTY,
+  },
+  { name: 'crash_server', description: 'Kills the server mid-call.', inputSchema: EMPTY },
+  {
+    name: 'wait_for_release',
+    description: 'Answers when the test releases it.',
+    inputSchema: EMPTY,
+  },
+];
+
+/** One `tools/call` as the server received it. */
+export interface RecordedCall {
+  name: string;
+  arguments: Record<string, unknown> | undefined;
+}
+
+/** What a server built by `orderServer` does besides answering. */
+export interface OrderServerHooks {
+  /** Called first for every `tools/call`, before the tool runs. */
+  onCall(call: RecordedCall): void;
+  /** What `wait_for_release` waits for; it never answers when absent. */
+  release?: (signal: AbortSignal) => Promise<string>;
+  /** What `crash_server` does (the stdio server exits); a JSON-RPC error when absent. */
+  crash?: () => void;
+}
+
+/** A low-level SDK server listing `ORDER_TOOLS` and answering them. */
+export function orderServer(hooks: OrderServerHooks, name = ORDER_SERVER_NAME): Server {
+  const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: ORDER_TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const { name: tool, arguments: args } = request.params;
+    hooks.onCall({ name: tool, arguments: args });
+    return answer(tool, args ?? {}, hooks, extra.signal);
+  });
+  return server;
+}
+
+const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
+
+async function answer(
+  tool: string,
+  args: Record<string, unknown>,
+  hooks: OrderServerHooks,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  switch (tool) {
+    case 'lookup_order': {
+      const tags = Array.isArray(args.tags) ? ` [${args.tags.join(', ')}]` : '';
+      return text(
+        `Order ${String(args.orderId)} is shipped (priority ${String(args.priority ?? 'low')}, ` +
+          `copies ${String(args.copies ?? 1)})${tags}.`,
+      );
+    }
+    case 'schedule_pickup':
+      return text(`Pickup booked: ${String(args.slot)}.`);
+    case 'order_chart':
+      return { content: [{ type: 'image', data: PNG_BASE64, mimeType: 'image/png' }] };
+    case 'chart_with_caption':
+      return {
+        content: [
+          { type: 'text', text: 'Orders per day:' },
+          { type: 'image', data: PNG_BASE64, mimeType: 'image/png' },
+        ],
+      };
+    case 'two_lines':
+      return {
+        content: [
+          { type: 'text', text: 'First line.' },
+          { type: 'text', text: 'Second line.' },
+        ],
+      };
+    case 'voice_note':
+      return { content: [{ type: 'audio', data: WAV_BASE64, mimeType: 'audio/wav' }] };
+    case 'cancel_order':
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Order ${String(args.orderId)} has shipped; it cannot be cancelled.`,
+          },
+        ],
+        isError: true,
+      };
+    case 'explode':
+      throw new Error('the order database is on fire');
+    case 'crash_server':
+      hooks.crash?.();
+      throw new Error('this server cannot crash on purpose');
+    case 'wait_for_release':
+      return text(await (hooks.release?.(signal) ?? new Promise<string>(() => {})));
+    default:
+      throw new Error(`no tool ${tool}`);
+  }
+}
