@@ -21,6 +21,7 @@ import {
   ORDER_STDIO_SCRIPT,
   orderStdio,
   runClerk,
+  until,
   waitUntilGone,
 } from './support/mcp-kit.js';
 import { ORDER_SERVER_NAME } from './support/order-tools.js';
@@ -175,6 +176,37 @@ describe('mcpTools: close()', () => {
     expect(await waitUntilGone(pid, 2000)).toBe(true);
   });
 
+  it('a second close() resolves and changes nothing', async () => {
+    const stdio = orderStdio();
+    const handle = await mcpTools(stdio.server);
+    const pid = stdio.pid();
+    await handle.close();
+    await expect(handle.close()).resolves.toBeUndefined();
+    expect(isRunning(pid)).toBe(false);
+  });
+
+  it('close() during a call ends the child and turns that call into an error result', async () => {
+    const stdio = orderStdio();
+    const handle = await mcpTools(stdio.server, { include: ['wait_for_release'] });
+    const pid = stdio.pid();
+    const running = runClerk(
+      handle.tools,
+      [scriptedToolCall('wait_for_release', {}, 'slow'), scriptedText('Stopped waiting.')],
+      { maxToolIterations: 2 },
+    );
+    expect(await until(() => stdio.calls().length === 1)).toBe(true);
+    await handle.close();
+    expect(isRunning(pid)).toBe(false);
+    const { results, result } = await running;
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ callId: 'slow', name: 'wait_for_release', isError: true });
+    expect(results[0]?.content).toContain('wait_for_release');
+    expect(result.messages.at(-1)).toMatchObject({
+      type: 'TextMessage',
+      content: 'Stopped waiting.',
+    });
+  });
+
   it('a call after close() is an error result naming the tool, and the run goes on', async () => {
     const stdio = orderStdio();
     const handle = await mcpTools(stdio.server, { include: ['lookup_order'] });
@@ -189,15 +221,5 @@ describe('mcpTools: close()', () => {
     expect(results[0]?.content).toContain('lookup_order');
     expect(result.messages.at(-1)).toMatchObject({ type: 'TextMessage', content: 'Closed.' });
     expect(stdio.calls()).toEqual([]);
-  });
-});
-
-describe('mcpTools: a server that cannot start', () => {
-  it('rejects with an error naming the command, and leaves no child behind', async () => {
-    const before = childPids();
-    const missing = '/nonexistent/baton-mcp-server.js';
-    await expect(mcpTools({ command: process.execPath, args: [missing] })).rejects.toThrow(missing);
-    const left = childPids().filter((pid) => !before.includes(pid));
-    for (const pid of left) expect(await waitUntilGone(pid, 2000)).toBe(true);
   });
 });

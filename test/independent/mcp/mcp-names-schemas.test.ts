@@ -32,6 +32,11 @@ describe('mcpTools: names, descriptions and JSON Schemas', () => {
     expect(handle.tools.map((t) => t.name)).toEqual(ALL_NAMES);
   });
 
+  it('follows the listing across pages (nextCursor) to every tool', async () => {
+    const handle = await connect(orderStdio(['--page-size', '3']).server);
+    expect(handle.tools.map((t) => t.name)).toEqual(ALL_NAMES);
+  });
+
   it('passes each name, description and JSON Schema to the model unchanged', async () => {
     const handle = await connect(orderStdio().server);
     const { client } = await runClerk(handle.tools, [scriptedText('Nothing to do.')]);

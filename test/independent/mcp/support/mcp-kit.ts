@@ -141,6 +141,15 @@ export async function waitUntilGone(pid: number, limitMs = 5000): Promise<boolea
   return !isRunning(pid);
 }
 
+/** Waits (checking every 20 ms, at most `limitMs`) until `condition()` holds; false if never. */
+export async function until(condition: () => boolean, limitMs = 10_000): Promise<boolean> {
+  for (let waited = 0; waited < limitMs; waited += 20) {
+    if (condition()) return true;
+    await delay(20);
+  }
+  return condition();
+}
+
 /** Asserts that an error text names the server by one of the ways it can be named. */
 export function expectNamesServer(text: string, names: readonly string[]): void {
   expect(

@@ -72,7 +72,7 @@ export async function startOrderHttpServer(
             waiting.resolve();
           }),
       },
-      options.name ?? ORDER_SERVER_NAME,
+      { name: options.name ?? ORDER_SERVER_NAME },
     );
     const transport = new StreamableHTTPServerTransport({});
     res.on('close', () => {

@@ -3,7 +3,8 @@
 // It appends one JSON line per event to the log: `{"event":"start","pid":…}` once, then
 // `{"event":"call","name":…,"arguments":…}` for every `tools/call` it receives.
 // Flags: `--exit-after-first` (exit once the first call's answer is written), `--stubborn` (ignore
-// SIGTERM and the end of stdin, so only SIGKILL ends it), `--name <n>` (its `serverInfo.name`).
+// SIGTERM and the end of stdin, so only SIGKILL ends it), `--name <n>` (its `serverInfo.name`),
+// `--page-size <n>` (list the tools in pages of n).
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -18,6 +19,7 @@ const { values } = parseArgs({
     name: { type: 'string', default: ORDER_SERVER_NAME },
     'exit-after-first': { type: 'boolean', default: false },
     stubborn: { type: 'boolean', default: false },
+    'page-size': { type: 'string' },
   },
 });
 const log = values.log;
@@ -32,7 +34,10 @@ if (values.stubborn) {
 
 const server = orderServer(
   { onCall: (call) => record({ event: 'call', ...call }), crash: () => process.exit(3) },
-  values.name,
+  {
+    name: values.name,
+    ...(values['page-size'] ? { pageSize: Number(values['page-size']) } : {}),
+  },
 );
 const transport = new StdioServerTransport();
 await server.connect(transport);

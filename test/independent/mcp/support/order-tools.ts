@@ -101,10 +101,24 @@ export interface OrderServerHooks {
   crash?: () => void;
 }
 
+/** How an order-desk server lists its tools. */
+export interface OrderServerOptions {
+  /** Its `serverInfo.name`. @default ORDER_SERVER_NAME */
+  name?: string;
+  /** Lists the tools in pages of this size (with `nextCursor`). @default all on one page */
+  pageSize?: number;
+}
+
 /** A low-level SDK server listing `ORDER_TOOLS` and answering them. */
-export function orderServer(hooks: OrderServerHooks, name = ORDER_SERVER_NAME): Server {
+export function orderServer(hooks: OrderServerHooks, options: OrderServerOptions = {}): Server {
+  const { name = ORDER_SERVER_NAME, pageSize = ORDER_TOOLS.length } = options;
   const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: ORDER_TOOLS }));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const start = Number(request.params?.cursor ?? 0);
+    const end = start + pageSize;
+    const page = ORDER_TOOLS.slice(start, end);
+    return end < ORDER_TOOLS.length ? { tools: page, nextCursor: String(end) } : { tools: page };
+  });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const { name: tool, arguments: args } = request.params;
     hooks.onCall({ name: tool, arguments: args });
