@@ -13,7 +13,7 @@ import {
 } from '../../../src/index.js';
 import { executionResults, expectNamesServer, runClerk } from './support/mcp-kit.js';
 import { type OrderHttpServer, startOrderHttpServer } from './support/order-http-server.js';
-import { LOOKUP_ORDER_SCHEMA, ORDER_SERVER_NAME, ORDER_TOOLS } from './support/order-tools.js';
+import { LOOKUP_ORDER_SCHEMA, ORDER_SERVER_NAME, ORDER_TOOLS } from './support/order-tools.mjs';
 
 type Handle = Awaited<ReturnType<typeof mcpTools>>;
 const handles: Handle[] = [];

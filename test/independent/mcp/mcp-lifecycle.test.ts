@@ -24,7 +24,7 @@ import {
   until,
   waitUntilGone,
 } from './support/mcp-kit.js';
-import { ORDER_SERVER_NAME } from './support/order-tools.js';
+import { ORDER_SERVER_NAME } from './support/order-tools.mjs';
 
 type Handle = Awaited<ReturnType<typeof mcpTools>>;
 const open: Handle[] = [];

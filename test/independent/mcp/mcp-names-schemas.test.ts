@@ -5,7 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { mcpTools, scriptedText, scriptedToolCall } from '../../../src/index.js';
 import { orderStdio, runClerk } from './support/mcp-kit.js';
-import { LOOKUP_ORDER_SCHEMA, ORDER_TOOLS, SCHEDULE_PICKUP_SCHEMA } from './support/order-tools.js';
+import {
+  LOOKUP_ORDER_SCHEMA,
+  ORDER_TOOLS,
+  SCHEDULE_PICKUP_SCHEMA,
+} from './support/order-tools.mjs';
 
 type Handle = Awaited<ReturnType<typeof mcpTools>>;
 const open: Handle[] = [];

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { mcpTools, scriptedToolCall } from '../../../src/index.js';
 import { orderStdio, runClerk } from './support/mcp-kit.js';
-import { PNG_BASE64, WAV_BASE64 } from './support/order-tools.js';
+import { PNG_BASE64, WAV_BASE64 } from './support/order-tools.mjs';
 
 type Handle = Awaited<ReturnType<typeof mcpTools>>;
 const stdio = orderStdio();

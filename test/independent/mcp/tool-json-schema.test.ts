@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, scriptedText, scriptedToolCall, tool } from '../../../src/index.js';
 import { INVALID_LOOKUPS } from './support/lookup-cases.js';
 import { runClerk } from './support/mcp-kit.js';
-import { LOOKUP_ORDER_SCHEMA, SCHEDULE_PICKUP_SCHEMA } from './support/order-tools.js';
+import { LOOKUP_ORDER_SCHEMA, SCHEDULE_PICKUP_SCHEMA } from './support/order-tools.mjs';
 
 const ROOM_SCHEMA = {
   type: 'object' as const,

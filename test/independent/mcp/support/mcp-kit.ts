@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 import { expect } from 'vitest';
 
@@ -21,14 +21,13 @@ import {
   type Tool,
   type ToolCallExecutionEvent,
 } from '../../../../src/index.js';
-import type { RecordedCall } from './order-tools.js';
+import type { RecordedCall } from './order-tools.mjs';
 
 const require = createRequire(import.meta.url);
 const HERE = dirname(fileURLToPath(import.meta.url));
-const TSX_LOADER = pathToFileURL(require.resolve('tsx')).href;
 
 /** The stdio order-desk script (its path is part of how an error may name the server). */
-export const ORDER_STDIO_SCRIPT = join(HERE, 'order-stdio-server.ts');
+export const ORDER_STDIO_SCRIPT = join(HERE, 'order-stdio-server.mjs');
 
 /** A stdio order-desk server to start, with its event log. */
 export interface OrderStdio {
@@ -40,7 +39,7 @@ export interface OrderStdio {
   pid(): number;
 }
 
-/** How to start the stdio order-desk server (flags: see order-stdio-server.ts). */
+/** How to start the stdio order-desk server (flags: see order-stdio-server.mjs). */
 export function orderStdio(flags: string[] = []): OrderStdio {
   const log = join(mkdtempSync(join(tmpdir(), 'baton-mcp-')), 'events.jsonl');
   const events = (): Record<string, unknown>[] =>
@@ -53,7 +52,7 @@ export function orderStdio(flags: string[] = []): OrderStdio {
   return {
     server: {
       command: process.execPath,
-      args: ['--import', TSX_LOADER, ORDER_STDIO_SCRIPT, '--log', log, ...flags],
+      args: [ORDER_STDIO_SCRIPT, '--log', log, ...flags],
     },
     log,
     calls: () =>

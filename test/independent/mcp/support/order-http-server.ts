@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
-import { ORDER_SERVER_NAME, orderServer, type RecordedCall } from './order-tools.js';
+import { ORDER_SERVER_NAME, orderServer, type RecordedCall } from './order-tools.mjs';
 
 /** Options of `startOrderHttpServer`. */
 export interface OrderHttpServerOptions {

@@ -1,5 +1,5 @@
 // The order-desk MCP server over stdio, run by the tests as
-// `process.execPath --import <tsx> order-stdio-server.ts --log <file> [flags]`.
+// `process.execPath order-stdio-server.mjs --log <file> [flags]` (plain JavaScript: bare node starts it).
 // It appends one JSON line per event to the log: `{"event":"start","pid":…}` once, then
 // `{"event":"call","name":…,"arguments":…}` for every `tools/call` it receives.
 // Flags: `--exit-after-first` (exit once the first call's answer is written), `--stubborn` (ignore
@@ -9,9 +9,8 @@ import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-import { ORDER_SERVER_NAME, orderServer } from './order-tools.js';
+import { ORDER_SERVER_NAME, orderServer } from './order-tools.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -24,8 +23,7 @@ const { values } = parseArgs({
 });
 const log = values.log;
 if (log === undefined) throw new Error('order-stdio-server needs --log <file>');
-const record = (entry: Record<string, unknown>) =>
-  appendFileSync(log, `${JSON.stringify(entry)}\n`);
+const record = (entry) => appendFileSync(log, `${JSON.stringify(entry)}\n`);
 
 if (values.stubborn) {
   process.on('SIGTERM', () => record({ event: 'sigterm-ignored' }));
@@ -43,16 +41,16 @@ const transport = new StdioServerTransport();
 await server.connect(transport);
 
 // With --exit-after-first: note the id of each tools/call, and exit once the first answer is out.
-const callIds = new Set<unknown>();
+const callIds = new Set();
 const onmessage = transport.onmessage;
-transport.onmessage = (message: JSONRPCMessage) => {
+transport.onmessage = (message) => {
   if ('method' in message && message.method === 'tools/call' && 'id' in message) {
     callIds.add(message.id);
   }
   onmessage?.(message);
 };
 const send = transport.send.bind(transport);
-transport.send = async (message: JSONRPCMessage) => {
+transport.send = async (message) => {
   await send(message);
   if (values['exit-after-first'] && 'result' in message && callIds.has(message.id)) {
     process.stdout.write('', () => process.exit(0));

@@ -2,8 +2,8 @@
 // HTTP), with hand-written JSON Schemas so the suite knows exactly what the model must receive.
 // Built on the SDK's low-level `Server`, which never validates arguments itself: whatever reaches
 // `onCall` is what the client under test sent.
+// Plain JavaScript (types in order-tools.d.mts) so that the stdio server starts with bare node.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /** The name the order-desk servers report in `initialize` (`serverInfo.name`). */
@@ -17,7 +17,7 @@ export const WAV_BASE64 = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEARKwAAIhYAQACABAAZGF0Y
 
 /** JSON Schema of `lookup_order`: a required string, an enum, a bounded integer, an array, no extras. */
 export const LOOKUP_ORDER_SCHEMA = {
-  type: 'object' as const,
+  type: 'object',
   properties: {
     orderId: { type: 'string', minLength: 1, description: 'The order id, such as A-100.' },
     priority: { type: 'string', enum: ['low', 'high'], description: 'How urgent the lookup is.' },
@@ -31,33 +31,32 @@ export const LOOKUP_ORDER_SCHEMA = {
 /** JSON Schema of `schedule_pickup`: draft 2020-12 with `$defs` and `$ref`, as MCP's default dialect. */
 export const SCHEDULE_PICKUP_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
-  type: 'object' as const,
+  type: 'object',
   $defs: { slot: { type: 'string', enum: ['am', 'pm'] } },
   properties: { slot: { $ref: '#/$defs/slot' }, day: { type: 'string', format: 'date' } },
   required: ['slot'],
 };
 
-type InputSchema = McpTool['inputSchema'];
-const EMPTY: InputSchema = { type: 'object', properties: {} };
-const ORDER_ID: InputSchema = {
+const EMPTY = { type: 'object', properties: {} };
+const ORDER_ID = {
   type: 'object',
   properties: { orderId: { type: 'string' } },
   required: ['orderId'],
 };
 
 /** Every tool, in the order the servers list them. */
-export const ORDER_TOOLS: McpTool[] = [
+export const ORDER_TOOLS = [
   {
     name: 'lookup_order',
     title: 'Look up an order',
     description: 'Looks up one order by its id and returns its status.',
-    inputSchema: LOOKUP_ORDER_SCHEMA as InputSchema,
+    inputSchema: LOOKUP_ORDER_SCHEMA,
     annotations: { readOnlyHint: true },
   },
   {
     name: 'schedule_pickup',
     description: 'Books a courier pickup slot.',
-    inputSchema: SCHEDULE_PICKUP_SCHEMA as InputSchema,
+    inputSchema: SCHEDULE_PICKUP_SCHEMA,
   },
   { name: 'order_chart', description: 'Draws the order history as a PNG.', inputSchema: EMPTY },
   {
@@ -85,32 +84,12 @@ export const ORDER_TOOLS: McpTool[] = [
   },
 ];
 
-/** One `tools/call` as the server received it. */
-export interface RecordedCall {
-  name: string;
-  arguments: Record<string, unknown> | undefined;
-}
-
-/** What a server built by `orderServer` does besides answering. */
-export interface OrderServerHooks {
-  /** Called first for every `tools/call`, before the tool runs. */
-  onCall(call: RecordedCall): void;
-  /** What `wait_for_release` waits for; it never answers when absent. */
-  release?: (signal: AbortSignal) => Promise<string>;
-  /** What `crash_server` does (the stdio server exits); a JSON-RPC error when absent. */
-  crash?: () => void;
-}
-
-/** How an order-desk server lists its tools. */
-export interface OrderServerOptions {
-  /** Its `serverInfo.name`. @default ORDER_SERVER_NAME */
-  name?: string;
-  /** Lists the tools in pages of this size (with `nextCursor`). @default all on one page */
-  pageSize?: number;
-}
-
-/** A low-level SDK server listing `ORDER_TOOLS` and answering them. */
-export function orderServer(hooks: OrderServerHooks, options: OrderServerOptions = {}): Server {
+/**
+ * A low-level SDK server listing `ORDER_TOOLS` (in pages of `options.pageSize`) and answering them.
+ * `hooks.onCall` sees every `tools/call` first; `hooks.release` is what `wait_for_release` waits
+ * for (forever when absent); `hooks.crash` is what `crash_server` does.
+ */
+export function orderServer(hooks, options = {}) {
   const { name = ORDER_SERVER_NAME, pageSize = ORDER_TOOLS.length } = options;
   const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
@@ -127,14 +106,9 @@ export function orderServer(hooks: OrderServerHooks, options: OrderServerOptions
   return server;
 }
 
-const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
+const text = (value) => ({ content: [{ type: 'text', text: value }] });
 
-async function answer(
-  tool: string,
-  args: Record<string, unknown>,
-  hooks: OrderServerHooks,
-  signal: AbortSignal,
-): Promise<CallToolResult> {
+async function answer(tool, args, hooks, signal) {
   switch (tool) {
     case 'lookup_order': {
       const tags = Array.isArray(args.tags) ? ` [${args.tags.join(', ')}]` : '';
@@ -179,7 +153,7 @@ async function answer(
       hooks.crash?.();
       throw new Error('this server cannot crash on purpose');
     case 'wait_for_release':
-      return text(await (hooks.release?.(signal) ?? new Promise<string>(() => {})));
+      return text(await (hooks.release?.(signal) ?? new Promise(() => {})));
     default:
       throw new Error(`no tool ${tool}`);
   }
