@@ -1,5 +1,6 @@
 // mcpTools() against @modelcontextprotocol/server-filesystem, installed from npm as a
 // devDependency and started with this Node and its entry script: nothing is downloaded.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ import {
   TextMessageTermination,
   type Tool,
 } from '../../src/index.js';
-import { childPids, serverEntry } from '../support/mcp-servers.js';
+import { childPids, processesMatching, serverEntry } from '../support/mcp-servers.js';
 
 const entry = serverEntry('@modelcontextprotocol/server-filesystem');
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'baton-mcp-')));
@@ -179,6 +180,28 @@ describe('mcpTools() and the life of a stdio server', () => {
       content: failure.content,
     });
     await files.close();
+  });
+
+  it('lets a program that never calls close() end, and ends its server with it', async () => {
+    const own = mkdtempSync(join(dir, 'forgotten-'));
+    const program =
+      "import { mcpTools } from './src/index.ts';" +
+      `const files = await mcpTools({ command: process.execPath, args: [${JSON.stringify(entry)}, ${JSON.stringify(own)}] });` +
+      'console.log(files.serverName, files.tools.length);';
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', program],
+      {
+        encoding: 'utf8',
+        timeout: 15_000,
+      },
+    );
+    expect({ status: run.status, stdout: run.stdout }).toEqual({
+      status: 0,
+      stdout: 'secure-filesystem-server 14\n',
+    });
+    // The server got SIGTERM and end-of-file as the program exited; it ends a moment later.
+    await expect.poll(() => processesMatching(own), { timeout: 5000 }).toEqual([]);
   });
 
   it('says why a server that exits at start cannot be used, and cleans up', async () => {

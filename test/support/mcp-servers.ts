@@ -124,3 +124,18 @@ export async function startHttpMcpServer(
     },
   };
 }
+
+/** The ids of every running process (any parent) whose command line contains `text` (Linux). */
+export function processesMatching(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => {
+      if (!/^\d+$/.test(entry)) return false;
+      try {
+        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+        return cmdline.includes(text) && Number(entry) !== process.pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}

@@ -20,13 +20,17 @@ function batonVersion(): string {
   }
 }
 
-/** An error as one line: its message and what its cause says (`fetch failed (ECONNREFUSED)`). */
+/**
+ * An error as one line: its message and its cause's (`fetch failed (connect ECONNREFUSED
+ * 127.0.0.1:3001)`), since fetch puts the reason in the cause.
+ */
 function errorText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error ? error.cause : undefined;
   if (!(cause instanceof Error)) return message;
   const code = (cause as { code?: unknown }).code;
-  return `${message} (${typeof code === 'string' ? code : cause.message})`;
+  const reason = cause.message !== '' ? cause.message : typeof code === 'string' ? code : '';
+  return reason === '' ? message : `${message} (${reason})`;
 }
 
 /**
