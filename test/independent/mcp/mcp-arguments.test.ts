@@ -45,6 +45,27 @@ describe('mcpTools: arguments that match the schema', () => {
     expect(newCalls()).toEqual([{ name: 'lookup_order', arguments: args }]);
   });
 
+  // JSON Schema validation checks and never edits: keys the schema allows but does not list are
+  // kept (no zod-style stripping), a `default` is not filled in, nothing is coerced.
+  it('are not edited: unlisted keys kept, defaults not filled in', async () => {
+    const { results } = await runClerk(handle.tools, [
+      {
+        toolCalls: [
+          { id: 'k', name: 'cancel_order', arguments: '{"orderId":"A-9","reason":"duplicate"}' },
+          { id: 'd', name: 'lookup_order', arguments: '{"orderId":"A-10"}' },
+        ],
+      },
+    ]);
+    expect(results.map((r) => [r.callId, r.isError])).toEqual([
+      ['k', true], // cancel_order always answers with isError
+      ['d', false],
+    ]);
+    expect(newCalls()).toEqual([
+      { name: 'cancel_order', arguments: { orderId: 'A-9', reason: 'duplicate' } },
+      { name: 'lookup_order', arguments: { orderId: 'A-10' } },
+    ]);
+  });
+
   it('pass a draft 2020-12 schema with $defs, $ref and format', async () => {
     const { results } = await runClerk(handle.tools, [
       scriptedToolCall('schedule_pickup', { slot: 'pm', day: '2026-11-24' }, 'call-p'),

@@ -223,3 +223,24 @@ describe('mcpTools: close()', () => {
     expect(stdio.calls()).toEqual([]);
   });
 });
+
+describe('mcpTools: a server that is noisy but healthy keeps answering', () => {
+  it.each([
+    ['prints lines that are not JSON-RPC to stdout', ['--chatty']],
+    ['writes 256 kB to stderr before each answer', ['--stderr-kb', '256']],
+  ])('a server that %s', async (_, flags) => {
+    const orders = await connect(orderStdio(flags).server, { include: ['lookup_order'] });
+    const { results } = await runClerk(orders.tools, [
+      {
+        toolCalls: [1, 2, 3].map((i) => ({
+          id: `c${i}`,
+          name: 'lookup_order',
+          arguments: `{"orderId":"A-${i}"}`,
+        })),
+      },
+    ]);
+    expect(results.map((r) => [r.callId, r.isError, r.content])).toEqual(
+      [1, 2, 3].map((i) => [`c${i}`, false, `Order A-${i} is shipped (priority low, copies 1).`]),
+    );
+  });
+});

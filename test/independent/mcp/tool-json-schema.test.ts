@@ -55,6 +55,21 @@ describe('tool() with a JSON Schema as parameters', () => {
     expect(received).toEqual([args]);
   });
 
+  it('keeps keys an open schema allows and fills in no defaults', async () => {
+    const received: unknown[] = [];
+    const open = tool({
+      name: 'note',
+      parameters: {
+        type: 'object',
+        properties: { text: { type: 'string' }, tone: { type: 'string', default: 'plain' } },
+        required: ['text'],
+      },
+      execute: (args) => received.push(args),
+    });
+    await runClerk([open], [scriptedToolCall('note', { text: 'hi', extra: 1 }, 'n1')]);
+    expect(received).toEqual([{ text: 'hi', extra: 1 }]);
+  });
+
   it.each([
     ['a missing required field', { room: 'Ada' }, 'attendees'],
     ['a value outside the enum', { room: 'Turing', attendees: 2 }, 'room'],

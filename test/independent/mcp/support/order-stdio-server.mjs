@@ -4,7 +4,9 @@
 // `{"event":"call","name":…,"arguments":…}` for every `tools/call` it receives.
 // Flags: `--exit-after-first` (exit once the first call's answer is written), `--stubborn` (ignore
 // SIGTERM and the end of stdin, so only SIGKILL ends it), `--name <n>` (its `serverInfo.name`),
-// `--page-size <n>` (list the tools in pages of n).
+// `--page-size <n>` (list the tools in pages of n), `--stderr-kb <n>` (write n kB to stderr
+// before answering each call), `--chatty` (print a line that is not JSON-RPC to stdout at start
+// and before each answer, as careless servers do).
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -19,6 +21,8 @@ const { values } = parseArgs({
     'exit-after-first': { type: 'boolean', default: false },
     stubborn: { type: 'boolean', default: false },
     'page-size': { type: 'string' },
+    'stderr-kb': { type: 'string', default: '0' },
+    chatty: { type: 'boolean', default: false },
   },
 });
 const log = values.log;
@@ -30,13 +34,22 @@ if (values.stubborn) {
   setInterval(() => {}, 60_000); // keeps running after stdin ends
 }
 
+const stderrBytes = Number(values['stderr-kb']) * 1024;
 const server = orderServer(
-  { onCall: (call) => record({ event: 'call', ...call }), crash: () => process.exit(3) },
+  {
+    onCall: (call) => {
+      record({ event: 'call', ...call });
+      if (stderrBytes > 0) process.stderr.write(`${'.'.repeat(stderrBytes - 1)}\n`);
+      if (values.chatty) process.stdout.write(`order-desk: answering ${call.name}\n`);
+    },
+    crash: () => process.exit(3),
+  },
   {
     name: values.name,
     ...(values['page-size'] ? { pageSize: Number(values['page-size']) } : {}),
   },
 );
+if (values.chatty) process.stdout.write('order-desk: starting up\n');
 const transport = new StdioServerTransport();
 await server.connect(transport);
 

@@ -20,7 +20,12 @@ export const LOOKUP_ORDER_SCHEMA = {
   type: 'object',
   properties: {
     orderId: { type: 'string', minLength: 1, description: 'The order id, such as A-100.' },
-    priority: { type: 'string', enum: ['low', 'high'], description: 'How urgent the lookup is.' },
+    priority: {
+      type: 'string',
+      enum: ['low', 'high'],
+      default: 'low',
+      description: 'How urgent the lookup is.',
+    },
     copies: { type: 'integer', minimum: 1, maximum: 5 },
     tags: { type: 'array', items: { type: 'string' }, maxItems: 2 },
   },
