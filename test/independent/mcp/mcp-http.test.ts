@@ -11,7 +11,7 @@ import {
   scriptedText,
   scriptedToolCall,
 } from '../../../src/index.js';
-import { executionResults, expectNamesServer, runClerk } from './support/mcp-kit.js';
+import { executionResults, expectNamesServer, runClerk, until } from './support/mcp-kit.js';
 import { type OrderHttpServer, startOrderHttpServer } from './support/order-http-server.js';
 import { LOOKUP_ORDER_SCHEMA, ORDER_SERVER_NAME, ORDER_TOOLS } from './support/order-tools.mjs';
 
@@ -222,5 +222,35 @@ describe('mcpTools over Streamable HTTP: a slow server', () => {
       type: 'TextMessage',
       content: 'Gave up waiting.',
     });
+  });
+});
+
+describe('mcpTools over Streamable HTTP: a server that keeps a session', () => {
+  it('calls its tools within the session', async () => {
+    const server = await serve({ stateful: true });
+    const handle = await connect({ url: server.url }, { include: ['lookup_order'] });
+    const { results } = await runClerk(handle.tools, [
+      scriptedToolCall('lookup_order', { orderId: 'S-1' }, 's'),
+    ]);
+    expect(results).toEqual([
+      {
+        callId: 's',
+        name: 'lookup_order',
+        content: 'Order S-1 is shipped (priority low, copies 1).',
+        isError: false,
+      },
+    ]);
+    expect(server.calls).toEqual([{ name: 'lookup_order', arguments: { orderId: 'S-1' } }]);
+  });
+
+  // §12 "close() ends the connection", read with the MCP transport spec: a client that no longer
+  // needs a session sends DELETE to end it, and its open SSE stream (GET) is closed.
+  it('close() ends the session with DELETE and closes the SSE stream', async () => {
+    const server = await serve({ stateful: true });
+    const handle = await mcpTools({ url: server.url });
+    expect(server.methods).not.toContain('DELETE');
+    await handle.close();
+    expect(server.methods.filter((m) => m === 'DELETE')).toHaveLength(1);
+    expect(await until(() => server.openStreams() === 0)).toBe(true);
   });
 });

@@ -1,7 +1,9 @@
-// The order-desk MCP server over Streamable HTTP, in-process on 127.0.0.1 (stateless: one SDK
-// server and transport per request). It records every `tools/call` and the `authorization` header
+// The order-desk MCP server over Streamable HTTP, in-process on 127.0.0.1: stateless (one SDK
+// server and transport per request) or, with `stateful`, one session for one client, with the
+// standalone SSE stream (GET) and session termination (DELETE). It records every `tools/call` and the `authorization` header
 // of every request, can demand a bearer token, holds `wait_for_release` calls until the test
 // releases them, and can be stopped to play a server that went away.
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -14,6 +16,8 @@ export interface OrderHttpServerOptions {
   /** When set, requests without `authorization: Bearer <token>` get 401. */
   token?: string;
   name?: string;
+  /** One session (`mcp-session-id`) served by one SDK server and transport. */
+  stateful?: boolean;
 }
 
 /** A running in-process order-desk server. */
@@ -24,6 +28,10 @@ export interface OrderHttpServer {
   readonly calls: RecordedCall[];
   /** The `authorization` header of every request (`null` when absent), oldest first. */
   readonly authorizations: (string | null)[];
+  /** The HTTP method of every request that passed authorization, oldest first. */
+  readonly methods: string[];
+  /** How many GET (SSE) responses are still open. */
+  openStreams(): number;
   /** Resolves when a `wait_for_release` call has reached the server (the next one, once used). */
   waitingCall(): Promise<void>;
   /** Answers the pending `wait_for_release` calls with `text`. */
@@ -50,6 +58,24 @@ export async function startOrderHttpServer(
   const authorizations: (string | null)[] = [];
   let waiting = deferred();
   const releases: ((text: string) => void)[] = [];
+  const methods: string[] = [];
+  let openStreams = 0;
+  const hooks = {
+    onCall: (call: RecordedCall) => calls.push(call),
+    release: () =>
+      new Promise<string>((resolve) => {
+        releases.push(resolve);
+        waiting.resolve();
+      }),
+  };
+  const serverOptions = { name: options.name ?? ORDER_SERVER_NAME };
+  let session: Promise<StreamableHTTPServerTransport> | undefined;
+  const sessionTransport = () =>
+    (session ??= (async () => {
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID });
+      await orderServer(hooks, serverOptions).connect(transport);
+      return transport;
+    })());
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const authorization = req.headers.authorization ?? null;
@@ -59,21 +85,20 @@ export async function startOrderHttpServer(
       res.end(JSON.stringify({ error: 'invalid_token' }));
       return;
     }
+    methods.push(req.method ?? '');
+    if (options.stateful) {
+      if (req.method === 'GET') {
+        openStreams++;
+        res.on('close', () => openStreams--);
+      }
+      await (await sessionTransport()).handleRequest(req, res);
+      return;
+    }
     if (req.method !== 'POST') {
       res.writeHead(405).end();
       return;
     }
-    const server = orderServer(
-      {
-        onCall: (call) => calls.push(call),
-        release: () =>
-          new Promise<string>((resolve) => {
-            releases.push(resolve);
-            waiting.resolve();
-          }),
-      },
-      { name: options.name ?? ORDER_SERVER_NAME },
-    );
+    const server = orderServer(hooks, serverOptions);
     const transport = new StreamableHTTPServerTransport({});
     res.on('close', () => {
       void transport.close();
@@ -96,6 +121,8 @@ export async function startOrderHttpServer(
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
     authorizations,
+    methods,
+    openStreams: () => openStreams,
     waitingCall: () => waiting.promise,
     release(text) {
       for (const resolve of releases.splice(0)) resolve(text);
