@@ -174,6 +174,13 @@ describe('mcpTools() over Streamable HTTP', () => {
         `ECONNREFUSED ${new URL(server.url).host}). ` +
         'Check the URL and the headers, and that the server is running.',
     );
+    const toolless = await startHttpMcpServer([], { offersTools: false });
+    await expect(mcpTools({ url: toolless.url })).rejects.toThrow(
+      'mcpTools(): cannot list the tools of MCP server "http-test": MCP error -32601: Method not ' +
+        'found. Check that the server offers tools.',
+    );
+    expect(toolless.seen).toEqual(['initialize (none)', 'closed']);
+    await toolless.stop();
     await expect(mcpTools({ url: 'ftp://127.0.0.1/mcp' })).rejects.toThrow(
       'mcpTools(): url "ftp://127.0.0.1/mcp" is not an http(s) URL.',
     );

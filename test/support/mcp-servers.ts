@@ -67,24 +67,27 @@ export interface HttpMcpTestServer {
  */
 export async function startHttpMcpServer(
   tools: readonly HttpTestTool[],
+  { offersTools = true }: { offersTools?: boolean } = {},
 ): Promise<HttpMcpTestServer> {
   const seen: string[] = [];
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const newSession = async (authorization: string) => {
     const server = new Server(
       { name: 'http-test', version: '1.0.0' },
-      { capabilities: { tools: {} } },
+      { capabilities: offersTools ? { tools: {} } : {} },
     );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: tools.map(({ answer: _answer, ...listed }) => listed),
-    }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => {
-      const args = request.params.arguments ?? {};
-      seen.push(`call ${request.params.name} ${JSON.stringify(args)}`);
-      const found = tools.find((t) => t.name === request.params.name);
-      if (found === undefined) throw new Error(`no tool ${request.params.name}`);
-      return found.answer(args);
-    });
+    if (offersTools) {
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: tools.map(({ answer: _answer, ...listed }) => listed),
+      }));
+      server.setRequestHandler(CallToolRequestSchema, (request) => {
+        const args = request.params.arguments ?? {};
+        seen.push(`call ${request.params.name} ${JSON.stringify(args)}`);
+        const found = tools.find((t) => t.name === request.params.name);
+        if (found === undefined) throw new Error(`no tool ${request.params.name}`);
+        return found.answer(args);
+      });
+    }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

@@ -92,20 +92,32 @@ export class McpConnection {
     return new McpConnection(client.getServerVersion()?.name ?? config.label, client, transport);
   }
 
-  /** Every tool the server offers, following its pages. */
+  /**
+   * Every tool the server offers, following its pages.
+   * @throws ConfigError when the server cannot list them.
+   */
   async listTools(): Promise<McpToolInfo[]> {
     const tools: McpToolInfo[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    do {
-      const page = await this.#client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-      if (cursor !== undefined && seen.has(cursor)) {
-        throw new Error(`MCP server "${this.name}" repeats the page cursor "${cursor}"`);
-      }
-      if (cursor !== undefined) seen.add(cursor);
-    } while (cursor !== undefined);
+    try {
+      do {
+        const page = await this.#client.listTools(cursor === undefined ? {} : { cursor });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+        if (cursor !== undefined && seen.has(cursor)) {
+          throw new Error(`it sent the page cursor "${cursor}" twice`);
+        }
+        if (cursor !== undefined) seen.add(cursor);
+      } while (cursor !== undefined);
+    } catch (error) {
+      const reason = this.#down === undefined ? errorText(error) : `the server ${this.#down}`;
+      throw new ConfigError(
+        `mcpTools(): cannot list the tools of MCP server "${this.name}": ${reason}. ` +
+          'Check that the server offers tools.',
+        { cause: error },
+      );
+    }
     return tools;
   }
 
