@@ -226,7 +226,7 @@ describe('mcpTools: close()', () => {
 
 describe('mcpTools: a server that is noisy but healthy keeps answering', () => {
   it.each([
-    ['prints lines that are not JSON-RPC to stdout', ['--chatty']],
+    ['prints a line that is not JSON-RPC just before each answer (one write)', ['--chatty']],
     ['writes 256 kB to stderr before each answer', ['--stderr-kb', '256']],
   ])('a server that %s', async (_, flags) => {
     const orders = await connect(orderStdio(flags).server, { include: ['lookup_order'] });

@@ -5,8 +5,8 @@
 // Flags: `--exit-after-first` (exit once the first call's answer is written), `--stubborn` (ignore
 // SIGTERM and the end of stdin, so only SIGKILL ends it), `--name <n>` (its `serverInfo.name`),
 // `--page-size <n>` (list the tools in pages of n), `--stderr-kb <n>` (write n kB to stderr
-// before answering each call), `--chatty` (print a line that is not JSON-RPC to stdout at start
-// and before each answer, as careless servers do).
+// before answering each call), `--chatty` (print a line that is not JSON-RPC to stdout at start,
+// and one in the same write as each answer, as careless servers do).
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -40,7 +40,6 @@ const server = orderServer(
     onCall: (call) => {
       record({ event: 'call', ...call });
       if (stderrBytes > 0) process.stderr.write(`${'.'.repeat(stderrBytes - 1)}\n`);
-      if (values.chatty) process.stdout.write(`order-desk: answering ${call.name}\n`);
     },
     crash: () => process.exit(3),
   },
@@ -53,7 +52,8 @@ if (values.chatty) process.stdout.write('order-desk: starting up\n');
 const transport = new StdioServerTransport();
 await server.connect(transport);
 
-// With --exit-after-first: note the id of each tools/call, and exit once the first answer is out.
+// Note the id of each tools/call: --chatty prefixes its answer with a junk line, and
+// --exit-after-first exits once the first answer is out.
 const callIds = new Set();
 const onmessage = transport.onmessage;
 transport.onmessage = (message) => {
@@ -64,7 +64,11 @@ transport.onmessage = (message) => {
 };
 const send = transport.send.bind(transport);
 transport.send = async (message) => {
-  await send(message);
+  if (values.chatty && 'result' in message && callIds.has(message.id)) {
+    process.stdout.write(`order-desk: answering\n${JSON.stringify(message)}\n`);
+  } else {
+    await send(message);
+  }
   if (values['exit-after-first'] && 'result' in message && callIds.has(message.id)) {
     process.stdout.write('', () => process.exit(0));
   }
