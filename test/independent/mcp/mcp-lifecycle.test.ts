@@ -224,10 +224,11 @@ describe('mcpTools: close()', () => {
   });
 });
 
-describe('mcpTools: a server that is noisy but healthy keeps answering', () => {
+describe('mcpTools: a healthy server that is noisy or talks first keeps answering', () => {
   it.each([
     ['prints a line that is not JSON-RPC just before each answer (one write)', ['--chatty']],
     ['writes 256 kB to stderr before each answer', ['--stderr-kb', '256']],
+    ['sends a log notification and a ping request before each answer', ['--talk-first']],
   ])('a server that %s', async (_, flags) => {
     const orders = await connect(orderStdio(flags).server, { include: ['lookup_order'] });
     const { results } = await runClerk(orders.tools, [

@@ -6,7 +6,8 @@
 // SIGTERM and the end of stdin, so only SIGKILL ends it), `--name <n>` (its `serverInfo.name`),
 // `--page-size <n>` (list the tools in pages of n), `--stderr-kb <n>` (write n kB to stderr
 // before answering each call), `--chatty` (print a line that is not JSON-RPC to stdout at start,
-// and one in the same write as each answer, as careless servers do).
+// and one in the same write as each answer, as careless servers do), `--talk-first` (before each
+// answer, send the client a log notification and a ping request, and wait for the pong).
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     'page-size': { type: 'string' },
     'stderr-kb': { type: 'string', default: '0' },
     chatty: { type: 'boolean', default: false },
+    'talk-first': { type: 'boolean', default: false },
   },
 });
 const log = values.log;
@@ -42,6 +44,17 @@ const server = orderServer(
       if (stderrBytes > 0) process.stderr.write(`${'.'.repeat(stderrBytes - 1)}\n`);
     },
     crash: () => process.exit(3),
+    ...(values['talk-first']
+      ? {
+          beforeAnswer: async (server) => {
+            await server.notification({
+              method: 'notifications/message',
+              params: { level: 'info', data: 'looking it up' },
+            });
+            await server.ping();
+          },
+        }
+      : {}),
   },
   {
     name: values.name,

@@ -35,6 +35,8 @@ export interface OrderServerHooks {
   release?: (signal: AbortSignal) => Promise<string>;
   /** What `crash_server` does (the stdio server exits); a JSON-RPC error when absent. */
   crash?: () => void;
+  /** Runs after `onCall` and before the tool answers, with the server (to talk to the client). */
+  beforeAnswer?: (server: Server) => Promise<void>;
 }
 
 /** How an order-desk server lists its tools. */

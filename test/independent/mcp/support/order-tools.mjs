@@ -92,20 +92,25 @@ export const ORDER_TOOLS = [
 /**
  * A low-level SDK server listing `ORDER_TOOLS` (in pages of `options.pageSize`) and answering them.
  * `hooks.onCall` sees every `tools/call` first; `hooks.release` is what `wait_for_release` waits
- * for (forever when absent); `hooks.crash` is what `crash_server` does.
+ * for (forever when absent); `hooks.crash` is what `crash_server` does; `hooks.beforeAnswer`
+ * runs before each answer (to talk to the client first).
  */
 export function orderServer(hooks, options = {}) {
   const { name = ORDER_SERVER_NAME, pageSize = ORDER_TOOLS.length } = options;
-  const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name, version: '1.0.0' },
+    { capabilities: { tools: {}, logging: {} } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const start = Number(request.params?.cursor ?? 0);
     const end = start + pageSize;
     const page = ORDER_TOOLS.slice(start, end);
     return end < ORDER_TOOLS.length ? { tools: page, nextCursor: String(end) } : { tools: page };
   });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name: tool, arguments: args } = request.params;
     hooks.onCall({ name: tool, arguments: args });
+    await hooks.beforeAnswer?.(server);
     return answer(tool, args ?? {}, hooks, extra.signal);
   });
   return server;
