@@ -227,6 +227,7 @@ describe('mcpTools: close()', () => {
 describe('mcpTools: a healthy server that is noisy or talks first keeps answering', () => {
   it.each([
     ['prints a line that is not JSON-RPC just before each answer (one write)', ['--chatty']],
+    ['prints an empty line just before each answer (one write)', ['--blank-line']],
     ['writes 256 kB to stderr before each answer', ['--stderr-kb', '256']],
     ['sends a log notification and a ping request before each answer', ['--talk-first']],
   ])('a server that %s', async (_, flags) => {

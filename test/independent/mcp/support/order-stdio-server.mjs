@@ -6,7 +6,8 @@
 // SIGTERM and the end of stdin, so only SIGKILL ends it), `--name <n>` (its `serverInfo.name`),
 // `--page-size <n>` (list the tools in pages of n), `--stderr-kb <n>` (write n kB to stderr
 // before answering each call), `--chatty` (print a line that is not JSON-RPC to stdout at start,
-// and one in the same write as each answer, as careless servers do), `--talk-first` (before each
+// and one in the same write as each answer, as careless servers do), `--blank-line` (an empty
+// line in the same write as each answer, as a stray console.log() makes), `--talk-first` (before each
 // answer, send the client a log notification and a ping request, and wait for the pong).
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     'stderr-kb': { type: 'string', default: '0' },
     chatty: { type: 'boolean', default: false },
     'talk-first': { type: 'boolean', default: false },
+    'blank-line': { type: 'boolean', default: false },
   },
 });
 const log = values.log;
@@ -79,6 +81,8 @@ const send = transport.send.bind(transport);
 transport.send = async (message) => {
   if (values.chatty && 'result' in message && callIds.has(message.id)) {
     process.stdout.write(`order-desk: answering\n${JSON.stringify(message)}\n`);
+  } else if (values['blank-line'] && 'result' in message && callIds.has(message.id)) {
+    process.stdout.write(`\n${JSON.stringify(message)}\n`);
   } else {
     await send(message);
   }
