@@ -122,6 +122,38 @@ describe('mcpTools: a server that exits', () => {
     });
   });
 
+  // Whether the calls of one response run at once is not specified: either they are all waiting
+  // when the server dies, or the later ones find it dead. Both must end as error results.
+  it('a server that dies fails every call still waiting for it', async () => {
+    const stdio = orderStdio();
+    const orders = await connect(stdio.server, { include: ['wait_for_release', 'crash_server'] });
+    const { results, result } = await runClerk(
+      orders.tools,
+      [
+        {
+          toolCalls: [
+            { id: 'boom', name: 'crash_server', arguments: '{}' },
+            { id: 'w1', name: 'wait_for_release', arguments: '{}' },
+            { id: 'w2', name: 'wait_for_release', arguments: '{}' },
+          ],
+        },
+        scriptedText('Everything failed.'),
+      ],
+      { maxToolIterations: 2 },
+    );
+    expect(results.map((r) => [r.callId, r.name, r.isError])).toEqual([
+      ['boom', 'crash_server', true],
+      ['w1', 'wait_for_release', true],
+      ['w2', 'wait_for_release', true],
+    ]);
+    expect(results[1]?.content).toContain('wait_for_release');
+    expect(results[2]?.content).toContain('wait_for_release');
+    expect(result.messages.at(-1)).toMatchObject({
+      type: 'TextMessage',
+      content: 'Everything failed.',
+    });
+  });
+
   it('a team keeps taking turns after a participant lost its server', async () => {
     const stdio = orderStdio(['--exit-after-first']);
     const orders = await connect(stdio.server, { include: ['lookup_order'] });
