@@ -21,6 +21,7 @@ import {
 import { applyContextWindow, toModelMessages } from '../messages/model-view.js';
 import { indexThread } from '../messages/thread-index.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
+import { normaliseModelResult } from '../models/model-result.js';
 import { formatPath } from '../zod-issues.js';
 import {
   checkAgentName,
@@ -42,6 +43,7 @@ import {
   type ToolMiddleware,
   toolExecutor,
 } from './tool-execution.js';
+import { valueText } from '../value-text.js';
 
 /** Options of `Agent`. */
 export interface AgentOptions {
@@ -194,7 +196,7 @@ export class Agent implements ChatAgent {
           return {
             callId: c.id,
             name: c.name,
-            content: String(r.content),
+            content: valueText(r.content),
             isError: r.isError === true,
           };
         }),
@@ -260,10 +262,14 @@ export class Agent implements ChatAgent {
     return request;
   }
 
+  /** One model call; what the client returns is normalised before anything can commit it. */
   async #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
     const client = this.#client;
-    if (!this.#stream || client.createStream === undefined) return client.create(request);
-    let result: ModelResult | undefined;
+    const origin = `The ChatClient of agent "${this.name}"`;
+    if (!this.#stream || client.createStream === undefined) {
+      return normaliseModelResult(await client.create(request), origin);
+    }
+    let result: unknown;
     for await (const item of client.createStream(request)) {
       if (typeof item !== 'string') result = item;
       else if (item !== '') ctx.emit(streamingChunkEvent({ source: this.name, content: item }));
@@ -274,7 +280,7 @@ export class Agent implements ChatAgent {
           'createStream must yield a ModelResult last.',
       );
     }
-    return result;
+    return normaliseModelResult(result, origin);
   }
 
   #answer(result: ModelResult, outputSchema: z.ZodType | undefined): ChatMessage {

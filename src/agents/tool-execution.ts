@@ -1,6 +1,8 @@
 import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
 import { formatPath } from '../zod-issues.js';
 import type { Tool, ToolContext } from './tool.js';
+import { redactSecrets } from '../redact.js';
+import { thrownText, valueText } from '../value-text.js';
 
 /** Answers one tool call. */
 export type ToolHandler = (call: FunctionCall) => Promise<FunctionExecutionResult>;
@@ -60,6 +62,7 @@ export function toolExecutor(
   tools: ReadonlyMap<string, Tool>,
   options: ToolExecutorOptions,
 ): ToolHandler {
+  const onAbort = abortFanOut(options.context.signal);
   return async (call) => {
     const fail = (content: string): FunctionExecutionResult => ({
       callId: call.id,
@@ -79,7 +82,7 @@ export function toolExecutor(
           'Fix them and call the tool again.',
       );
     }
-    const outcome = await runWithTimeout(found, parsed.data, options);
+    const outcome = await runWithTimeout(found, parsed.data, options, onAbort);
     return outcome.ok
       ? { callId: call.id, name: call.name, content: outcome.content, isError: false }
       : fail(outcome.content);
@@ -110,23 +113,49 @@ function parseArguments(call: FunctionCall): Outcome {
   }
 }
 
+/** Subscribes to the abort of a signal; returns a function that unsubscribes. */
+type AbortSubscription = (fire: () => void) => () => void;
+
+/**
+ * One abort listener on `signal` for every call of an executor: a response with many parallel tool
+ * calls would otherwise add one listener per call to the run's signal and make Node print
+ * `MaxListenersExceededWarning`. The listener is attached while at least one call is running.
+ */
+function abortFanOut(signal: AbortSignal): AbortSubscription {
+  const waiting = new Set<() => void>();
+  const fireAll = () => {
+    for (const fire of [...waiting]) fire();
+    waiting.clear();
+  };
+  return (fire) => {
+    if (waiting.size === 0) signal.addEventListener('abort', fireAll, { once: true });
+    waiting.add(fire);
+    return () => {
+      if (waiting.delete(fire) && waiting.size === 0) {
+        signal.removeEventListener('abort', fireAll);
+      }
+    };
+  };
+}
+
 async function runWithTimeout(
   found: Tool,
   args: unknown,
   { context, timer }: ToolExecutorOptions,
+  onAbort: AbortSubscription,
 ): Promise<{ ok: boolean; content: string }> {
   const controller = new AbortController();
   const name = found.name;
   let cancelTimer = () => {};
-  let onAbort = () => {};
+  let unsubscribe = () => {};
   try {
     return await new Promise((resolve) => {
-      onAbort = () => {
+      const cancel = () => {
         controller.abort(context.signal.reason);
         resolve({ ok: false, content: `Tool "${name}" was cancelled.` });
       };
-      if (context.signal.aborted) return onAbort();
-      context.signal.addEventListener('abort', onAbort, { once: true });
+      if (context.signal.aborted) return cancel();
+      unsubscribe = onAbort(cancel);
       cancelTimer = timer(found.timeoutMs, () => {
         controller.abort(new Error(`Tool "${name}" timed out.`));
         resolve({ ok: false, content: `Tool "${name}" timed out after ${found.timeoutMs} ms.` });
@@ -134,27 +163,16 @@ async function runWithTimeout(
       Promise.resolve()
         .then(() => found.execute(args, { ...context, signal: controller.signal }))
         .then(
-          (value) => resolve({ ok: true, content: toText(value) }),
+          (value) => resolve({ ok: true, content: valueText(value) }),
           (error: unknown) =>
-            resolve({ ok: false, content: `Tool "${name}" failed: ${errorText(error)}` }),
+            resolve({
+              ok: false,
+              content: `Tool "${name}" failed: ${redactSecrets(thrownText(error))}`,
+            }),
         );
     });
   } finally {
     cancelTimer();
-    context.signal.removeEventListener('abort', onAbort);
+    unsubscribe();
   }
-}
-
-function toText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined) return '';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
