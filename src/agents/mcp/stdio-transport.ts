@@ -77,13 +77,19 @@ export class StdioTransport implements Transport {
       });
     });
     child.stdout?.on('data', (chunk: Buffer) => {
-      try {
-        this.#buffer.append(chunk);
-        for (let m = this.#buffer.readMessage(); m !== null; m = this.#buffer.readMessage()) {
-          this.onmessage?.(m);
+      this.#buffer.append(chunk);
+      // A line that is not JSON-RPC (a stray console.log in the server) is reported and skipped;
+      // `readMessage` has consumed it already, so the messages after it in the chunk still arrive.
+      for (;;) {
+        let message: ReturnType<InstanceType<McpSdk['ReadBuffer']>['readMessage']>;
+        try {
+          message = this.#buffer.readMessage();
+        } catch (error) {
+          this.onerror?.(error as Error);
+          continue;
         }
-      } catch (error) {
-        this.onerror?.(error as Error);
+        if (message === null) break;
+        this.onmessage?.(message);
       }
     });
     child.stderr?.setEncoding('utf8');
