@@ -3,10 +3,18 @@
 // §3 Models and §4 tools and agents.
 export type { AgentOptions } from './agents/agent.js';
 export { Agent } from './agents/agent.js';
-export type { AgentContext, AgentResponse, ChatAgent } from './agents/chat-agent.js';
+export type { AgentContext, AgentPause, AgentResponse, ChatAgent } from './agents/chat-agent.js';
+export type {
+  Guardrail,
+  GuardrailInput,
+  GuardrailOptions,
+  GuardrailResult,
+  GuardrailSet,
+} from './agents/guardrail.js';
+export { guardrail } from './agents/guardrail.js';
 export type { HandoffOptions } from './agents/handoff.js';
 export { Handoff } from './agents/handoff.js';
-export type { Tool, ToolContext, ToolOptions } from './agents/tool.js';
+export type { NeedsApproval, Tool, ToolContext, ToolOptions } from './agents/tool.js';
 export { tool } from './agents/tool.js';
 export type { Timer, ToolMiddleware } from './agents/tool-execution.js';
 export type {
@@ -49,6 +57,7 @@ export type {
   ChatMessage,
   FunctionCall,
   FunctionExecutionResult,
+  GuardrailTrippedEvent,
   HandoffMessage,
   MessageBase,
   ModelClientStreamingChunkEvent,
@@ -57,6 +66,8 @@ export type {
   StructuredMessage,
   TextMessage,
   ThoughtEvent,
+  ToolApprovalRequestEvent,
+  ToolApprovalResponseEvent,
   ToolCallExecutionEvent,
   ToolCallRequestEvent,
   ToolCallSummaryMessage,
@@ -66,13 +77,18 @@ export type {
 export { isAgentEvent, isChatMessage } from './messages/message.js';
 export type { MessageInit } from './messages/message-factories.js';
 export {
+  approve,
+  guardrailTrippedEvent,
   handoffMessage,
+  reject,
   selectSpeakerEvent,
   stopMessage,
   streamingChunkEvent,
   structuredMessage,
   textMessage,
   thoughtEvent,
+  toolApprovalRequestEvent,
+  toolApprovalResponseEvent,
   toolCallExecutionEvent,
   toolCallRequestEvent,
   toolCallSummaryMessage,

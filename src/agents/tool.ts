@@ -10,7 +10,19 @@ export interface ToolContext {
   sessionId: string;
   /** The name of the agent that called the tool. */
   agent: string;
+  /**
+   * The id of the model's call: the same after any resume, so a tool with side effects can use it
+   * as an idempotency key (an approved call may run again after a crash before its result was
+   * committed).
+   */
+  callId: string;
 }
+
+/** Whether a call needs a person's approval before it runs: fixed, or decided per call. */
+export type NeedsApproval<Args> =
+  | boolean
+  // Method syntax: a tool of specific arguments is still a `Tool` (as with `execute`).
+  | { decide(args: Args, ctx: ToolContext): boolean | Promise<boolean> }['decide'];
 
 /** Options of `tool()`. */
 export interface ToolOptions<S extends z.ZodType> {
@@ -24,6 +36,11 @@ export interface ToolOptions<S extends z.ZodType> {
   execute: (args: z.output<S>, ctx: ToolContext) => unknown;
   /** How long a call may take before it becomes an error result. @default 60_000 */
   timeoutMs?: number;
+  /**
+   * A call pauses the agent's turn until the user approves or rejects it (API.md §10); a function
+   * decides per call from the validated arguments. @default false
+   */
+  needsApproval?: NeedsApproval<z.output<S>>;
 }
 
 /** A function a model can call, made by `tool()`. */
@@ -34,6 +51,7 @@ export interface Tool<Args = unknown> {
   /** What the model is sent: name, description and JSON Schema of the arguments. */
   readonly schema: ToolSchema;
   readonly timeoutMs: number;
+  readonly needsApproval: NeedsApproval<Args>;
   execute(args: Args, ctx: ToolContext): unknown;
 }
 
@@ -53,10 +71,18 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  *   parameters: z.object({ invoiceId: z.string() }),
  *   execute: async ({ invoiceId }) => `Invoice ${invoiceId} is paid.`,
  * });
- * @throws ConfigError for a bad name, a schema that is not a zod object or a bad timeout.
+ * @throws ConfigError for a bad name, a schema that is not a zod object, a bad timeout or a bad
+ *   `needsApproval`.
  */
 export function tool<S extends z.ZodType>(options: ToolOptions<S>): Tool<z.output<S>> {
-  const { name, description = '', parameters, execute, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const {
+    name,
+    description = '',
+    parameters,
+    execute,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    needsApproval = false,
+  } = options;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw new ConfigError(
       `tool(): name ${JSON.stringify(name)} is invalid. Use 1 to 64 letters, digits, "_" or "-".`,
@@ -72,6 +98,13 @@ export function tool<S extends z.ZodType>(options: ToolOptions<S>): Tool<z.outpu
       { path: 'timeoutMs' },
     );
   }
+  if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
+    throw new ConfigError(
+      `Tool "${name}" needs \`needsApproval\` to be a boolean or a function (args, ctx) => boolean, ` +
+        `got ${JSON.stringify(needsApproval)}.`,
+      { path: 'needsApproval' },
+    );
+  }
   const jsonSchema = toObjectSchema(name, parameters);
   return Object.freeze({
     name,
@@ -79,6 +112,7 @@ export function tool<S extends z.ZodType>(options: ToolOptions<S>): Tool<z.outpu
     parameters: parameters as z.ZodType<z.output<S>>,
     schema: { name, description, parameters: jsonSchema },
     timeoutMs,
+    needsApproval,
     execute,
   });
 }
