@@ -202,9 +202,19 @@ export class Agent implements ChatAgent {
         for (const [id, r] of paused.results) earlier.set(id, r);
         for (const c of calls) {
           const decision = paused.decisions.get(c.id);
-          if (paused.awaiting.has(c.id) && decision?.approved !== true) {
-            fixed.set(c.id, rejectedResult(c, decision?.reason));
+          if (decision !== undefined && !decision.approved) {
+            fixed.set(c.id, rejectedResult(c, decision.reason));
           }
+        }
+        if ([...paused.awaiting].some((id) => !paused.decisions.has(id))) {
+          // Some calls are still undecided: the decided ones run now, the model waits.
+          const ready = calls.filter((c) => paused.decisions.has(c.id) && !earlier.has(c.id));
+          const results = await this.#runCalls(ready, fixed, new Map(), ctx, request);
+          ctx.signal.throwIfAborted();
+          if (results.length > 0) {
+            record(toolCallExecutionEvent({ source: this.name, content: results }));
+          }
+          return { approvalRequest: paused.request, innerMessages: inner };
         }
       } else {
         const result = await this.#callModel(
@@ -267,7 +277,7 @@ export class Agent implements ChatAgent {
           innerMessages: inner,
         };
       }
-      if (earlier.size > 0 || (fixed.size > 0 && i === 0 && paused !== undefined)) {
+      if (i === 0 && paused !== undefined) {
         // A continued turn: the view of the thread with these results pairs every call of the
         // paused answer with its result, before anything the user said meanwhile.
         messages = toModelMessages(ctx.conversation.concat(execution), this.name, viewOptions);

@@ -19,6 +19,8 @@ export interface ApprovalDecision {
  * answer that paused it, the results that answer already has, and the user's decisions.
  */
 export interface PausedTurn {
+  /** The event that paused the turn. */
+  readonly request: ToolApprovalRequestEvent;
   /** Every call of the answer that paused, in the model's order. */
   readonly calls: readonly FunctionCall[];
   /** The results recorded before the pause (the calls that needed no approval). */
@@ -67,7 +69,13 @@ export function findPausedTurn(
     const r = index.results.get(c.id);
     if (r !== undefined) results.set(c.id, r);
   }
-  return { calls, results, awaiting, decisions: decisionsAfter(thread, at + 1, awaiting) };
+  return {
+    request,
+    calls,
+    results,
+    awaiting,
+    decisions: decisionsAfter(thread, at + 1, awaiting),
+  };
 }
 
 /** The decisions given from `from` on for the `awaiting` calls (the first decision of each counts). */

@@ -233,7 +233,10 @@ export class SessionRuntime {
       if (tripped !== null) emit(append[append.length - 1] as AgentMessage);
       if (tripped !== null) return result('terminated', trippedReason(tripped));
       if (check.stop !== null) return result('terminated', check.stop.content);
-      if (waits) return result('awaiting_input', null);
+      if (waits) {
+        if (undecided.length < (pending.calls ?? []).length) await this.#runDecided(options, emit);
+        return result('awaiting_input', null);
+      }
     } else if (taskMessages.length > 0) {
       undecidedAfter(
         this.id,
@@ -450,6 +453,36 @@ export class SessionRuntime {
       if (check.stop !== null) return result('terminated', check.stop.content);
       if (waits) return result('awaiting_input', null);
     }
+  }
+
+  /**
+   * Some calls of a paused turn were decided and others not: the paused agent runs the decided
+   * ones now (one step), and the turn stays paused. A cancelled run leaves them for later.
+   */
+  async #runDecided(options: RunOptions, emit: (m: AgentMessage) => void): Promise<void> {
+    const state = this.#state;
+    const agent = (state.pendingRequest as PendingRequest).agent;
+    const emitted = new Set<string>();
+    let response: AgentResponse | AgentPause;
+    try {
+      response = await this.#respond(agent, state.machineState, state, options.signal, (event) => {
+        if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
+        emit(event);
+      });
+    } catch (error) {
+      if (error instanceof RunCancelled) return;
+      throw error;
+    }
+    if (!('approvalRequest' in response)) {
+      throw new Error(
+        `Agent "${agent}" answered while tool calls of its turn still await approval in session ` +
+          `"${this.id}". Its takeTurn() must pause again until every call is decided.`,
+      );
+    }
+    const request = response.approvalRequest;
+    const append = response.innerMessages.filter((m) => m !== request && m.id !== request.id);
+    if (append.length === 0) return;
+    await this.#commit({ event: `approval_progress:${agent}`, append });
   }
 
   /** The state of the agent who speaks next: the current state, or the one a selector picks. */
