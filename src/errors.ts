@@ -47,18 +47,32 @@ export class SessionBusyError extends Error {
 }
 
 /**
- * A stored checkpoint that cannot be read: corrupt, truncated or edited by hand. The store is left
- * as it was; nothing is started over.
+ * A stored checkpoint that cannot be read (corrupt, truncated or edited by hand), or a step that
+ * cannot be committed because the run lost its session's lease or its store. The store is left as
+ * it was; nothing is started over.
  */
 export class CheckpointError extends Error {
   override readonly name = 'CheckpointError';
   readonly sessionId: string;
   readonly step: number;
 
-  constructor(sessionId: string, step: number, detail: string, options?: { cause?: unknown }) {
+  /**
+   * `options.writing`: the step could not be committed (a lost lease, an unreachable store) rather
+   * than read; the message then says how to go on.
+   */
+  constructor(
+    sessionId: string,
+    step: number,
+    detail: string,
+    options?: { cause?: unknown; writing?: boolean },
+  ) {
     super(
-      `Checkpoint of session "${sessionId}" at step ${step} cannot be read: ${detail}. ` +
-        'Restore the store from a backup or fork the session from an earlier step.',
+      options?.writing === true
+        ? `Session "${sessionId}" stopped before step ${step}: ${detail}. Nothing after step ` +
+            `${step - 1} was committed; run the session again once the store is reachable (it ` +
+            'continues from its last committed step).'
+        : `Checkpoint of session "${sessionId}" at step ${step} cannot be read: ${detail}. ` +
+            'Restore the store from a backup or fork the session from an earlier step.',
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.sessionId = sessionId;

@@ -37,6 +37,7 @@ export {
 export type { ConsoleOptions } from './console.js';
 export { Console } from './console.js';
 export type { CheckpointOptions } from './engine/checkpoint-link.js';
+export type { TeamCheckpointOptions } from './engine/checkpointing.js';
 export type {
   Runnable,
   RunOptions,

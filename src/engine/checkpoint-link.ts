@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../errors.js';
+import { SessionLease } from './session-lease.js';
 import {
   type CheckpointInfo,
   type ExpectedWorkflow,
@@ -13,9 +14,7 @@ import {
 } from './session-log.js';
 import type { CommittedStep, SessionState } from './session-state.js';
 
-/** How long a run's lease lives without renewal: a dead process blocks nobody for longer. */
-export const LEASE_TTL_MS = 3_000;
-const RENEW_EVERY_MS = 1_000;
+export { LEASE_TTL_MS } from './session-lease.js';
 
 /** Options of checkpointing, as `withCheckpointing()` takes them. */
 export interface CheckpointOptions {
@@ -25,6 +24,13 @@ export interface CheckpointOptions {
    * so they are off by default. @default 0
    */
   snapshotEvery?: number;
+  /**
+   * Idle sessions kept in memory; the least recently used others are dropped and reloaded from the
+   * store when used again. @default 1000
+   */
+  sessionCacheSize?: number;
+  /** Milliseconds since the epoch, read to decide when a lease is due for renewal. @default Date.now */
+  clock?: () => number;
 }
 
 /** The fingerprint of a workflow descriptor: a short hash of its stable JSON. */
@@ -37,7 +43,7 @@ export function fingerprintOf(descriptor: WorkflowDescriptor): string {
  * with compare-and-append, and holds the session's lease while a run is in progress.
  */
 export class CheckpointLink {
-  readonly owner = randomUUID();
+  readonly #lease: SessionLease;
   readonly #store: CheckpointStore;
   readonly #sessionId: string;
   readonly #descriptor: WorkflowDescriptor;
@@ -46,7 +52,6 @@ export class CheckpointLink {
   readonly #validate: ((state: SessionState) => string | null) | undefined;
   /** The last step this process knows to be in the store (0: the log is empty). */
   #stored = 0;
-  #heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     store: CheckpointStore,
@@ -60,6 +65,12 @@ export class CheckpointLink {
     this.#validate = options.validate;
     this.#fingerprint = fingerprintOf(descriptor);
     this.#snapshotEvery = options.snapshotEvery ?? 0;
+    this.#lease = new SessionLease(store, sessionId, options.clock);
+  }
+
+  /** The lease a run holds on this session. */
+  get lease(): SessionLease {
+    return this.#lease;
   }
 
   /** The session's state from the store, or `fresh` when it has no log yet. */
@@ -156,29 +167,6 @@ export class CheckpointLink {
     );
   }
 
-  /** Takes the session's lease for a run, renewing it until `release()`. */
-  async acquire(): Promise<void> {
-    if (!(await this.#store.acquireLease(this.#sessionId, this.owner, LEASE_TTL_MS))) {
-      throw new SessionBusyError(this.#sessionId);
-    }
-    this.#heartbeat = setInterval(() => {
-      this.#store.acquireLease(this.#sessionId, this.owner, LEASE_TTL_MS).catch(() => undefined);
-    }, RENEW_EVERY_MS);
-    this.#heartbeat.unref();
-  }
-
-  async release(): Promise<void> {
-    clearInterval(this.#heartbeat);
-    this.#heartbeat = undefined;
-    await this.#store.releaseLease(this.#sessionId, this.owner).catch(() => undefined);
-  }
-
-  /** True when another process holds the session's lease (it is running there). */
-  async runningElsewhere(): Promise<boolean> {
-    const holder = await this.#store.leaseHolder(this.#sessionId);
-    return holder !== null && holder !== this.owner;
-  }
-
   #expected(): ExpectedWorkflow {
     return {
       fingerprint: this.#fingerprint,
@@ -188,7 +176,21 @@ export class CheckpointLink {
   }
 
   async #append(step: number, write: () => Promise<boolean>): Promise<void> {
-    if (!(await write())) {
+    // A run that lost its lease never commits over the process that took the session.
+    await this.#lease.confirm(step);
+    let appended: boolean;
+    try {
+      appended = await write();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new CheckpointError(
+        this.#sessionId,
+        step,
+        `its store cannot be reached to commit the step (${reason})`,
+        { writing: true, cause: error },
+      );
+    }
+    if (!appended) {
       throw new SessionBusyError(this.#sessionId, {
         detail: `another process committed step ${step} first`,
       });

@@ -5,7 +5,11 @@ import { firstTripped, infoText, type Tripped, trippedReason } from '../agents/g
 import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentEvent, AgentMessage, StopMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
-import { guardrailTrippedEvent, userInputRequestedEvent } from '../messages/message-factories.js';
+import {
+  guardrailTrippedEvent,
+  stopMessage,
+  userInputRequestedEvent,
+} from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
 import { recordAppend } from '../messages/thread-index.js';
 import { undecidedAfter } from './approval-decisions.js';
@@ -20,6 +24,7 @@ import {
   type SessionState,
   type StepChange,
 } from './session-state.js';
+import type { SessionStopRule } from './stop-rule.js';
 import { toTaskMessages, totalUsage } from './task-messages.js';
 
 /** Receives every message of a run as it is produced (streaming chunks included). */
@@ -65,7 +70,12 @@ export class SessionRuntime {
   readonly #origin: SessionOrigin;
   #state: SessionState;
   #loading: Promise<void> | undefined;
+  #loaded = false;
   #running = false;
+  /** This session's own stop rule (its own condition instance), made on first use. */
+  #rule: SessionStopRule | undefined;
+  /** The reason `stop()` gave, until the session's next check answers it. */
+  #stopRequest: string | undefined;
 
   constructor(
     id: string,
@@ -80,6 +90,31 @@ export class SessionRuntime {
     this.#state = fresh;
     this.#link = origin.link;
     this.#origin = origin;
+  }
+
+  /**
+   * True when the session can be dropped from memory and reloaded from its store later: it is not
+   * running, has no stop request waiting, and a fork it starts from has been written.
+   */
+  get evictable(): boolean {
+    return (
+      !this.#running &&
+      this.#stopRequest === undefined &&
+      (this.#origin.fork === undefined || this.#loaded)
+    );
+  }
+
+  /** True while a run (or a reset, a loadState) is in progress here. */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /**
+   * Stops this session at its next check (after the current agent turn, or on the next run's
+   * input), with `reason` as the stop reason.
+   */
+  stop(reason: string): void {
+    this.#stopRequest = reason;
   }
 
   /** The state as last loaded or committed (call `current()` to catch up with the store). */
@@ -111,10 +146,10 @@ export class SessionRuntime {
       // Another process may start and commit between reading the state and reading the lease:
       // read the lease on both sides of the state until the step holds still.
       for (let attempt = 0; attempt < 3 && !running; attempt++) {
-        const before = await this.#link.runningElsewhere();
+        const before = await this.#link.lease.runningElsewhere();
         const step = s.step;
         s = await this.current();
-        running = before || (await this.#link.runningElsewhere());
+        running = before || (await this.#link.lease.runningElsewhere());
         if (s.step === step) break;
       }
     }
@@ -148,13 +183,13 @@ export class SessionRuntime {
     try {
       await this.#ready();
       if (this.#link !== undefined) {
-        await this.#link.acquire();
+        await this.#link.lease.acquire(this.#state.step + 1);
         leased = true;
         this.#state = await this.#link.catchUp(this.#state);
       }
       return await work();
     } finally {
-      if (leased) await this.#link?.release();
+      if (leased) await this.#link?.lease.release();
       this.#running = false;
     }
   }
@@ -168,10 +203,14 @@ export class SessionRuntime {
         fork === undefined
           ? await link.load(this.#state)
           : await link.fork(fork.session, fork.step);
-    })().catch((error: unknown) => {
-      this.#loading = undefined;
-      throw error;
-    });
+    })()
+      .then(() => {
+        this.#loaded = true;
+      })
+      .catch((error: unknown) => {
+        this.#loading = undefined;
+        throw error;
+      });
     return this.#loading;
   }
 
@@ -294,6 +333,8 @@ export class SessionRuntime {
         return result('terminated', reason);
       }
       if (options.signal?.aborted) return this.#cancel(result);
+      // A run that lost its lease or its store stops here, before paying for a model call.
+      await this.#link?.lease.confirm(state.step + 1);
 
       let speaking: string;
       let selection: AgentEvent | undefined;
@@ -653,17 +694,32 @@ export class SessionRuntime {
     conditionState: unknown = this.#state.termination,
     before: readonly AgentMessage[] = [],
   ): Promise<{ stop: StopMessage | null; state: unknown }> {
-    const rule = this.#orchestration.stopRule;
-    if (rule === undefined) return { stop: null, state: conditionState };
-    const thread = (): readonly AgentMessage[] => [...this.#state.thread, ...before, ...delta];
-    try {
-      return await rule.check(delta, thread, conditionState);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`Termination condition failed in session "${this.id}": ${reason}`, {
-        cause: error,
-      });
+    const rule = this.#stopRule();
+    let check = { stop: null as StopMessage | null, state: conditionState };
+    if (rule !== undefined) {
+      const thread = (): readonly AgentMessage[] => [...this.#state.thread, ...before, ...delta];
+      try {
+        check = await rule.check(delta, thread, conditionState);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`Termination condition failed in session "${this.id}": ${reason}`, {
+          cause: error,
+        });
+      }
     }
+    const requested = this.#stopRequest;
+    if (requested === undefined) return check;
+    this.#stopRequest = undefined;
+    if (check.stop !== null) return check;
+    return {
+      stop: stopMessage({ source: 'ExternalTermination', content: requested }),
+      state: check.state,
+    };
+  }
+
+  #stopRule(): SessionStopRule | undefined {
+    this.#rule ??= this.#orchestration.stopRule?.forSession();
+    return this.#rule;
   }
 
   /** What a stop changes: the machine stops (remembering where), the condition is reset. */
@@ -671,7 +727,7 @@ export class SessionRuntime {
     machineState: string,
     conditionState: unknown,
   ): Promise<Omit<StepChange, 'event'>> {
-    const rule = this.#orchestration.stopRule;
+    const rule = this.#stopRule();
     const termination = rule === undefined ? conditionState : await rule.resetState(conditionState);
     return {
       machineState: this.#driver.next(machineState, { type: 'stop' }),

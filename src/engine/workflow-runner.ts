@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
-import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
 import { firstIssue } from '../zod-issues.js';
-import { CheckpointLink, type CheckpointOptions, fingerprintOf } from './checkpoint-link.js';
+import { CheckpointLink, fingerprintOf } from './checkpoint-link.js';
+import { type Checkpointing, DEFAULT_SESSION_CACHE_SIZE } from './checkpointing.js';
 import { MachineDriver } from './machine-driver.js';
 import { streamRun } from './message-stream.js';
 import type { Orchestration } from './orchestration.js';
@@ -22,15 +22,22 @@ export interface SessionOptions {
   from?: { session: string; step: number };
 }
 
-/** Where a runner keeps its sessions' step logs. */
-export interface Checkpointing extends CheckpointOptions {
-  readonly store: CheckpointStore;
-}
-
 /** A session with its step log and what happened at each step. */
 export interface CheckpointedSession extends Session {
   /** The step log: one entry per committed step. Needs a checkpoint store. */
   checkpoints(): Promise<CheckpointInfo[]>;
+  /**
+   * Stops this session after its current agent turn (or at the next run's input when it is not
+   * running), with stopReason `reason`. Other sessions of the workflow go on.
+   * @default reason "External termination requested"
+   */
+  stop(reason?: string): void;
+  /**
+   * Drops the session from this workflow's memory. With a checkpoint store it is reloaded from the
+   * store when used again; without one, its conversation is gone and the id starts afresh.
+   * @throws SessionBusyError while the session runs.
+   */
+  dispose(): void;
 }
 
 /**
@@ -42,11 +49,22 @@ export class WorkflowRunner implements Runnable {
   readonly #driver: MachineDriver;
   readonly #sessions = new Map<string, SessionRuntime>();
   readonly #checkpointing: Checkpointing | undefined;
+  /** Idle sessions kept in memory when a store holds them all (`Infinity` without a store). */
+  readonly #cacheSize: number;
 
   constructor(orchestration: Orchestration, checkpointing?: Checkpointing) {
     this.#orchestration = orchestration;
     this.#driver = new MachineDriver(orchestration.machine);
     this.#checkpointing = checkpointing;
+    this.#cacheSize =
+      checkpointing === undefined
+        ? Number.POSITIVE_INFINITY
+        : (checkpointing.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
+  }
+
+  /** Sessions held in memory right now (running ones included). */
+  get sessionsInMemory(): number {
+    return this.#sessions.size;
   }
 
   /** The compiled XState machine this workflow runs. */
@@ -113,7 +131,13 @@ export class WorkflowRunner implements Runnable {
         );
       }
     }
-    return new SessionHandle(this.#runtime(id, from), this);
+    const runtime = this.#runtime(id, from);
+    this.#trim();
+    return new SessionHandle(runtime, this, {
+      runtime: () => this.#runtime(id, undefined),
+      settle: () => this.#trim(),
+      dispose: () => this.#dispose(id),
+    });
   }
 
   /** A fresh state for a new or reset session. */
@@ -168,6 +192,11 @@ export class WorkflowRunner implements Runnable {
 
   #runtime(id: string, fork: SessionOptions['from']): SessionRuntime {
     let runtime = this.#sessions.get(id);
+    if (runtime !== undefined && this.#cacheSize !== Number.POSITIVE_INFINITY) {
+      // Most recently used last: eviction takes from the front.
+      this.#sessions.delete(id);
+      this.#sessions.set(id, runtime);
+    }
     if (runtime === undefined) {
       const checkpointing = this.#checkpointing;
       const link =
@@ -185,52 +214,114 @@ export class WorkflowRunner implements Runnable {
     }
     return runtime;
   }
+
+  /** Drops the least recently used idle sessions beyond the cache size (they stay in the store). */
+  #trim(): void {
+    let excess = this.#sessions.size - this.#cacheSize;
+    if (excess <= 0) return;
+    for (const [id, runtime] of this.#sessions) {
+      if (excess <= 0) break;
+      if (!runtime.evictable) continue;
+      this.#sessions.delete(id);
+      excess--;
+    }
+  }
+
+  #dispose(id: string): void {
+    const runtime = this.#sessions.get(id);
+    if (runtime === undefined) return;
+    if (runtime.running) {
+      throw new SessionBusyError(id, { detail: 'dispose() waits until it is idle' });
+    }
+    this.#sessions.delete(id);
+  }
+}
+
+/** How a handle reaches its session's runtime, which the runner may drop and rebuild. */
+interface HandleHooks {
+  /** The session's runtime, rebuilt (reloaded from the store) when it was dropped. */
+  runtime(): SessionRuntime;
+  /** Called when an operation ends, so the runner can drop idle sessions beyond its cache. */
+  settle(): void;
+  dispose(): void;
 }
 
 class SessionHandle implements CheckpointedSession {
-  readonly #runtime: SessionRuntime;
+  readonly id: string;
   readonly #runner: WorkflowRunner;
+  readonly #hooks: HandleHooks;
+  /** The runtime this handle last used; replaced when the runner dropped it. */
+  #runtime: SessionRuntime;
 
-  constructor(runtime: SessionRuntime, runner: WorkflowRunner) {
+  constructor(runtime: SessionRuntime, runner: WorkflowRunner, hooks: HandleHooks) {
+    this.id = runtime.id;
     this.#runtime = runtime;
     this.#runner = runner;
-  }
-
-  get id(): string {
-    return this.#runtime.id;
+    this.#hooks = hooks;
   }
 
   run(task?: Task, options?: RunOptions): Promise<TaskResult> {
-    return this.#runtime.run(task, options);
+    return this.#use((runtime) => runtime.run(task, options));
   }
 
   runStream(task?: Task, options?: RunOptions): AsyncIterable<AgentMessage | TaskResult> {
-    return streamRun((sink) => this.#runtime.run(task, options, sink));
+    return streamRun((sink) => this.#use((runtime) => runtime.run(task, options, sink)));
   }
 
   reset(): Promise<void> {
-    return this.#runtime.replace(() => this.#runner.freshState(), 'reset');
+    return this.#use((runtime) => runtime.replace(() => this.#runner.freshState(), 'reset'));
   }
 
-  async saveState(): Promise<unknown> {
-    const { step: _step, ...state } = await this.#runtime.current();
-    return structuredClone(state);
+  saveState(): Promise<unknown> {
+    return this.#use(async (runtime) => {
+      const { step: _step, ...state } = await runtime.current();
+      return structuredClone(state);
+    });
   }
 
   async loadState(state: unknown): Promise<void> {
     const loaded = this.#runner.parseState(structuredClone(state), this.id);
-    await this.#runtime.replace((current) => ({ ...loaded, step: current.step }), 'load_state');
+    await this.#use((runtime) =>
+      runtime.replace((current) => ({ ...loaded, step: current.step }), 'load_state'),
+    );
   }
 
-  async messages(): Promise<AgentMessage[]> {
-    return [...(await this.#runtime.current()).thread];
+  messages(): Promise<AgentMessage[]> {
+    return this.#use(async (runtime) => [...(await runtime.current()).thread]);
   }
 
   info(): Promise<SessionInfo> {
-    return this.#runtime.info();
+    return this.#use((runtime) => runtime.info());
   }
 
   checkpoints(): Promise<CheckpointInfo[]> {
-    return this.#runtime.checkpoints();
+    return this.#use((runtime) => runtime.checkpoints());
+  }
+
+  stop(reason = 'External termination requested'): void {
+    if (typeof reason !== 'string' || reason.length === 0) {
+      throw new ConfigError(
+        `session("${this.id}").stop(): the reason must be a non-empty string, got ${JSON.stringify(reason)}.`,
+        { path: 'reason' },
+      );
+    }
+    this.#current().stop(reason);
+  }
+
+  dispose(): void {
+    this.#hooks.dispose();
+  }
+
+  #current(): SessionRuntime {
+    this.#runtime = this.#hooks.runtime();
+    return this.#runtime;
+  }
+
+  async #use<T>(work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
+    try {
+      return await work(this.#current());
+    } finally {
+      this.#hooks.settle();
+    }
   }
 }

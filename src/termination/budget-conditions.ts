@@ -38,6 +38,12 @@ export class MaxMessageTermination extends TerminationCondition {
     this.includeAgentEvent = include;
   }
 
+  override clone(): MaxMessageTermination {
+    return new MaxMessageTermination(this.maxMessages, {
+      includeAgentEvent: this.includeAgentEvent,
+    });
+  }
+
   get terminated(): boolean {
     return this.#count >= this.maxMessages;
   }
@@ -119,6 +125,14 @@ export class TokenUsageTermination extends TerminationCondition {
           'maxCompletionToken.',
       );
     }
+  }
+
+  override clone(): TokenUsageTermination {
+    const limits: TokenUsageTerminationOptions = {};
+    if (this.maxTotalToken !== undefined) limits.maxTotalToken = this.maxTotalToken;
+    if (this.maxPromptToken !== undefined) limits.maxPromptToken = this.maxPromptToken;
+    if (this.maxCompletionToken !== undefined) limits.maxCompletionToken = this.maxCompletionToken;
+    return new TokenUsageTermination(limits);
   }
 
   get terminated(): boolean {

@@ -46,6 +46,10 @@ export class TimeoutTermination extends TerminationCondition {
     this.#clock = options.clock ?? Date.now;
   }
 
+  override clone(): TimeoutTermination {
+    return new TimeoutTermination(this.timeoutSeconds, { clock: this.#clock });
+  }
+
   get terminated(): boolean {
     return this.#terminated;
   }
@@ -85,18 +89,26 @@ const externalStateSchema = z.object({ terminated: z.boolean() });
  * Stops a conversation from outside (a Stop button, a shutdown hook): call `set()`, and the
  * condition fires on its next `check()`. `reset()` clears the request.
  *
- * The request is a live signal, not conversation state: `saveState()` holds only whether the
- * condition has fired, so a workflow whose sessions share this object stops the next session that
- * checks it after `set()`.
+ * Given to a workflow or team, it is one stop button for all its sessions: each session checks its
+ * own clone, and every clone fires once at its next check after `set()` on this object (sessions
+ * loaded while the request stands included) — until `reset()` on this object withdraws it.
+ * `saveState()` holds only whether the condition has fired: the request is a live signal.
  * @example const stop = new ExternalTermination(); process.on('SIGINT', () => stop.set());
  */
 export class ExternalTermination extends TerminationCondition {
   #requested = false;
   #terminated = false;
+  /** How many times `set()` was called: each clone answers every request once. */
+  #requests = 0;
+  /** The object whose `set()` a clone obeys (itself for an original). */
+  #origin: ExternalTermination = this;
+  /** For a clone: the origin's requests it has answered (or that predate it and were withdrawn). */
+  #answered = 0;
 
-  /** Requests a stop at the next `check()`. */
+  /** Requests a stop at the next `check()` (of every session, for a workflow's condition). */
   set(): void {
     this.#requested = true;
+    this.#requests++;
   }
 
   get terminated(): boolean {
@@ -105,7 +117,10 @@ export class ExternalTermination extends TerminationCondition {
 
   async check(_messages: readonly AgentMessage[]): Promise<StopMessage | null> {
     this.assertNotTerminated();
-    if (!this.#requested) return null;
+    const origin = this.#origin;
+    const fromOrigin = origin !== this && origin.#requested && origin.#requests > this.#answered;
+    if (!this.#requested && !fromOrigin) return null;
+    this.#answered = origin.#requests;
     this.#terminated = true;
     return this.stop('ExternalTermination', 'External termination requested');
   }
@@ -113,6 +128,15 @@ export class ExternalTermination extends TerminationCondition {
   reset(): void {
     this.#requested = false;
     this.#terminated = false;
+  }
+
+  override clone(): ExternalTermination {
+    const copy = new ExternalTermination();
+    const origin = this.#origin;
+    copy.#origin = origin;
+    // A request that stands when the clone is made applies to it too.
+    copy.#answered = origin.#requested ? origin.#requests - 1 : origin.#requests;
+    return copy;
   }
 
   override toJSON(): TerminationConfig {
@@ -145,6 +169,10 @@ export class FunctionalTermination extends LatchingCondition {
       );
     }
     this.#fn = fn;
+  }
+
+  override clone(): FunctionalTermination {
+    return new FunctionalTermination(this.#fn);
   }
 
   protected async match(messages: readonly AgentMessage[]): Promise<string | null> {

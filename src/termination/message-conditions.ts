@@ -29,6 +29,13 @@ export class TextMentionTermination extends LatchingCondition {
         : requireTextList(this.kind, 'sources', options.sources);
   }
 
+  override clone(): TextMentionTermination {
+    return new TextMentionTermination(
+      this.text,
+      this.sources === undefined ? {} : { sources: this.sources },
+    );
+  }
+
   protected match(messages: readonly AgentMessage[]): string | null {
     for (const m of messages) {
       if (this.sources !== undefined && !this.sources.includes(m.source)) continue;
@@ -54,6 +61,10 @@ export class SourceMatchTermination extends LatchingCondition {
     this.sources = requireTextList(this.kind, 'sources', sources);
   }
 
+  override clone(): SourceMatchTermination {
+    return new SourceMatchTermination(this.sources);
+  }
+
   protected match(messages: readonly AgentMessage[]): string | null {
     const hit = messages.find((m) => this.sources.includes(m.source));
     return hit === undefined ? null : `'${hit.source}' answered`;
@@ -67,6 +78,10 @@ export class SourceMatchTermination extends LatchingCondition {
 /** Fires on a `StopMessage` in the delta. */
 export class StopMessageTermination extends LatchingCondition {
   protected readonly kind = 'StopMessageTermination';
+
+  override clone(): StopMessageTermination {
+    return new StopMessageTermination();
+  }
 
   protected match(messages: readonly AgentMessage[]): string | null {
     return messages.some((m) => m.type === 'StopMessage') ? 'Stop message received' : null;
@@ -88,6 +103,10 @@ export class TextMessageTermination extends LatchingCondition {
   constructor(source?: string) {
     super();
     this.source = source === undefined ? undefined : requireText(this.kind, 'source', source);
+  }
+
+  override clone(): TextMessageTermination {
+    return new TextMessageTermination(this.source);
   }
 
   protected match(messages: readonly AgentMessage[]): string | null {
@@ -114,6 +133,10 @@ export class HandoffTermination extends LatchingCondition {
     this.target = requireText(this.kind, 'target', target);
   }
 
+  override clone(): HandoffTermination {
+    return new HandoffTermination(this.target);
+  }
+
   protected match(messages: readonly AgentMessage[]): string | null {
     const hit = messages.find((m) => m.type === 'HandoffMessage' && m.target === this.target);
     return hit === undefined ? null : `Handoff to ${this.target} from ${hit.source} detected.`;
@@ -132,6 +155,10 @@ export class FunctionCallTermination extends LatchingCondition {
   constructor(functionName: string) {
     super();
     this.functionName = requireText(this.kind, 'functionName', functionName);
+  }
+
+  override clone(): FunctionCallTermination {
+    return new FunctionCallTermination(this.functionName);
   }
 
   protected match(messages: readonly AgentMessage[]): string | null {

@@ -52,6 +52,34 @@ export abstract class TerminationCondition {
     );
   }
 
+  /**
+   * A fresh (reset) condition with this one's options and its own state: each session of a
+   * workflow checks its own clone, so sessions never share counters and never wait on each other,
+   * and this object is not changed by a workflow that uses it.
+   *
+   * Built-ins rebuild themselves from their options (`FunctionalTermination` shares its function,
+   * `TimeoutTermination` its clock; an `ExternalTermination` clone still obeys this object's
+   * `set()`). The default, for custom subclasses, copies the instance's own fields onto a new
+   * object of the same class (conditions in them are cloned; arrays, plain objects, `Map`s and
+   * `Set`s are copied; functions, clients and clocks are shared), then calls `reset()` on it.
+   *
+   * A class that keeps state in `#private` fields cannot be copied that way: the default then
+   * returns this object itself, and a workflow shares it among its sessions, checking them one at
+   * a time with each session's state swapped in through `saveState()`/`loadState()`. Override
+   * `clone()` (e.g. `return new MyCondition(this.limit)`) to give each session its own instance.
+   */
+  clone(): TerminationCondition {
+    if (declaresPrivateMembers(this)) return this;
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as TerminationCondition;
+    for (const key of Reflect.ownKeys(this)) {
+      const descriptor = Object.getOwnPropertyDescriptor(this, key) as PropertyDescriptor;
+      if ('value' in descriptor) descriptor.value = copyField(descriptor.value);
+      Object.defineProperty(copy, key, descriptor);
+    }
+    copy.reset();
+    return copy;
+  }
+
   /** The condition's counters and flags as JSON, for checkpoints; `null` for stateless ones. */
   saveState(): unknown {
     return null;
@@ -69,6 +97,43 @@ export abstract class TerminationCondition {
   protected stop(source: string, content: string): StopMessage {
     return stopMessage({ source, content });
   }
+}
+
+/**
+ * True when a class between `condition`'s own and `TerminationCondition` declares `#private`
+ * members (native, or as TypeScript's down-levelled helpers): a copy made without its constructor
+ * would lack them.
+ */
+function declaresPrivateMembers(condition: TerminationCondition): boolean {
+  for (
+    let proto = Object.getPrototypeOf(condition) as object | null;
+    proto !== null && proto !== TerminationCondition.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
+    const source = Function.prototype.toString.call(proto.constructor);
+    if (/#[A-Za-z_$]|__classPrivateField/.test(source)) return true;
+  }
+  return false;
+}
+
+/** A field of a custom condition, copied for a clone (see `TerminationCondition.clone()`). */
+function copyField(value: unknown): unknown {
+  if (value instanceof TerminationCondition) return value.clone();
+  if (Array.isArray(value)) return value.map(copyField);
+  if (value instanceof Map)
+    return new Map([...value].map(([k, v]) => [k, copyField(v)] as [unknown, unknown]));
+  if (value instanceof Set) return new Set([...value].map(copyField));
+  if (value !== null && typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto === Object.prototype || proto === null) {
+      const out: Record<string | symbol, unknown> = Object.create(proto as object | null);
+      for (const key of Reflect.ownKeys(value)) {
+        out[key] = copyField((value as Record<string | symbol, unknown>)[key]);
+      }
+      return out;
+    }
+  }
+  return value;
 }
 
 /** Validates `state` for `owner.loadState()`; a bad state is a `ConfigError` naming the field. */
@@ -153,6 +218,10 @@ export class OrTerminationCondition extends TerminationCondition {
     for (const c of this.conditions) c.reset();
   }
 
+  override clone(): TerminationCondition {
+    return new OrTerminationCondition(this.conditions.map((c) => c.clone()));
+  }
+
   override toJSON(): TerminationConfig {
     return { type: 'OrTerminationCondition', conditions: this.conditions.map((c) => c.toJSON()) };
   }
@@ -206,6 +275,10 @@ export class AndTerminationCondition extends TerminationCondition {
   reset(): void {
     for (const c of this.conditions) c.reset();
     this.#stops = [];
+  }
+
+  override clone(): TerminationCondition {
+    return new AndTerminationCondition(this.conditions.map((c) => c.clone()));
   }
 
   override toJSON(): TerminationConfig {

@@ -4,6 +4,7 @@ import type { ZodType, z } from 'zod';
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import type { CheckpointOptions } from '../../engine/checkpoint-link.js';
+import { type Checkpointing, toCheckpointing } from '../../engine/checkpointing.js';
 import { type ThreadPredicate, toStopRule } from '../../engine/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import { TerminationCondition } from '../../termination/termination-condition.js';
@@ -89,7 +90,7 @@ export class HandoffBuilder {
   #maxTurns = 50;
   #guardrails: Required<GuardrailSet> = { input: [], output: [] };
   #autonomous: AutonomousModeOptions | undefined;
-  #checkpointing: ({ store: CheckpointStore } & CheckpointOptions) | undefined;
+  #checkpointing: Checkpointing | undefined;
   #lazy:
     | {
         phrase: string | RegExp;
@@ -162,30 +163,11 @@ export class HandoffBuilder {
   /**
    * Commits every step of every session to `store` before the next begins, so any process with
    * the same workflow can resume any session (`workflow.session(id)`), and leases each run so two
-   * processes never advance one session at once.
+   * processes never advance one session at once. At most `options.sessionCacheSize` idle sessions
+   * (default 1,000) stay in memory; the others are reloaded from the store when used.
    */
   withCheckpointing(store: CheckpointStore, options: CheckpointOptions = {}): this {
-    const methods = ['append', 'read', 'acquireLease', 'releaseLease', 'leaseHolder'] as const;
-    if (
-      store === null ||
-      typeof store !== 'object' ||
-      methods.some((m) => typeof store[m] !== 'function')
-    ) {
-      throw new ConfigError(
-        'withCheckpointing() needs a CheckpointStore, e.g. new FileCheckpointStore(".baton").',
-        { path: 'checkpointStore' },
-      );
-    }
-    const every = options.snapshotEvery ?? 0;
-    if (!Number.isInteger(every) || every < 0) {
-      throw new ConfigError(
-        `withCheckpointing(): snapshotEvery must be an integer >= 0, got ${every}.`,
-        {
-          path: 'snapshotEvery',
-        },
-      );
-    }
-    this.#checkpointing = { store, snapshotEvery: every };
+    this.#checkpointing = toCheckpointing('withCheckpointing()', store, options);
     return this;
   }
 

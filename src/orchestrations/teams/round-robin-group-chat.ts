@@ -1,5 +1,6 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
+import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
 import { toStopRule } from '../../engine/stop-rule.js';
 import { WorkflowRunner } from '../../engine/workflow-runner.js';
 import { ConfigError } from '../../errors.js';
@@ -7,7 +8,7 @@ import type { TerminationCondition } from '../../termination/termination-conditi
 import { checkTeam, compileTeamMachine } from './team-machine.js';
 
 /** Options of `RoundRobinGroupChat`. */
-export interface RoundRobinGroupChatOptions {
+export interface RoundRobinGroupChatOptions extends TeamCheckpointOptions {
   /** When the team stops; without it (and without `maxTurns`) the team runs until aborted. */
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
@@ -51,24 +52,27 @@ export class RoundRobinGroupChat extends WorkflowRunner {
         { target: names[(names.indexOf(agent) + 1) % names.length] as string },
       ],
     });
-    super({
-      name,
-      machine,
-      participants: new Map(participants.map((a) => [a.name, a])),
-      maxTurns: teamMaxTurns('RoundRobinGroupChat', options.maxTurns),
-      guardrails: checkGuardrails(options.guardrails, 'RoundRobinGroupChat'),
-      stopRule:
-        options.terminationCondition === undefined
-          ? undefined
-          : toStopRule(options.terminationCondition),
-      descriptor: { kind: 'round_robin', participants: names },
-      turnOptions: () => ({}),
-      routeResponse: () => ({ event: { type: 'agent_responded' } }),
-      // A new task goes to whoever is next: the first speaker, or where a stopped run left off.
-      routeUserInput: (state) => ({
-        type: 'user_replied',
-        replyTo: state.resumeState ?? (names[0] as string),
-      }),
-    });
+    super(
+      {
+        name,
+        machine,
+        participants: new Map(participants.map((a) => [a.name, a])),
+        maxTurns: teamMaxTurns('RoundRobinGroupChat', options.maxTurns),
+        guardrails: checkGuardrails(options.guardrails, 'RoundRobinGroupChat'),
+        stopRule:
+          options.terminationCondition === undefined
+            ? undefined
+            : toStopRule(options.terminationCondition),
+        descriptor: { kind: 'round_robin', participants: names },
+        turnOptions: () => ({}),
+        routeResponse: () => ({ event: { type: 'agent_responded' } }),
+        // A new task goes to whoever is next: the first speaker, or where a stopped run left off.
+        routeUserInput: (state) => ({
+          type: 'user_replied',
+          replyTo: state.resumeState ?? (names[0] as string),
+        }),
+      },
+      teamCheckpointing('RoundRobinGroupChat', options),
+    );
   }
 }

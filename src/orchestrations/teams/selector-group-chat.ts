@@ -1,6 +1,7 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { SessionState } from '../../engine/session-state.js';
+import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
 import { toStopRule } from '../../engine/stop-rule.js';
 import { WorkflowRunner } from '../../engine/workflow-runner.js';
 import { ConfigError } from '../../errors.js';
@@ -19,7 +20,7 @@ export type SelectorFunc = (
 ) => string | null | undefined | Promise<string | null | undefined>;
 
 /** Options of `SelectorGroupChat`; give `client`, `selectorFunc` or both. */
-export interface SelectorGroupChatOptions {
+export interface SelectorGroupChatOptions extends TeamCheckpointOptions {
   /** The model that picks the next speaker from the participants' names and descriptions. */
   client?: ChatClient;
   /** Picks the next speaker in code first; returning nothing falls back to the model. */
@@ -137,26 +138,29 @@ export class SelectorGroupChat extends WorkflowRunner {
       return previous ?? (names[0] as string);
     };
 
-    super({
-      name,
-      machine: compileTeamMachine({
-        id: name,
-        agents: names,
-        transitions: () => [{ target: 'selecting' }],
-        selecting: true,
-      }),
-      participants: new Map(participants.map((a) => [a.name, a])),
-      maxTurns: teamMaxTurns('SelectorGroupChat', options.maxTurns),
-      guardrails: checkGuardrails(options.guardrails, 'SelectorGroupChat'),
-      stopRule:
-        options.terminationCondition === undefined
-          ? undefined
-          : toStopRule(options.terminationCondition),
-      descriptor: { kind: 'selector', participants: names },
-      turnOptions: () => ({}),
-      routeResponse: () => ({ event: { type: 'agent_responded' } }),
-      routeUserInput: () => ({ type: 'user_replied' }),
-      selectSpeaker: select,
-    });
+    super(
+      {
+        name,
+        machine: compileTeamMachine({
+          id: name,
+          agents: names,
+          transitions: () => [{ target: 'selecting' }],
+          selecting: true,
+        }),
+        participants: new Map(participants.map((a) => [a.name, a])),
+        maxTurns: teamMaxTurns('SelectorGroupChat', options.maxTurns),
+        guardrails: checkGuardrails(options.guardrails, 'SelectorGroupChat'),
+        stopRule:
+          options.terminationCondition === undefined
+            ? undefined
+            : toStopRule(options.terminationCondition),
+        descriptor: { kind: 'selector', participants: names },
+        turnOptions: () => ({}),
+        routeResponse: () => ({ event: { type: 'agent_responded' } }),
+        routeUserInput: () => ({ type: 'user_replied' }),
+        selectSpeaker: select,
+      },
+      teamCheckpointing('SelectorGroupChat', options),
+    );
   }
 }

@@ -2,6 +2,7 @@ import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { MachineEvent } from '../../engine/orchestration.js';
 import type { SessionState } from '../../engine/session-state.js';
+import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
 import { toStopRule } from '../../engine/stop-rule.js';
 import { WorkflowRunner } from '../../engine/workflow-runner.js';
 import type { AgentMessage, HandoffMessage } from '../../messages/message.js';
@@ -10,7 +11,7 @@ import { teamMaxTurns } from './round-robin-group-chat.js';
 import { checkTeam, compileTeamMachine } from './team-machine.js';
 
 /** Options of `Swarm`. */
-export interface SwarmOptions {
+export interface SwarmOptions extends TeamCheckpointOptions {
   /** When the team stops, e.g. `new HandoffTermination('user')` to ask the user. */
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
@@ -76,34 +77,38 @@ export class Swarm extends WorkflowRunner {
         throw outside(fromThread.target);
       return fromThread?.target ?? first;
     };
-    super({
-      name,
-      machine,
-      participants: new Map(participants.map((a) => [a.name, a])),
-      maxTurns: teamMaxTurns('Swarm', options.maxTurns),
-      guardrails: checkGuardrails(options.guardrails, 'Swarm'),
-      stopRule:
-        options.terminationCondition === undefined
-          ? undefined
-          : toStopRule(options.terminationCondition),
-      descriptor: { kind: 'swarm', participants: names },
-      turnOptions: () => ({}),
-      routeResponse: (_agent, response) => {
-        const message = response.chatMessage;
-        if (message.type !== 'HandoffMessage') return { event: { type: 'agent_responded' } };
-        const event: MachineEvent = names.includes(message.target)
-          ? { type: 'agent_responded', handoffTo: message.target }
-          : { type: 'agent_responded', leavesTeam: true };
-        return { event };
+    super(
+      {
+        name,
+        machine,
+        participants: new Map(participants.map((a) => [a.name, a])),
+        maxTurns: teamMaxTurns('Swarm', options.maxTurns),
+        guardrails: checkGuardrails(options.guardrails, 'Swarm'),
+        stopRule:
+          options.terminationCondition === undefined
+            ? undefined
+            : toStopRule(options.terminationCondition),
+        descriptor: { kind: 'swarm', participants: names },
+        turnOptions: () => ({}),
+        routeResponse: (_agent, response) => {
+          const message = response.chatMessage;
+          if (message.type !== 'HandoffMessage') return { event: { type: 'agent_responded' } };
+          const event: MachineEvent = names.includes(message.target)
+            ? { type: 'agent_responded', handoffTo: message.target }
+            : { type: 'agent_responded', leavesTeam: true };
+          return { event };
+        },
+        routeUserInput: (state, messages) => ({
+          type: 'user_replied',
+          replyTo: speakerFor(messages, state),
+        }),
+        checkWaiting: (state) => {
+          const handoff = latestHandoff(state.thread);
+          if (handoff !== undefined && !names.includes(handoff.target))
+            throw outside(handoff.target);
+        },
       },
-      routeUserInput: (state, messages) => ({
-        type: 'user_replied',
-        replyTo: speakerFor(messages, state),
-      }),
-      checkWaiting: (state) => {
-        const handoff = latestHandoff(state.thread);
-        if (handoff !== undefined && !names.includes(handoff.target)) throw outside(handoff.target);
-      },
-    });
+      teamCheckpointing('Swarm', options),
+    );
   }
 }
