@@ -66,7 +66,7 @@ export async function Console(
     else {
       flushChunks();
       header(item.type, item.source);
-      for (const line of messageToText(item).split('\n')) write(`${line}\n`);
+      for (const line of consoleText(item).split('\n')) write(`${line}\n`);
     }
     if (item.usage !== undefined && item.usage.promptTokens + item.usage.completionTokens > 0) {
       write(
@@ -108,4 +108,12 @@ export function summaryLines(summary: {
     `Total completion tokens: ${summary.usage.completionTokens}`,
     `Duration: ${summary.seconds.toFixed(2)} seconds`,
   ];
+}
+
+/** A message's text for the console; calls awaiting approval show the id to decide them by. */
+function consoleText(message: AgentMessage): string {
+  if (message.type !== 'ToolApprovalRequestEvent') return messageToText(message);
+  return message.content
+    .map((c) => `Approval needed: ${c.name}(${c.arguments}) [call ${c.id}: approve or reject it]`)
+    .join('\n');
 }

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
+import type {
+  MemoryCheckpointStore} from '../../src/index.js';
 import {
   Agent,
   approve,
   HandoffBuilder,
-  MemoryCheckpointStore,
   reject,
   RoundRobinGroupChat,
   ScriptedChatClient,

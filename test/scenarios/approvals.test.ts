@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   approve,
   ConfigError,
+  Console,
   MemoryCheckpointStore,
   reject,
   scriptedText,
@@ -282,5 +283,15 @@ describe('tool approvals (API.md §10)', () => {
         'refund (error): Tool call "refund" was rejected by the user: not 2',
     ]);
     expect(runs).toEqual(['refund:1@r1']);
+  });
+
+  it('Console shows each call awaiting approval with its arguments and id', async () => {
+    const { workflow } = billingDesk([LOOKUP_AND_REFUND]);
+    const out: string[] = [];
+    await Console(workflow.runStream('Refund invoice 42'), { write: (l) => out.push(l) });
+    expect(out.slice(-2)).toEqual([
+      '---------- ToolApprovalRequestEvent (billing) ----------\n',
+      'Approval needed: refund({"invoiceId":"42"}) [call c2: approve or reject it]\n',
+    ]);
   });
 });
