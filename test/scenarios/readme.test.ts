@@ -27,8 +27,8 @@ function runBlock(index: number): string {
 }
 
 describe('README tour', () => {
-  it('has the five blocks this suite runs', () => {
-    expect(blocks).toHaveLength(5);
+  it('has the six blocks this suite runs', () => {
+    expect(blocks).toHaveLength(6);
   });
 
   it('termination conditions print what the comments say', () => {
@@ -61,5 +61,13 @@ describe('README tour', () => {
     const out = runBlock(4);
     expect(out).toContain("Finish reason: Text 'APPROVE' mentioned\n");
     expect(out.trimEnd().endsWith("Text 'APPROVE' mentioned")).toBe(true);
+  });
+
+  it('approvals pause before the refund, resume in another workflow object, and guardrails stop', () => {
+    expect(runBlock(5)).toBe(
+      'awaiting_input approval call_1\n' +
+        "Done: $80 refunded. [ 'INV-7:call_1' ]\n" +
+        'Guardrail "no_card_numbers" tripped: a card number\n',
+    );
   });
 });
