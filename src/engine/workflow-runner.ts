@@ -51,6 +51,13 @@ export class WorkflowRunner implements Runnable {
   readonly #checkpointing: Checkpointing | undefined;
   /** Idle sessions kept in memory when a store holds them all (`Infinity` without a store). */
   readonly #cacheSize: number;
+  /** What every handle of this runner reaches its session through (one object, not per handle). */
+  readonly #hooks: HandleHooks = {
+    runtime: (id) => this.#runtime(id, undefined),
+    settle: () => this.#trim(),
+    dispose: (id) => this.#dispose(id),
+    bounded: false,
+  };
 
   constructor(orchestration: Orchestration, checkpointing?: Checkpointing) {
     this.#orchestration = orchestration;
@@ -60,6 +67,7 @@ export class WorkflowRunner implements Runnable {
       checkpointing === undefined
         ? Number.POSITIVE_INFINITY
         : (checkpointing.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
+    this.#hooks.bounded = checkpointing !== undefined;
   }
 
   /** Sessions held in memory right now (running ones included). */
@@ -131,13 +139,9 @@ export class WorkflowRunner implements Runnable {
         );
       }
     }
-    const runtime = this.#runtime(id, from);
+    this.#runtime(id, from);
     this.#trim();
-    return new SessionHandle(runtime, this, {
-      runtime: () => this.#runtime(id, undefined),
-      settle: () => this.#trim(),
-      dispose: () => this.#dispose(id),
-    });
+    return new SessionHandle(id, this, this.#hooks);
   }
 
   /** A fresh state for a new or reset session. */
@@ -240,22 +244,21 @@ export class WorkflowRunner implements Runnable {
 /** How a handle reaches its session's runtime, which the runner may drop and rebuild. */
 interface HandleHooks {
   /** The session's runtime, rebuilt (reloaded from the store) when it was dropped. */
-  runtime(): SessionRuntime;
+  runtime(id: string): SessionRuntime;
   /** Called when an operation ends, so the runner can drop idle sessions beyond its cache. */
   settle(): void;
-  dispose(): void;
+  dispose(id: string): void;
+  /** True when the runner drops idle sessions (it has a store), so `settle()` must run. */
+  bounded: boolean;
 }
 
 class SessionHandle implements CheckpointedSession {
   readonly id: string;
   readonly #runner: WorkflowRunner;
   readonly #hooks: HandleHooks;
-  /** The runtime this handle last used; replaced when the runner dropped it. */
-  #runtime: SessionRuntime;
 
-  constructor(runtime: SessionRuntime, runner: WorkflowRunner, hooks: HandleHooks) {
-    this.id = runtime.id;
-    this.#runtime = runtime;
+  constructor(id: string, runner: WorkflowRunner, hooks: HandleHooks) {
+    this.id = id;
     this.#runner = runner;
     this.#hooks = hooks;
   }
@@ -305,23 +308,16 @@ class SessionHandle implements CheckpointedSession {
         { path: 'reason' },
       );
     }
-    this.#current().stop(reason);
+    this.#hooks.runtime(this.id).stop(reason);
   }
 
   dispose(): void {
-    this.#hooks.dispose();
+    this.#hooks.dispose(this.id);
   }
 
-  #current(): SessionRuntime {
-    this.#runtime = this.#hooks.runtime();
-    return this.#runtime;
-  }
-
-  async #use<T>(work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
-    try {
-      return await work(this.#current());
-    } finally {
-      this.#hooks.settle();
-    }
+  #use<T>(work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
+    const hooks = this.#hooks;
+    const done = work(hooks.runtime(this.id));
+    return hooks.bounded ? done.finally(hooks.settle) : done;
   }
 }
