@@ -64,7 +64,7 @@ export async function Console(
   const lastText = new Map<string, string>();
   const print = (message: AgentMessage, usage = message.usage) => {
     header(message.type, message.source);
-    const text = messageToText(message);
+    const text = consoleText(message);
     for (const line of text.split('\n')) write(`${line}\n`);
     lastText.set(message.source, text);
     usageLine(usage);
@@ -208,4 +208,12 @@ export function summaryLines(summary: {
     `Total completion tokens: ${summary.usage.completionTokens}`,
     `Duration: ${summary.seconds.toFixed(2)} seconds`,
   ];
+}
+
+/** A message's text for the console; calls awaiting approval show the id to decide them by. */
+function consoleText(message: AgentMessage): string {
+  if (message.type !== 'ToolApprovalRequestEvent') return messageToText(message);
+  return message.content
+    .map((c) => `Approval needed: ${c.name}(${c.arguments}) [call ${c.id}: approve or reject it]`)
+    .join('\n');
 }

@@ -3,7 +3,15 @@
 // §3 Models and §4 tools and agents.
 export type { AgentOptions } from './agents/agent.js';
 export { Agent } from './agents/agent.js';
-export type { AgentContext, AgentResponse, ChatAgent } from './agents/chat-agent.js';
+export type { AgentContext, AgentPause, AgentResponse, ChatAgent } from './agents/chat-agent.js';
+export type {
+  Guardrail,
+  GuardrailInput,
+  GuardrailOptions,
+  GuardrailResult,
+  GuardrailSet,
+} from './agents/guardrail.js';
+export { guardrail } from './agents/guardrail.js';
 export type { HandoffOptions } from './agents/handoff.js';
 export { Handoff } from './agents/handoff.js';
 export type { JsonSchemaObject } from './agents/json-schema-arguments.js';
@@ -20,6 +28,7 @@ export type {
 } from './agents/mcp/mcp-tools.js';
 export { mcpTools } from './agents/mcp/mcp-tools.js';
 export type {
+  NeedsApproval,
   Tool,
   ToolArguments,
   ToolContext,
@@ -69,6 +78,7 @@ export type {
   ChatMessage,
   FunctionCall,
   FunctionExecutionResult,
+  GuardrailTrippedEvent,
   HandoffMessage,
   MessageBase,
   ModelClientStreamingChunkEvent,
@@ -77,6 +87,8 @@ export type {
   StructuredMessage,
   TextMessage,
   ThoughtEvent,
+  ToolApprovalRequestEvent,
+  ToolApprovalResponseEvent,
   ToolCallExecutionEvent,
   ToolCallRequestEvent,
   ToolCallSummaryMessage,
@@ -86,13 +98,18 @@ export type {
 export { isAgentEvent, isChatMessage } from './messages/message.js';
 export type { MessageInit } from './messages/message-factories.js';
 export {
+  approve,
+  guardrailTrippedEvent,
   handoffMessage,
+  reject,
   selectSpeakerEvent,
   stopMessage,
   streamingChunkEvent,
   structuredMessage,
   textMessage,
   thoughtEvent,
+  toolApprovalRequestEvent,
+  toolApprovalResponseEvent,
   toolCallExecutionEvent,
   toolCallRequestEvent,
   toolCallSummaryMessage,

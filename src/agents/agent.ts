@@ -14,6 +14,7 @@ import {
   structuredMessage,
   textMessage,
   thoughtEvent,
+  toolApprovalRequestEvent,
   toolCallExecutionEvent,
   toolCallRequestEvent,
   toolCallSummaryMessage,
@@ -31,8 +32,9 @@ import {
   mergeHandoffs,
   outputJsonSchema,
 } from './agent-config.js';
+import { approvalNeeded, findPausedTurn, rejectedResult } from './approvals.js';
 import { withUniqueIds } from './call-ids.js';
-import type { AgentContext, AgentResponse, ChatAgent } from './chat-agent.js';
+import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
 import { interceptHandoffs } from './handoff-middleware.js';
 import type { Tool } from './tool.js';
@@ -140,19 +142,44 @@ export class Agent implements ChatAgent {
     this.#timer = options.timer ?? realTimer;
   }
 
+  /**
+   * One turn (see the class description). A turn that pauses for approvals cannot be expressed as
+   * an `AgentResponse`: run an agent whose tools need approval in a team or workflow, which calls
+   * `takeTurn()`.
+   * @throws Error when a tool call of this turn needs approval.
+   */
   async respond(ctx: AgentContext): Promise<AgentResponse> {
+    const turn = await this.takeTurn(ctx);
+    if ('approvalRequest' in turn) {
+      const names = turn.approvalRequest.content.map((c) => c.name).join(', ');
+      throw new Error(
+        `Agent "${this.name}" paused its turn for the approval of ${names}. Approvals need a ` +
+          'session: run the agent in a team or workflow (e.g. new RoundRobinGroupChat([agent])).',
+      );
+    }
+    return turn;
+  }
+
+  /**
+   * One turn, which may pause for approvals (API.md §10): when the model calls tools that need
+   * approval, the other calls run first, and the turn ends with a `ToolApprovalRequestEvent` and
+   * no answer. Called again once every such call is decided (the decisions are in the thread), it
+   * runs the approved calls, gives rejected ones their error result, and goes on as usual.
+   */
+  async takeTurn(ctx: AgentContext): Promise<AgentResponse | AgentPause> {
     const handoffs =
       ctx.offerHandoffs === false
         ? new Map<string, Handoff>()
         : mergeHandoffs(this.name, this.#tools, this.#handoffs, ctx.handoffs ?? []);
     const output = this.#output(ctx.outputSchema);
-    // The window applies to every request of the turn, so it is applied per call below.
-    const messages = toModelMessages(ctx.conversation, this.name, {
+    const viewOptions = {
       ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
       ...(ctx.toolCallFilter === undefined ? {} : { toolCallFilter: ctx.toolCallFilter }),
       ...(ctx.contextWindow === undefined ? {} : { contextWindow: ctx.contextWindow }),
       handoffToolNames: new Set(handoffs.keys()),
-    });
+    };
+    // The window applies to every request of the turn, so it is applied per call below.
+    let messages = toModelMessages(ctx.conversation, this.name, viewOptions);
     const request = this.#baseRequest(handoffs, ctx.signal, output.json);
     // Ids the thread already uses (indexed once per thread) and ids this turn has used.
     const threadIds = indexThread(ctx.conversation).callIds;
@@ -162,61 +189,110 @@ export class Agent implements ChatAgent {
       inner.push(event);
       ctx.emit(event);
     };
+    const context = { signal: ctx.signal, sessionId: ctx.sessionId, agent: this.name };
+    const paused = findPausedTurn(ctx.conversation, this.name);
     let last: { calls: FunctionCall[]; results: FunctionExecutionResult[] } | undefined;
 
     for (let i = 0; i < this.maxToolIterations; i++) {
-      const result = await this.#callModel(
-        {
-          ...request,
-          messages: i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow),
-        },
-        ctx,
-      );
-      if (result.thought) record(thoughtEvent({ source: this.name, content: result.thought }));
-      if (result.toolCalls.length === 0) {
-        return { chatMessage: this.#answer(result, output.schema), innerMessages: inner };
+      let calls: FunctionCall[];
+      let content: string | null = null;
+      // Results given before this point (the calls that ran before a pause) and fixed results.
+      const earlier = new Map<string, FunctionExecutionResult>();
+      const fixed = new Map<string, FunctionExecutionResult>();
+      if (i === 0 && paused !== undefined) {
+        calls = [...paused.calls];
+        for (const [id, r] of paused.results) earlier.set(id, r);
+        for (const c of calls) {
+          const decision = paused.decisions.get(c.id);
+          if (decision !== undefined && !decision.approved) {
+            fixed.set(c.id, rejectedResult(c, decision.reason));
+          }
+        }
+        if ([...paused.awaiting].some((id) => !paused.decisions.has(id))) {
+          // Some calls are still undecided: the decided ones run now, the model waits.
+          const ready = calls.filter((c) => paused.decisions.has(c.id) && !earlier.has(c.id));
+          const results = await this.#runCalls(ready, fixed, new Map(), ctx, request);
+          ctx.signal.throwIfAborted();
+          if (results.length > 0) {
+            record(toolCallExecutionEvent({ source: this.name, content: results }));
+          }
+          return { approvalRequest: paused.request, innerMessages: inner };
+        }
+      } else {
+        const result = await this.#callModel(
+          {
+            ...request,
+            messages: i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow),
+          },
+          ctx,
+        );
+        if (result.thought) record(thoughtEvent({ source: this.name, content: result.thought }));
+        if (result.toolCalls.length === 0) {
+          return { chatMessage: this.#answer(result, output.schema), innerMessages: inner };
+        }
+        if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
+        content = result.content;
+        calls = withUniqueIds(result.toolCalls, threadIds, usedIds);
+        record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
+        const waiting: FunctionCall[] = [];
+        for (const c of calls) {
+          if (handoffs.has(c.name)) continue;
+          const needed = await approvalNeeded(c, this.#tools, context);
+          if (needed === true) waiting.push(c);
+          else if (needed !== false) fixed.set(c.id, needed);
+        }
+        if (waiting.length > 0) {
+          // The other calls run now; handoff calls wait for the decisions with the rest.
+          const waits = new Set(waiting.map((c) => c.id));
+          const now = calls.filter((c) => !waits.has(c.id) && !handoffs.has(c.name));
+          const results = await this.#runCalls(now, fixed, new Map(), ctx, request);
+          ctx.signal.throwIfAborted();
+          if (results.length > 0) {
+            record(toolCallExecutionEvent({ source: this.name, content: results }));
+          }
+          const approvalRequest = toolApprovalRequestEvent({ source: this.name, content: waiting });
+          record(approvalRequest);
+          return { approvalRequest, innerMessages: inner };
+        }
       }
-      if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
-      const calls = withUniqueIds(result.toolCalls, threadIds, usedIds);
-      record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
       let chosen: Handoff | undefined;
-      const run = composeToolMiddleware(
-        [interceptHandoffs(handoffs, (h) => (chosen ??= h)), ...this.#middleware],
-        toolExecutor(this.#tools, {
-          context: { signal: ctx.signal, sessionId: ctx.sessionId, agent: this.name },
-          offered: (request.tools ?? []).map((t) => t.name),
-          timer: this.#timer,
-        }),
-      );
-      // Calls start in the model's order, so the handoff middleware sees the first handoff first.
-      // Each result is rebuilt so that whatever a middleware returns, it pairs with its call.
-      const results = await Promise.all(
-        calls.map(async (c): Promise<FunctionExecutionResult> => {
-          const r = await run(c);
-          return {
-            callId: c.id,
-            name: c.name,
-            content: valueText(r.content),
-            isError: r.isError === true,
-          };
-        }),
+      const pending = calls.filter((c) => !earlier.has(c.id));
+      const fresh = await this.#runCalls(
+        pending,
+        fixed,
+        handoffs,
+        ctx,
+        request,
+        (h) => (chosen ??= h),
       );
       ctx.signal.throwIfAborted();
-      record(toolCallExecutionEvent({ source: this.name, content: results }));
+      const execution = toolCallExecutionEvent({ source: this.name, content: fresh });
+      record(execution);
+      const byId = new Map(fresh.map((r) => [r.callId, r]));
+      const results = calls.flatMap((c) => {
+        const r = earlier.get(c.id) ?? byId.get(c.id);
+        return r === undefined ? [] : [r];
+      });
       if (chosen !== undefined) {
         return {
           chatMessage: this.#handoff(chosen, handoffs, calls, results),
           innerMessages: inner,
         };
       }
-      messages.push(
-        { role: 'assistant', content: result.content, toolCalls: calls },
-        ...results.map((r): LLMMessage => ({
-          role: 'tool',
-          toolCallId: r.callId,
-          content: r.content,
-        })),
-      );
+      if (i === 0 && paused !== undefined) {
+        // A continued turn: the view of the thread with these results pairs every call of the
+        // paused answer with its result, before anything the user said meanwhile.
+        messages = toModelMessages(ctx.conversation.concat(execution), this.name, viewOptions);
+      } else {
+        messages.push(
+          { role: 'assistant', content, toolCalls: calls },
+          ...results.map((r): LLMMessage => ({
+            role: 'tool',
+            toolCallId: r.callId,
+            content: r.content,
+          })),
+        );
+      }
       last = { calls, results };
     }
     const { calls, results } = last ?? { calls: [], results: [] };
@@ -229,6 +305,42 @@ export class Agent implements ChatAgent {
       }),
       innerMessages: inner,
     };
+  }
+
+  /**
+   * Runs `calls` through the handoff middleware (when `onHandoff` is given) and the agent's own
+   * middleware; a call with a `fixed` result gets it without running. Calls start in the model's
+   * order, so the handoff middleware sees the first handoff first, and each result is rebuilt so
+   * that whatever a middleware returns, it pairs with its call.
+   */
+  async #runCalls(
+    calls: readonly FunctionCall[],
+    fixed: ReadonlyMap<string, FunctionExecutionResult>,
+    handoffs: ReadonlyMap<string, Handoff>,
+    ctx: AgentContext,
+    request: ModelRequest,
+    onHandoff: (handoff: Handoff) => void = () => {},
+  ): Promise<FunctionExecutionResult[]> {
+    const gate: ToolMiddleware = async (call, next) => fixed.get(call.id) ?? next(call);
+    const run = composeToolMiddleware(
+      [interceptHandoffs(handoffs, onHandoff), gate, ...this.#middleware],
+      toolExecutor(this.#tools, {
+        context: { signal: ctx.signal, sessionId: ctx.sessionId, agent: this.name },
+        offered: (request.tools ?? []).map((t) => t.name),
+        timer: this.#timer,
+      }),
+    );
+    return Promise.all(
+      calls.map(async (c): Promise<FunctionExecutionResult> => {
+        const r = await run(c);
+        return {
+          callId: c.id,
+          name: c.name,
+          content: valueText(r.content),
+          isError: r.isError === true,
+        };
+      }),
+    );
   }
 
   /** The structured format of this turn: the context's, else the agent's own (JSON Schema cached). */

@@ -1,6 +1,11 @@
 import type { ZodType } from 'zod';
 
-import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
+import type {
+  AgentEvent,
+  AgentMessage,
+  ChatMessage,
+  ToolApprovalRequestEvent,
+} from '../messages/message.js';
 import type { ToolCallFilter } from '../messages/model-view.js';
 import type { Handoff } from './handoff.js';
 
@@ -48,6 +53,16 @@ export interface AgentResponse {
 }
 
 /**
+ * A turn that paused for approvals (API.md §10): the calls awaiting a decision, and the events so
+ * far (the model's calls, the results of those that needed no approval, then `approvalRequest`).
+ * The session records them as one step and asks the agent again once every call is decided.
+ */
+export interface AgentPause {
+  approvalRequest: ToolApprovalRequestEvent;
+  innerMessages: AgentEvent[];
+}
+
+/**
  * Anything that can take a turn in a team or workflow. Agents are stateless: all conversation
  * state lives in the session, so one agent object can serve any number of sessions at once.
  */
@@ -56,4 +71,9 @@ export interface ChatAgent {
   readonly name: string;
   readonly description: string;
   respond(ctx: AgentContext): Promise<AgentResponse>;
+  /**
+   * A turn that may pause for approvals; sessions call it instead of `respond()` when present
+   * (`Agent` has it). Called again after the pause with the decisions in `ctx.conversation`.
+   */
+  takeTurn?(ctx: AgentContext): Promise<AgentResponse | AgentPause>;
 }

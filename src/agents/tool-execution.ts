@@ -47,7 +47,8 @@ export function composeToolMiddleware(
 
 /** Options of `toolExecutor()`. */
 export interface ToolExecutorOptions {
-  context: ToolContext;
+  /** The context of every call; each call adds its own `callId`. */
+  context: Omit<ToolContext, 'callId'>;
   /** Every tool name the model was offered, for the message about an unknown tool. */
   offered: readonly string[];
   timer: Timer;
@@ -64,29 +65,40 @@ export function toolExecutor(
 ): ToolHandler {
   const onAbort = abortFanOut(options.context.signal);
   return async (call) => {
-    const fail = (content: string): FunctionExecutionResult => ({
-      callId: call.id,
-      name: call.name,
-      content,
-      isError: true,
-    });
-    const found = tools.get(call.name);
-    if (found === undefined) return fail(unknownTool(call.name, options.offered));
-    const args = parseArguments(call);
-    if (!args.ok) return fail(args.error);
-    const parsed = found.parameters.safeParse(args.value);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
-      return fail(
-        `Tool "${call.name}" received invalid arguments: ${issues.join('; ')}. ` +
-          'Fix them and call the tool again.',
-      );
-    }
-    const outcome = await runWithTimeout(found, parsed.data, options, onAbort);
-    return outcome.ok
-      ? { callId: call.id, name: call.name, content: outcome.content, isError: false }
-      : fail(outcome.content);
+    const prepared = prepareCall(tools, call, options.offered);
+    if (!prepared.ok) return prepared.result;
+    const outcome = await runWithTimeout(prepared.tool, prepared.args, call.id, options, onAbort);
+    return { callId: call.id, name: call.name, content: outcome.content, isError: !outcome.ok };
   };
+}
+
+/** A call whose tool is known and whose arguments passed its schema, or the error result. */
+export type PreparedCall =
+  { ok: true; tool: Tool; args: unknown } | { ok: false; result: FunctionExecutionResult };
+
+/** Finds the call's tool and validates its arguments (what happens before a tool runs). */
+export function prepareCall(
+  tools: ReadonlyMap<string, Tool>,
+  call: FunctionCall,
+  offered: readonly string[],
+): PreparedCall {
+  const fail = (content: string): PreparedCall => ({
+    ok: false,
+    result: { callId: call.id, name: call.name, content, isError: true },
+  });
+  const found = tools.get(call.name);
+  if (found === undefined) return fail(unknownTool(call.name, offered));
+  const args = parseArguments(call);
+  if (!args.ok) return fail(args.error);
+  const parsed = found.parameters.safeParse(args.value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
+    return fail(
+      `Tool "${call.name}" received invalid arguments: ${issues.join('; ')}. ` +
+        'Fix them and call the tool again.',
+    );
+  }
+  return { ok: true, tool: found, args: parsed.data };
 }
 
 function unknownTool(name: string, offered: readonly string[]): string {
@@ -141,6 +153,7 @@ function abortFanOut(signal: AbortSignal): AbortSubscription {
 async function runWithTimeout(
   found: Tool,
   args: unknown,
+  callId: string,
   { context, timer }: ToolExecutorOptions,
   onAbort: AbortSubscription,
 ): Promise<{ ok: boolean; content: string }> {
@@ -161,7 +174,7 @@ async function runWithTimeout(
         resolve({ ok: false, content: `Tool "${name}" timed out after ${found.timeoutMs} ms.` });
       });
       Promise.resolve()
-        .then(() => found.execute(args, { ...context, signal: controller.signal }))
+        .then(() => found.execute(args, { ...context, callId, signal: controller.signal }))
         .then(
           (value) => resolve({ ok: true, content: valueText(value) }),
           (error: unknown) =>

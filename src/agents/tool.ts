@@ -11,7 +11,19 @@ export interface ToolContext {
   sessionId: string;
   /** The name of the agent that called the tool. */
   agent: string;
+  /**
+   * The id of the model's call: the same after any resume, so a tool with side effects can use it
+   * as an idempotency key (an approved call may run again after a crash before its result was
+   * committed).
+   */
+  callId: string;
 }
+
+/** Whether a call needs a person's approval before it runs: fixed, or decided per call. */
+export type NeedsApproval<Args> =
+  | boolean
+  // Method syntax: a tool of specific arguments is still a `Tool` (as with `execute`).
+  | { decide(args: Args, ctx: ToolContext): boolean | Promise<boolean> }['decide'];
 
 /** What `tool()` accepts as `parameters`: a zod object schema or a JSON Schema object. */
 export type ToolParameters = z.ZodType | JsonSchemaObject;
@@ -37,6 +49,11 @@ export interface ToolOptions<S extends ToolParameters> {
   execute: (args: ToolArguments<S>, ctx: ToolContext) => unknown;
   /** How long a call may take before it becomes an error result. @default 60_000 */
   timeoutMs?: number;
+  /**
+   * A call pauses the agent's turn until the user approves or rejects it (API.md §10); a function
+   * decides per call from the validated arguments. @default false
+   */
+  needsApproval?: NeedsApproval<ToolArguments<S>>;
 }
 
 /** A function a model can call, made by `tool()`. */
@@ -47,6 +64,7 @@ export interface Tool<Args = unknown> {
   /** What the model is sent: name, description and JSON Schema of the arguments. */
   readonly schema: ToolSchema;
   readonly timeoutMs: number;
+  readonly needsApproval: NeedsApproval<Args>;
   execute(args: Args, ctx: ToolContext): unknown;
 }
 
@@ -76,10 +94,18 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  *   },
  *   execute: ({ a, b }) => String(Number(a) + Number(b)),
  * });
- * @throws ConfigError for a bad name, a schema that is not an object schema or a bad timeout.
+ * @throws ConfigError for a bad name, a schema that is not an object schema, a bad timeout or a
+ *   bad `needsApproval`.
  */
 export function tool<S extends ToolParameters>(options: ToolOptions<S>): Tool<ToolArguments<S>> {
-  const { name, description = '', parameters, execute, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const {
+    name,
+    description = '',
+    parameters,
+    execute,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    needsApproval = false,
+  } = options;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw new ConfigError(
       `tool(): name ${JSON.stringify(name)} is invalid. Use 1 to 64 letters, digits, "_" or "-".`,
@@ -95,6 +121,13 @@ export function tool<S extends ToolParameters>(options: ToolOptions<S>): Tool<To
       { path: 'timeoutMs' },
     );
   }
+  if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
+    throw new ConfigError(
+      `Tool "${name}" needs \`needsApproval\` to be a boolean or a function (args, ctx) => boolean, ` +
+        `got ${JSON.stringify(needsApproval)}.`,
+      { path: 'needsApproval' },
+    );
+  }
   const checked = isZodSchema(parameters)
     ? { validator: parameters, jsonSchema: toObjectSchema(name, parameters) }
     : fromJsonSchema(name, parameters);
@@ -104,6 +137,7 @@ export function tool<S extends ToolParameters>(options: ToolOptions<S>): Tool<To
     parameters: checked.validator as z.ZodType<ToolArguments<S>>,
     schema: { name, description, parameters: checked.jsonSchema },
     timeoutMs,
+    needsApproval,
     execute,
   });
 }

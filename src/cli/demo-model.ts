@@ -166,6 +166,9 @@ function billing(
 ): Answer {
   const [result] = results;
   if (result !== undefined) {
+    if (/^Tool call "\w+" was rejected by the user/.test(result.content)) {
+      return { text: 'Understood: I did not refund it. Anything else I can do?' };
+    }
     const data = parse(result.content);
     if (data === undefined)
       return {

@@ -50,6 +50,10 @@ export class DeskStore {
       { id: 'INV-1002', customer: 'Ada Byron', amountCents: 12000, charges: 1, refundedCents: 0 },
     ],
     [
+      'INV-1003',
+      { id: 'INV-1003', customer: 'Grace Hopper', amountCents: 8900, charges: 2, refundedCents: 0 },
+    ],
+    [
       'INV-2001',
       { id: 'INV-2001', customer: 'Alan Turing', amountCents: 2500, charges: 1, refundedCents: 0 },
     ],
@@ -84,11 +88,15 @@ export class DeskStore {
     },
   });
 
-  /** Billing: refund every charge beyond the first. */
+  /** Billing: refund every charge beyond the first; a refund over $50 needs a person's approval. */
   readonly refundDuplicate: Tool<{ invoiceId: string }> = tool({
     name: 'refund_duplicate_charge',
     description: 'Refunds the charges of an invoice beyond the first one.',
     parameters: z.object({ invoiceId: z.string().regex(/^INV-\d+$/, 'an id like INV-1001') }),
+    needsApproval: ({ invoiceId }) => {
+      const invoice = this.invoices.get(invoiceId);
+      return invoice !== undefined && (invoice.charges - 1) * invoice.amountCents > 5000;
+    },
     execute: ({ invoiceId }) => {
       const invoice = this.invoices.get(invoiceId);
       if (invoice === undefined) throw new Error(`No invoice ${invoiceId}.`);

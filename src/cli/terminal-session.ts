@@ -1,6 +1,8 @@
 import { Console, summaryLines } from '../console.js';
 import type { RunOptions, Session, Task, TaskResult } from '../engine/runnable.js';
-import type { AgentMessage } from '../messages/message.js';
+import type { PendingRequest } from '../engine/session-state.js';
+import type { AgentMessage, ToolApprovalResponseEvent } from '../messages/message.js';
+import { approve, reject, textMessage } from '../messages/message-factories.js';
 
 /** The terminal a conversation talks to; `ask` resolves to `null` at the end of input. */
 export interface TerminalIO {
@@ -103,17 +105,29 @@ async function converse(
   const goesOn = options.goesOn ?? ((result: TaskResult) => result.status === 'awaiting_input');
   const usage = { promptTokens: 0, completionTokens: 0 };
   let finishReason = 'no input';
+  let pending = before.status === 'awaiting_input' ? before.pendingRequest : undefined;
   for (;;) {
-    const line = await terminal.ask('you> ');
-    if (line === null || interrupted) {
-      finishReason = interrupted ? 'stopped with Ctrl-C' : 'end of input';
-      if (interrupted) terminal.write('\n');
-      break;
+    let task: Task;
+    if (pending?.kind === 'approval') {
+      const decided = await askApprovals(terminal, pending);
+      if (decided === null || interrupted) {
+        finishReason = interrupted ? 'stopped with Ctrl-C' : 'end of input';
+        if (interrupted) terminal.write('\n');
+        break;
+      }
+      task = decided;
+    } else {
+      const line = await terminal.ask('you> ');
+      if (line === null || interrupted) {
+        finishReason = interrupted ? 'stopped with Ctrl-C' : 'end of input';
+        if (interrupted) terminal.write('\n');
+        break;
+      }
+      if (line.trim() === '') continue;
+      if (terminal.echoInput) terminal.write(`you> ${line}\n`);
+      task = options.taskFor === undefined ? line : await options.taskFor(line);
     }
-    if (line.trim() === '') continue;
-    if (terminal.echoInput) terminal.write(`you> ${line}\n`);
     controller = new AbortController();
-    const task = options.taskFor === undefined ? line : await options.taskFor(line);
     const result = await Console(
       // The user's own line is on screen already (typed at the prompt, or echoed when piped).
       spinning(
@@ -125,6 +139,7 @@ async function converse(
     usage.promptTokens += result.usage.promptTokens;
     usage.completionTokens += result.usage.completionTokens;
     finishReason = result.stopReason ?? result.status;
+    pending = result.pendingRequest;
     if (!goesOn(result)) break;
   }
 
@@ -137,4 +152,25 @@ async function converse(
   terminal.write(`${lines.join('\n')}\n`);
   // 128 + SIGINT: the shell's convention for a program stopped with Ctrl-C.
   return interrupted ? 130 : 0;
+}
+
+/**
+ * Asks about each call awaiting approval, showing its arguments: `y` approves, `n` (or nothing)
+ * rejects, and any other line is a reply to the agent that rejects the calls not yet decided.
+ * Resolves to the decisions as a task, or `null` at the end of input.
+ */
+async function askApprovals(terminal: TerminalIO, request: PendingRequest): Promise<Task | null> {
+  const decisions: ToolApprovalResponseEvent[] = [];
+  for (const call of request.calls ?? []) {
+    terminal.write(`${request.agent} wants to run ${call.name}(${call.arguments})\n`);
+    const prompt = `Approve ${call.name}? [y/N] `;
+    const line = await terminal.ask(prompt);
+    if (line === null) return null;
+    if (terminal.echoInput) terminal.write(`${prompt}${line}\n`);
+    const answer = line.trim().toLowerCase();
+    if (answer === 'y' || answer === 'yes') decisions.push(approve(call.id));
+    else if (answer === 'n' || answer === 'no' || answer === '') decisions.push(reject(call.id));
+    else return [...decisions, textMessage({ source: 'user', content: line })];
+  }
+  return decisions;
 }

@@ -1,4 +1,4 @@
-import type { AgentResponse, ChatAgent } from '../agents/chat-agent.js';
+import type { AgentPause, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
 import type { AgentEvent, AgentMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { recordAppend } from '../messages/thread-index.js';
@@ -79,7 +79,10 @@ export function resumeWithoutTask(ctx: TurnContext, state: SessionState): string
   return current;
 }
 
-/** One agent's response in the machine state `speaking`, with the orchestration's turn options. */
+/**
+ * One agent's response in the machine state `speaking`, with the orchestration's turn options; an
+ * agent with `takeTurn()` may pause its turn for approvals instead (API.md §10).
+ */
 export async function respondAs(
   ctx: TurnContext,
   agentName: string,
@@ -87,7 +90,7 @@ export async function respondAs(
   state: SessionState,
   signal: AbortSignal | undefined,
   emit: (event: AgentEvent) => void,
-): Promise<AgentResponse> {
+): Promise<AgentResponse | AgentPause> {
   const sessionId = ctx.id;
   const agent = participant(ctx, agentName);
   const { conversationFrom = 0, ...turn } = ctx.orchestration.turnOptions(
@@ -100,9 +103,10 @@ export async function respondAs(
   const bookmark = Math.max(seen ?? 0, conversationFrom);
   const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
   const turnSignal = signal ?? new AbortController().signal;
-  let response: AgentResponse;
+  let response: AgentResponse | AgentPause;
   try {
-    response = await agent.respond({
+    const turnOf = agent.takeTurn?.bind(agent) ?? agent.respond.bind(agent);
+    response = await turnOf({
       conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
       newMessages,
       signal: turnSignal,
@@ -118,7 +122,19 @@ export async function respondAs(
     });
   }
   if (signal?.aborted) throw new RunCancelled();
-  if (response === null || typeof response !== 'object' || !isChatMessage(response.chatMessage)) {
+  if (
+    response !== null &&
+    typeof response === 'object' &&
+    'approvalRequest' in response &&
+    response.approvalRequest?.type === 'ToolApprovalRequestEvent'
+  ) {
+    return response;
+  }
+  if (
+    response === null ||
+    typeof response !== 'object' ||
+    !isChatMessage((response as AgentResponse).chatMessage)
+  ) {
     throw new Error(
       `Agent "${agentName}" returned no chat message in session "${sessionId}". respond() must ` +
         'resolve to { chatMessage, innerMessages? } with a ChatMessage.',

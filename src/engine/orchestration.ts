@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 
 import type { AgentContext, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
+import type { Guardrail } from '../agents/guardrail.js';
 import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
 import type { SessionState } from './session-state.js';
 import type { StopRule } from './stop-rule.js';
@@ -67,6 +68,11 @@ export interface Orchestration {
   readonly participants: ReadonlyMap<string, ChatAgent>;
   readonly maxTurns: number;
   readonly stopRule: StopRule | undefined;
+  /** Checks of each run's task (`input`) and each agent's final answer (`output`). */
+  readonly guardrails?: {
+    readonly input: readonly Guardrail[];
+    readonly output: readonly Guardrail[];
+  };
   /**
    * Participants, topology and routing as plain JSON; a stored session must have been written by
    * a workflow with the same descriptor (its hash is the fingerprint).

@@ -1,8 +1,18 @@
-import type { AgentMessage, ChatMessage } from '../messages/message.js';
+import type { AgentMessage, ChatMessage, ToolApprovalResponseEvent } from '../messages/message.js';
 import type { PendingRequest } from './session-state.js';
 
-/** What a run starts from: a string becomes a `TextMessage` from `"user"`. */
-export type Task = string | ChatMessage | readonly ChatMessage[];
+/**
+ * What a run starts from: a string becomes a `TextMessage` from `"user"`; `approve()` /
+ * `reject()` decide calls awaiting approval.
+ */
+export type Task =
+  | string
+  | ChatMessage
+  | ToolApprovalResponseEvent
+  | readonly (ChatMessage | ToolApprovalResponseEvent)[];
+
+/** A message a task may hold. */
+export type TaskMessage = ChatMessage | ToolApprovalResponseEvent;
 
 /** Options of `run()` and `runStream()`. */
 export interface RunOptions {

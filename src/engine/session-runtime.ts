@@ -1,9 +1,11 @@
 import { newId } from '../ids.js';
 
-import type { AgentResponse } from '../agents/chat-agent.js';
+import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
+import { firstTripped, infoText, type Tripped, trippedReason } from '../agents/guardrail.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentEvent, AgentMessage, StopMessage } from '../messages/message.js';
-import { userInputRequestedEvent } from '../messages/message-factories.js';
+import { isChatMessage } from '../messages/message.js';
+import { guardrailTrippedEvent, userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
 import {
   appended,
@@ -13,12 +15,18 @@ import {
   RunCancelled,
   type TurnContext,
 } from './agent-turn.js';
+import { undecidedAfter } from './approval-decisions.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
-import { applyStep, type SessionState, type StepChange } from './session-state.js';
+import {
+  applyStep,
+  type PendingRequest,
+  type SessionState,
+  type StepChange,
+} from './session-state.js';
 import { SessionStop, type StopCheck } from './session-stop.js';
 import { taskResult, toTaskMessages } from './task-messages.js';
 
@@ -29,6 +37,16 @@ export type MessageSink = (message: AgentMessage) => void;
 export interface SessionOrigin {
   readonly link?: CheckpointLink;
   readonly fork?: { readonly session: string; readonly step: number };
+}
+
+/** A pending request with its kind (sessions stored before approvals existed have none). */
+function withKind(request: PendingRequest): PendingRequest {
+  return request.kind === undefined ? { ...request, kind: 'input' } : request;
+}
+
+/** An agent's final answer, what output guardrails check (not a handoff). */
+function isAnswer(message: AgentMessage): boolean {
+  return message.type === 'TextMessage' || message.type === 'StructuredMessage';
 }
 
 /**
@@ -125,7 +143,7 @@ export class SessionRuntime implements TurnContext {
     }
     const status = running ? 'running' : s.status;
     return status === 'awaiting_input' && s.pendingRequest !== null
-      ? { status, pendingRequest: s.pendingRequest, step: s.step }
+      ? { status, pendingRequest: withKind(s.pendingRequest), step: s.step }
       : { status, step: s.step };
   }
 
@@ -202,25 +220,71 @@ export class SessionRuntime implements TurnContext {
     const result = (status: TaskResult['status'], stopReason: string | null): TaskResult =>
       taskResult(this.id, out, status, stopReason, this.#state.pendingRequest);
 
-    if (taskMessages.length > 0) {
+    const approvals = this.#state.pendingRequest?.kind === 'approval' ? this.#state : undefined;
+    if (approvals !== undefined && this.#state.status === 'awaiting_input') {
+      // A paused turn: only decisions (or a reply that rejects them) continue it, and only the
+      // paused agent, whatever the routing.
+      if (taskMessages.length === 0) return result('awaiting_input', null);
+      const pending = approvals.pendingRequest as PendingRequest;
+      const undecided = undecidedAfter(this.id, pending, taskMessages);
+      const tripped = await this.#checkInput(taskMessages, options.signal);
+      const check =
+        tripped === null
+          ? await this.#checkStop(taskMessages)
+          : { stop: null, state: this.#state.termination };
+      const waits = undecided.length > 0 && tripped === null && check.stop === null;
+      const append: AgentMessage[] = [...taskMessages];
+      if (tripped !== null) append.push(this.#trippedEvent(tripped));
+      const stops = tripped !== null || check.stop !== null;
+      await this.#commit({
+        event: 'user_input',
+        append,
+        pendingRequest: waits ? { ...pending, calls: undecided } : null,
+        status: waits ? 'awaiting_input' : 'idle',
+        termination: check.state,
+        ...(stops ? await this.#stopChange(approvals.machineState, check.state) : {}),
+      });
+      if (options.outputTaskMessages !== false) for (const m of taskMessages) emit(m);
+      if (tripped !== null) emit(append[append.length - 1] as AgentMessage);
+      if (tripped !== null) return result('terminated', trippedReason(tripped));
+      if (check.stop !== null) return result('terminated', check.stop.content);
+      if (waits) {
+        if (undecided.length < (pending.calls ?? []).length) await this.#runDecided(options, emit);
+        return result('awaiting_input', null);
+      }
+    } else if (taskMessages.length > 0) {
+      undecidedAfter(
+        this.id,
+        null,
+        taskMessages.filter((m) => m.type === 'ToolApprovalResponseEvent'),
+      );
       const state = this.#state;
       const meta = driver.meta(state.machineState);
       const waiting = meta.kind === 'input' || meta.kind === 'stopped';
       const machineState = waiting
         ? driver.next(state.machineState, orchestration.routeUserInput(state, taskMessages))
         : state.machineState;
-      const check = await this.#checkStop(taskMessages);
+      const tripped = await this.#checkInput(taskMessages, options.signal);
+      const check =
+        tripped === null
+          ? await this.#checkStop(taskMessages)
+          : { stop: null, state: state.termination };
+      const stops = tripped !== null || check.stop !== null;
       await this.#commit({
         event: 'user_input',
-        append: taskMessages,
+        append: tripped === null ? taskMessages : [...taskMessages, this.#trippedEvent(tripped)],
         machineState,
         resumeState: null,
         pendingRequest: null,
         status: 'idle',
         termination: check.state,
-        ...(check.stop === null ? {} : await this.#stopChange(machineState, check.state)),
+        ...(stops ? await this.#stopChange(machineState, check.state) : {}),
       });
       if (options.outputTaskMessages !== false) for (const m of taskMessages) emit(m);
+      if (tripped !== null) {
+        emit(this.#state.thread[this.#state.thread.length - 1] as AgentMessage);
+        return result('terminated', trippedReason(tripped));
+      }
       if (check.stop !== null) return result('terminated', check.stop.content);
     } else {
       const resumed = resumeWithoutTask(this, this.#state);
@@ -258,7 +322,7 @@ export class SessionRuntime implements TurnContext {
       }
       const agent = (driver.meta(speaking) as { agent: string }).agent;
       const emitted = new Set<string>();
-      let response: AgentResponse;
+      let response: AgentResponse | AgentPause;
       try {
         if (selection !== undefined) {
           emitted.add(selection.id);
@@ -276,6 +340,71 @@ export class SessionRuntime implements TurnContext {
         throw error;
       }
 
+      if ('approvalRequest' in response) {
+        // The turn pauses for approvals: its events and the request are one step, and only this
+        // agent (in this machine state) continues it.
+        const request = response.approvalRequest;
+        const inner = response.innerMessages.filter((m) => m !== request);
+        const append: AgentMessage[] = [
+          ...(selection === undefined ? [] : [selection]),
+          ...inner,
+          request,
+        ];
+        const pendingRequest: PendingRequest = {
+          id: newId(),
+          agent,
+          prompt: messageToText(request),
+          kind: 'approval',
+          calls: request.content,
+        };
+        await this.#commit({
+          event: `approval_request:${agent}`,
+          append,
+          machineState: speaking,
+          pendingRequest,
+          turn: 0,
+          responder: agent,
+          status: 'awaiting_input',
+        });
+        for (const m of append) {
+          if (emitted.has(m.id)) out.push(m);
+          else emit(m);
+        }
+        return result('awaiting_input', null);
+      }
+      const chatMessage = response.chatMessage;
+      const tripped = isAnswer(chatMessage)
+        ? await this.#checkOutput(
+            agent,
+            chatMessage,
+            [
+              ...state.thread,
+              ...(selection ? [selection] : []),
+              ...(response.innerMessages ?? []),
+              chatMessage,
+            ],
+            options.signal,
+          )
+        : null;
+      if (tripped !== null) {
+        // The answer is not recorded: only what led to it and the event.
+        const event = this.#trippedEvent(tripped);
+        const append: AgentMessage[] = [
+          ...(selection === undefined ? [] : [selection]),
+          ...(response.innerMessages ?? []),
+          event,
+        ];
+        await this.#commit({
+          event: `guardrail:${tripped.guardrail.name}`,
+          append,
+          ...(await this.#stopChange(speaking, state.termination)),
+        });
+        for (const m of append) {
+          if (emitted.has(m.id)) out.push(m);
+          else emit(m);
+        }
+        return result('terminated', trippedReason(tripped));
+      }
       const delta: AgentMessage[] = [...(response.innerMessages ?? []), response.chatMessage];
       const routing = orchestration.routeResponse(agent, response, state, speaking);
       const next = driver.next(speaking, routing.event);
@@ -304,7 +433,12 @@ export class SessionRuntime implements TurnContext {
       let pendingRequest = null;
       // A stop on this answer ends the session: it asks nobody anything.
       if (nextMeta.kind === 'input' && nextMeta.asks === true && check.stop === null) {
-        pendingRequest = { id: newId(), agent, prompt: messageToText(response.chatMessage) };
+        pendingRequest = {
+          id: newId(),
+          agent,
+          prompt: messageToText(response.chatMessage),
+          kind: 'input' as const,
+        };
         append.push(
           userInputRequestedEvent({
             source: agent,
@@ -336,6 +470,85 @@ export class SessionRuntime implements TurnContext {
       if (check.stop !== null) return result('terminated', check.stop.content);
       if (waits) return result('awaiting_input', null);
     }
+  }
+
+  /**
+   * Some calls of a paused turn were decided and others not: the paused agent runs the decided
+   * ones now (one step), and the turn stays paused. A cancelled run leaves them for later.
+   */
+  async #runDecided(options: RunOptions, emit: (m: AgentMessage) => void): Promise<void> {
+    const state = this.#state;
+    const agent = (state.pendingRequest as PendingRequest).agent;
+    const emitted = new Set<string>();
+    let response: AgentResponse | AgentPause;
+    try {
+      response = await respondAs(
+        this,
+        agent,
+        state.machineState,
+        state,
+        options.signal,
+        (event) => {
+          if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
+          emit(event);
+        },
+      );
+    } catch (error) {
+      if (error instanceof RunCancelled) return;
+      throw error;
+    }
+    if (!('approvalRequest' in response)) {
+      throw new Error(
+        `Agent "${agent}" answered while tool calls of its turn still await approval in session ` +
+          `"${this.id}". Its takeTurn() must pause again until every call is decided.`,
+      );
+    }
+    const request = response.approvalRequest;
+    const append = response.innerMessages.filter((m) => m !== request && m.id !== request.id);
+    if (append.length === 0) return;
+    await this.#commit({ event: `approval_progress:${agent}`, append });
+  }
+
+  /** The first input guardrail that trips on the task's chat messages, or null. */
+  async #checkInput(
+    task: readonly AgentMessage[],
+    signal: AbortSignal | undefined,
+  ): Promise<Tripped | null> {
+    const guardrails = this.orchestration.guardrails?.input ?? [];
+    const chat = task.filter(isChatMessage);
+    if (guardrails.length === 0 || chat.length === 0) return null;
+    return firstTripped(guardrails, {
+      text: chat.map((m) => messageToText(m)).join('\n'),
+      messages: [...this.#state.thread, ...task],
+      agent: null,
+      sessionId: this.id,
+      signal: signal ?? new AbortController().signal,
+    });
+  }
+
+  /** The first output guardrail that trips on `agent`'s answer, or null. */
+  async #checkOutput(
+    agent: string,
+    answer: AgentMessage,
+    messages: readonly AgentMessage[],
+    signal: AbortSignal | undefined,
+  ): Promise<Tripped | null> {
+    const guardrails = this.orchestration.guardrails?.output ?? [];
+    if (guardrails.length === 0) return null;
+    return firstTripped(guardrails, {
+      text: messageToText(answer),
+      messages,
+      agent,
+      sessionId: this.id,
+      signal: signal ?? new AbortController().signal,
+    });
+  }
+
+  #trippedEvent(tripped: Tripped): AgentMessage {
+    return guardrailTrippedEvent({
+      source: tripped.guardrail.name,
+      content: infoText(tripped.info),
+    });
   }
 
   /** Feeds one delta to the stop rule; `before` is what precedes it in this step. */

@@ -1,9 +1,9 @@
 import { enablePatches, type Patch } from 'immer';
 import { z } from 'zod';
 
-import type { AgentMessage } from '../messages/message.js';
+import type { AgentMessage, FunctionCall } from '../messages/message.js';
 import { recordAppend } from '../messages/thread-index.js';
-import { AgentMessageSchema } from '../messages/message-schema.js';
+import { AgentMessageSchema, FunctionCallSchema } from '../messages/message-schema.js';
 
 // Loading a session replays step patches with immer's `applyPatches`.
 enablePatches();
@@ -11,11 +11,17 @@ enablePatches();
 /** What a session is doing between runs (`running` is known only to the process running it). */
 export type SessionStatus = 'idle' | 'awaiting_input' | 'terminated' | 'cancelled';
 
-/** The question a paused session waits on; its `id` is the `UserInputRequestedEvent.requestId`. */
+/**
+ * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
+ * `id` is the `UserInputRequestedEvent.requestId`); `kind: "approval"`: `calls` await a decision.
+ */
 export interface PendingRequest {
   readonly id: string;
   readonly agent: string;
   readonly prompt: string;
+  readonly kind: 'input' | 'approval';
+  /** With `kind: "approval"`: the calls still awaiting a decision. */
+  readonly calls?: readonly FunctionCall[];
 }
 
 /**
@@ -48,6 +54,9 @@ const PendingRequestSchema = z.object({
   id: z.string().min(1),
   agent: z.string().min(1),
   prompt: z.string(),
+  // Sessions stored before approvals existed have no kind: theirs was an input request.
+  kind: z.enum(['input', 'approval']).optional(),
+  calls: z.array(FunctionCallSchema).optional(),
 });
 
 const SessionStateObject = z.object({

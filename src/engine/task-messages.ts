@@ -1,24 +1,34 @@
 import { ConfigError } from '../errors.js';
-import type { AgentMessage, ChatMessage } from '../messages/message.js';
+import type { AgentMessage } from '../messages/message.js';
 import { textMessage } from '../messages/message-factories.js';
-import { ChatMessageSchema } from '../messages/message-schema.js';
+import { ChatMessageSchema, ToolApprovalResponseEventSchema } from '../messages/message-schema.js';
 import { firstIssue } from '../zod-issues.js';
-import type { Task, TaskResult } from './runnable.js';
+import type { Task, TaskMessage, TaskResult } from './runnable.js';
 import type { PendingRequest } from './session-state.js';
 
-/** The task as chat messages; a string becomes a `TextMessage` from `"user"`. */
-export function toTaskMessages(task: Task | undefined): ChatMessage[] {
+/**
+ * The task as messages: chat messages and approval decisions; a string becomes a `TextMessage`
+ * from `"user"`.
+ */
+export function toTaskMessages(task: Task | undefined): TaskMessage[] {
   if (task === undefined) return [];
   if (typeof task === 'string') return [textMessage({ source: 'user', content: task })];
   const list: readonly unknown[] = Array.isArray(task) ? task : [task];
   return list.map((message, i) => {
-    const parsed = ChatMessageSchema.safeParse(message);
-    if (parsed.success) return message as ChatMessage;
+    const isDecision =
+      typeof message === 'object' &&
+      message !== null &&
+      (message as { type?: unknown }).type === 'ToolApprovalResponseEvent';
+    const parsed = (isDecision ? ToolApprovalResponseEventSchema : ChatMessageSchema).safeParse(
+      message,
+    );
+    if (parsed.success) return message as TaskMessage;
     const issue = firstIssue(parsed.error);
     const at = Array.isArray(task) ? `task[${i}].${issue.path}` : `task.${issue.path}`;
     throw new ConfigError(
       `run(): the task is not a chat message: ${at}: ${issue.text.slice(issue.path.length + 2)}. ` +
-        'Pass a string, a chat message (e.g. textMessage({source, content})) or an array of them.',
+        'Pass a string, a chat message (e.g. textMessage({source, content})), approve(callId) / ' +
+        'reject(callId) or an array of them.',
       { path: at },
     );
   });
@@ -52,7 +62,9 @@ export function taskResult(
     messages,
     stopReason,
     status,
-    ...(status === 'awaiting_input' && pending !== null ? { pendingRequest: pending } : {}),
+    ...(status === 'awaiting_input' && pending !== null
+      ? { pendingRequest: pending.kind === undefined ? { ...pending, kind: 'input' } : pending }
+      : {}),
     sessionId,
     usage: totalUsage(messages),
   };

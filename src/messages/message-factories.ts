@@ -4,6 +4,7 @@ import type {
   ChatMessage,
   FunctionCall,
   FunctionExecutionResult,
+  GuardrailTrippedEvent,
   HandoffMessage,
   MessageBase,
   ModelClientStreamingChunkEvent,
@@ -12,6 +13,8 @@ import type {
   StructuredMessage,
   TextMessage,
   ThoughtEvent,
+  ToolApprovalRequestEvent,
+  ToolApprovalResponseEvent,
   ToolCallExecutionEvent,
   ToolCallRequestEvent,
   ToolCallSummaryMessage,
@@ -126,4 +129,52 @@ export function selectSpeakerEvent(
   init: MessageInit & { content: readonly string[] },
 ): SelectSpeakerEvent {
   return { type: 'SelectSpeakerEvent', ...base(init), content: init.content };
+}
+
+/** Builds a `ToolApprovalRequestEvent`: the calls of an agent's answer awaiting a decision. */
+export function toolApprovalRequestEvent(
+  init: MessageInit & { content: readonly FunctionCall[] },
+): ToolApprovalRequestEvent {
+  return { type: 'ToolApprovalRequestEvent', ...base(init), content: init.content };
+}
+
+/** Builds a `ToolApprovalResponseEvent`; `source` defaults to `"user"`. */
+export function toolApprovalResponseEvent(
+  init: Partial<MessageInit> & { callId: string; approved: boolean; reason?: string },
+): ToolApprovalResponseEvent {
+  return {
+    type: 'ToolApprovalResponseEvent',
+    ...base({ ...init, source: init.source ?? 'user' }),
+    callId: init.callId,
+    approved: init.approved,
+    ...(init.reason === undefined ? {} : { reason: init.reason }),
+  };
+}
+
+/** Builds a `GuardrailTrippedEvent`; `source` is the guardrail's name. */
+export function guardrailTrippedEvent(
+  init: MessageInit & { content: string },
+): GuardrailTrippedEvent {
+  return { type: 'GuardrailTrippedEvent', ...base(init), content: init.content };
+}
+
+/**
+ * The task that approves the pending tool call `callId`: it runs, and its result goes back to
+ * the model. @example await session.run(approve(result.pendingRequest.calls[0].id))
+ */
+export function approve(callId: string): ToolApprovalResponseEvent {
+  return toolApprovalResponseEvent({ callId, approved: true });
+}
+
+/**
+ * The task that rejects the pending tool call `callId`: the model gets the error result
+ * `Tool call "<name>" was rejected by the user` (+ `: <reason>`).
+ * @example await session.run(reject(callId, 'Refunds over $500 need a manager.'))
+ */
+export function reject(callId: string, reason?: string): ToolApprovalResponseEvent {
+  return toolApprovalResponseEvent({
+    callId,
+    approved: false,
+    ...(reason === undefined ? {} : { reason }),
+  });
 }

@@ -6,6 +6,7 @@ import type {
   FunctionCall,
   FunctionExecutionResult,
   StopMessage,
+  ToolApprovalResponseEvent,
   Usage,
 } from './message.js';
 
@@ -71,6 +72,17 @@ const StructuredMessageSchema = z.object({
   content: z.unknown(),
 });
 
+const ToolApprovalResponseEventObject = z.object({
+  type: z.literal('ToolApprovalResponseEvent'),
+  ...base,
+  callId: z.string().min(1),
+  approved: z.boolean(),
+  reason: z.string().optional(),
+});
+/** Validates a `ToolApprovalResponseEvent` (a decision given as a task). */
+export const ToolApprovalResponseEventSchema =
+  ToolApprovalResponseEventObject as unknown as z.ZodType<ToolApprovalResponseEvent>;
+
 /** Validates any chat message. */
 export const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion('type', [
   TextMessageSchema,
@@ -109,4 +121,11 @@ export const AgentMessageSchema: z.ZodType<AgentMessage> = z.discriminatedUnion(
   z.object({ type: z.literal('ThoughtEvent'), ...base, content: z.string() }),
   z.object({ type: z.literal('ModelClientStreamingChunkEvent'), ...base, content: z.string() }),
   z.object({ type: z.literal('SelectSpeakerEvent'), ...base, content: z.array(z.string()) }),
+  z.object({
+    type: z.literal('ToolApprovalRequestEvent'),
+    ...base,
+    content: z.array(FunctionCallSchema),
+  }),
+  ToolApprovalResponseEventObject,
+  z.object({ type: z.literal('GuardrailTrippedEvent'), ...base, content: z.string() }),
 ]) as z.ZodType<AgentMessage>;

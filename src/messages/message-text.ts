@@ -10,6 +10,14 @@ export function messageToText(message: AgentMessage): string {
       return typeof message.content === 'string'
         ? message.content
         : JSON.stringify(message.content);
+    case 'ToolApprovalRequestEvent':
+      return message.content
+        .map((call) => `Approval needed: ${call.name}(${call.arguments})`)
+        .join('\n');
+    case 'ToolApprovalResponseEvent':
+      return `${message.approved ? 'Approved' : 'Rejected'} call ${message.callId}${
+        message.reason === undefined ? '' : `: ${message.reason}`
+      }`;
     case 'ToolCallRequestEvent':
       return message.content.map((call) => `${call.name}(${call.arguments})`).join('\n');
     case 'ToolCallExecutionEvent':

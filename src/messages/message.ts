@@ -107,6 +107,28 @@ export interface SelectSpeakerEvent extends MessageBase {
   readonly content: readonly string[];
 }
 
+/** An agent's turn pauses until the user approves or rejects these tool calls. */
+export interface ToolApprovalRequestEvent extends MessageBase {
+  readonly type: 'ToolApprovalRequestEvent';
+  readonly content: readonly FunctionCall[];
+}
+
+/** The user's decision on one call awaiting approval (made by `approve()` / `reject()`). */
+export interface ToolApprovalResponseEvent extends MessageBase {
+  readonly type: 'ToolApprovalResponseEvent';
+  readonly callId: string;
+  readonly approved: boolean;
+  readonly reason?: string;
+  /** Never present: declared so that `message.content` reads on any `AgentMessage`. */
+  readonly content?: never;
+}
+
+/** A guardrail tripped; `source` is the guardrail's name, `content` its info as text. */
+export interface GuardrailTrippedEvent extends MessageBase {
+  readonly type: 'GuardrailTrippedEvent';
+  readonly content: string;
+}
+
 /** Something that happened inside an agent's turn; not part of the conversation proper. */
 export type AgentEvent =
   | ToolCallRequestEvent
@@ -114,7 +136,10 @@ export type AgentEvent =
   | UserInputRequestedEvent
   | ThoughtEvent
   | ModelClientStreamingChunkEvent
-  | SelectSpeakerEvent;
+  | SelectSpeakerEvent
+  | ToolApprovalRequestEvent
+  | ToolApprovalResponseEvent
+  | GuardrailTrippedEvent;
 
 /** Any message of the library: a chat message or an agent event. */
 export type AgentMessage = ChatMessage | AgentEvent;
@@ -136,6 +161,9 @@ export const AGENT_EVENT_TYPES = [
   'ThoughtEvent',
   'ModelClientStreamingChunkEvent',
   'SelectSpeakerEvent',
+  'ToolApprovalRequestEvent',
+  'ToolApprovalResponseEvent',
+  'GuardrailTrippedEvent',
 ] as const satisfies readonly AgentEvent['type'][];
 
 const chatTypes: ReadonlySet<string> = new Set(CHAT_MESSAGE_TYPES);
@@ -146,7 +174,7 @@ export function isChatMessage(message: AgentMessage): message is ChatMessage {
   return chatTypes.has(message?.type);
 }
 
-/** True for the six agent event types. */
+/** True for the agent event types. */
 export function isAgentEvent(message: AgentMessage): message is AgentEvent {
   return eventTypes.has(message?.type);
 }

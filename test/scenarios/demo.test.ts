@@ -147,6 +147,46 @@ describe('baton demo', () => {
     expect(desk.store.accounts.get('ada@example.com')?.closed).toBe(false);
   });
 
+  it('asks before a refund over $50: y approves and the refund is paid', async () => {
+    const terminal = scriptedTerminal([
+      'I was charged twice for invoice INV-1003',
+      'yes please',
+      'y',
+      'bye',
+    ]);
+    expect(await runDemo(terminal, { env: offlineEnv, storeDirectory: scratch() })).toBe(0);
+    const out = terminal.output();
+    expect(out).toContain(
+      '---------- ToolApprovalRequestEvent (billing) ----------\n' +
+        'Approval needed: refund_duplicate_charge({"invoiceId":"INV-1003"}) [call ',
+    );
+    expect(out).toContain(
+      'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"})\n' +
+        'Approve refund_duplicate_charge? [y/N] y\n',
+    );
+    expect(out).toContain('Done: $89.00 refunded on INV-1003');
+  });
+
+  it('pays nothing when the refund is refused with n, or with a reply', () => {
+    const refused = demo([], 'I was charged twice for invoice INV-1003\nyes please\nn\nbye\n');
+    expect(refused.stderr).toBe('');
+    expect(refused.stdout).toContain('Approve refund_duplicate_charge? [y/N] n\n');
+    expect(refused.stdout).toContain('Understood: I did not refund it. Anything else I can do?');
+    expect(refused.stdout).not.toContain('refunded on INV-1003');
+
+    const replied = demo(
+      [],
+      'I was charged twice for invoice INV-1003\nyes please\nwait, ask my manager\nbye\n',
+    );
+    expect(replied.stdout).toContain(
+      'Approve refund_duplicate_charge? [y/N] wait, ask my manager\n',
+    );
+    expect(replied.stdout).toContain(
+      'Tool call "refund_duplicate_charge" was rejected by the user: wait, ask my manager',
+    );
+    expect(replied.stdout).not.toContain('refunded on INV-1003');
+  });
+
   it('runs as `npm start` does, reading piped replies line by line', () => {
     const run = demo([], 'I am locked out of my account\nada@example.com\nbye\n');
     expect(run.stderr).toBe('');

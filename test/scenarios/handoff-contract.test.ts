@@ -741,6 +741,7 @@ describe('HandoffWorkflow', () => {
         id: expect.any(String),
         agent: 'billing',
         prompt: 'Which invoice?',
+        kind: 'input',
       });
       expect(last?.type).toEqual('UserInputRequestedEvent');
       expect(last?.type === 'UserInputRequestedEvent' && [last.requestId, last.content]).toEqual([

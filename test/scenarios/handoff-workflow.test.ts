@@ -57,6 +57,7 @@ describe('HandoffWorkflow', () => {
       id: pause?.type === 'UserInputRequestedEvent' ? pause.requestId : 'missing',
       agent: 'billing',
       prompt: 'Which invoice?',
+      kind: 'input',
     });
     expect(result.sessionId).toBe('default');
     expect(log.map((t) => [t.agent, t.handoffs])).toEqual([

@@ -30,8 +30,8 @@ function runBlock(index: number): string {
 }
 
 describe('README tour', () => {
-  it('has the six blocks this suite runs', () => {
-    expect(blocks).toHaveLength(6);
+  it('has the seven blocks this suite runs', () => {
+    expect(blocks).toHaveLength(7);
   });
 
   it("type-checks every block with the README's tsconfig.json", () => {
@@ -103,5 +103,13 @@ describe('README tour', () => {
       },
     ]);
     expect(rest).toEqual(['']);
+  });
+
+  it('approvals pause before the refund, resume in another workflow object, and guardrails stop', () => {
+    expect(runBlock(6)).toBe(
+      'awaiting_input approval call_1\n' +
+        "Done: $80 refunded. [ 'INV-7:call_1' ]\n" +
+        'Guardrail "no_card_numbers" tripped: a card number\n',
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { ZodType, z } from 'zod';
 
 import type { ChatAgent } from '../../agents/chat-agent.js';
@@ -87,6 +88,7 @@ export class HandoffBuilder {
   #toolCallFilter: 'handoff' | 'all' | 'none' = 'handoff';
   #contextWindow: number | undefined;
   #maxTurns = 50;
+  #guardrails: Required<GuardrailSet> = { input: [], output: [] };
   #autonomous: AutonomousModeOptions | undefined;
   #checkpointing: Checkpointing | undefined;
   #lazy:
@@ -275,6 +277,20 @@ export class HandoffBuilder {
   }
 
   /**
+   * Guardrails (API.md §10): `input` checks each run's task before any agent sees it, `output`
+   * each agent's final answer before it is recorded. Repeated calls replace the lists given.
+   * @example builder.withGuardrails({ input: [noCards], output: [noCards] })
+   */
+  withGuardrails(guardrails: GuardrailSet): this {
+    const checked = checkGuardrails(guardrails, 'withGuardrails()');
+    this.#guardrails = {
+      input: guardrails.input === undefined ? this.#guardrails.input : checked.input,
+      output: guardrails.output === undefined ? this.#guardrails.output : checked.output,
+    };
+    return this;
+  }
+
+  /**
    * Checks the configuration and compiles it into a runnable workflow.
    * @throws ConfigError naming the agent when the configuration cannot work.
    */
@@ -304,6 +320,7 @@ export class HandoffBuilder {
       toolCallFilter: this.#toolCallFilter,
       contextWindow: this.#contextWindow,
       maxTurns: this.#maxTurns,
+      guardrails: this.#guardrails,
       autonomous: {
         agents: autonomousAgents,
         turnLimits: this.#autonomous?.turnLimits ?? {},

@@ -1,3 +1,4 @@
+import type { Guardrail } from '../../agents/guardrail.js';
 import type { AgentResponse } from '../../agents/chat-agent.js';
 import { Handoff } from '../../agents/handoff.js';
 import type {
@@ -33,6 +34,10 @@ export interface HandoffSettings {
   readonly toolCallFilter: 'handoff' | 'all' | 'none';
   readonly contextWindow: number | undefined;
   readonly maxTurns: number;
+  readonly guardrails: {
+    readonly input: readonly Guardrail[];
+    readonly output: readonly Guardrail[];
+  };
   readonly autonomous: AutonomousSettings;
   readonly stopRule: StopRule | undefined;
   /** Who routes requests in the `classifying` state: lazy routing's classifier or a resolver. */
@@ -186,6 +191,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     machine,
     participants,
     maxTurns: settings.maxTurns,
+    guardrails: settings.guardrails,
     stopRule: settings.stopRule,
     descriptor: describe(settings),
     turnOptions: (agent, speaking, state) => {

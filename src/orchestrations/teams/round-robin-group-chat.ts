@@ -1,4 +1,5 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
+import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
 import { toStopRule } from '../../engine/stop-rule.js';
 import { WorkflowRunner } from '../../engine/workflow-runner.js';
@@ -12,6 +13,8 @@ export interface RoundRobinGroupChatOptions extends TeamCheckpointOptions {
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
   maxTurns?: number;
+  /** Input and output guardrails (API.md §10). */
+  guardrails?: GuardrailSet;
   /** @default "round_robin" */
   name?: string;
 }
@@ -55,6 +58,7 @@ export class RoundRobinGroupChat extends WorkflowRunner {
         machine,
         participants: new Map(participants.map((a) => [a.name, a])),
         maxTurns: teamMaxTurns('RoundRobinGroupChat', options.maxTurns),
+        guardrails: checkGuardrails(options.guardrails, 'RoundRobinGroupChat'),
         stopRule:
           options.terminationCondition === undefined
             ? undefined

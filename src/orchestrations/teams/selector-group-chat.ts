@@ -1,4 +1,5 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
+import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { SessionState } from '../../engine/session-state.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
 import { toStopRule } from '../../engine/stop-rule.js';
@@ -27,6 +28,8 @@ export interface SelectorGroupChatOptions extends TeamCheckpointOptions {
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
   maxTurns?: number;
+  /** Input and output guardrails (API.md §10). */
+  guardrails?: GuardrailSet;
   /** May the previous speaker be picked again? @default false */
   allowRepeatedSpeaker?: boolean;
   /** Model attempts before falling back to the previous speaker. @default 3 */
@@ -146,6 +149,7 @@ export class SelectorGroupChat extends WorkflowRunner {
         }),
         participants: new Map(participants.map((a) => [a.name, a])),
         maxTurns: teamMaxTurns('SelectorGroupChat', options.maxTurns),
+        guardrails: checkGuardrails(options.guardrails, 'SelectorGroupChat'),
         stopRule:
           options.terminationCondition === undefined
             ? undefined

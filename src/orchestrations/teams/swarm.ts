@@ -1,4 +1,5 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
+import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { MachineEvent } from '../../engine/orchestration.js';
 import type { SessionState } from '../../engine/session-state.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
@@ -15,6 +16,8 @@ export interface SwarmOptions extends TeamCheckpointOptions {
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
   maxTurns?: number;
+  /** Input and output guardrails (API.md §10). */
+  guardrails?: GuardrailSet;
   /** @default "swarm" */
   name?: string;
 }
@@ -80,6 +83,7 @@ export class Swarm extends WorkflowRunner {
         machine,
         participants: new Map(participants.map((a) => [a.name, a])),
         maxTurns: teamMaxTurns('Swarm', options.maxTurns),
+        guardrails: checkGuardrails(options.guardrails, 'Swarm'),
         stopRule:
           options.terminationCondition === undefined
             ? undefined
