@@ -21,6 +21,7 @@ import {
 import { applyContextWindow, toModelMessages } from '../messages/model-view.js';
 import { indexThread } from '../messages/thread-index.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
+import { traceChat } from '../observability/gen-ai-spans.js';
 import { formatPath } from '../zod-issues.js';
 import {
   checkAgentName,
@@ -260,11 +261,21 @@ export class Agent implements ChatAgent {
     return request;
   }
 
-  async #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
+  #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
     const client = this.#client;
-    if (!this.#stream || client.createStream === undefined) return client.create(request);
+    const stream = this.#stream ? client.createStream?.bind(client) : undefined;
+    return traceChat(client, request.messages, () =>
+      stream === undefined ? client.create(request) : this.#streamModel(stream, request, ctx),
+    );
+  }
+
+  async #streamModel(
+    createStream: NonNullable<ChatClient['createStream']>,
+    request: ModelRequest,
+    ctx: AgentContext,
+  ): Promise<ModelResult> {
     let result: ModelResult | undefined;
-    for await (const item of client.createStream(request)) {
+    for await (const item of createStream(request)) {
       if (typeof item !== 'string') result = item;
       else if (item !== '') ctx.emit(streamingChunkEvent({ source: this.name, content: item }));
     }

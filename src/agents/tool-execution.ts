@@ -1,4 +1,6 @@
 import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
+import { type ToolOutcome, traceToolExecution } from '../observability/gen-ai-spans.js';
+import { errorTypeOf } from '../observability/tracing.js';
 import { formatPath } from '../zod-issues.js';
 import type { Tool, ToolContext } from './tool.js';
 
@@ -60,30 +62,38 @@ export function toolExecutor(
   tools: ReadonlyMap<string, Tool>,
   options: ToolExecutorOptions,
 ): ToolHandler {
-  return async (call) => {
-    const fail = (content: string): FunctionExecutionResult => ({
-      callId: call.id,
-      name: call.name,
-      content,
-      isError: true,
-    });
-    const found = tools.get(call.name);
-    if (found === undefined) return fail(unknownTool(call.name, options.offered));
-    const args = parseArguments(call);
-    if (!args.ok) return fail(args.error);
-    const parsed = found.parameters.safeParse(args.value);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
-      return fail(
-        `Tool "${call.name}" received invalid arguments: ${issues.join('; ')}. ` +
-          'Fix them and call the tool again.',
-      );
-    }
-    const outcome = await runWithTimeout(found, parsed.data, options);
-    return outcome.ok
-      ? { callId: call.id, name: call.name, content: outcome.content, isError: false }
-      : fail(outcome.content);
-  };
+  return (call) => traceToolExecution(call, () => execute(call, tools, options));
+}
+
+async function execute(
+  call: FunctionCall,
+  tools: ReadonlyMap<string, Tool>,
+  options: ToolExecutorOptions,
+): Promise<ToolOutcome<FunctionExecutionResult>> {
+  const fail = (content: string, errorType: string, quiet = false) => ({
+    result: { callId: call.id, name: call.name, content, isError: true },
+    errorType,
+    // Messages about bad arguments quote them: they stay out of traces (they are content).
+    ...(quiet ? {} : { errorMessage: content }),
+  });
+  const found = tools.get(call.name);
+  if (found === undefined) return fail(unknownTool(call.name, options.offered), 'unknown_tool');
+  const args = parseArguments(call);
+  if (!args.ok) return fail(args.error, 'invalid_arguments', true);
+  const parsed = found.parameters.safeParse(args.value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
+    return fail(
+      `Tool "${call.name}" received invalid arguments: ${issues.join('; ')}. ` +
+        'Fix them and call the tool again.',
+      'invalid_arguments',
+      true,
+    );
+  }
+  const outcome = await runWithTimeout(found, parsed.data, options);
+  return outcome.ok
+    ? { result: { callId: call.id, name: call.name, content: outcome.content, isError: false } }
+    : fail(outcome.content, outcome.errorType);
 }
 
 function unknownTool(name: string, offered: readonly string[]): string {
@@ -114,7 +124,7 @@ async function runWithTimeout(
   found: Tool,
   args: unknown,
   { context, timer }: ToolExecutorOptions,
-): Promise<{ ok: boolean; content: string }> {
+): Promise<{ ok: true; content: string } | { ok: false; content: string; errorType: string }> {
   const controller = new AbortController();
   const name = found.name;
   let cancelTimer = () => {};
@@ -123,20 +133,28 @@ async function runWithTimeout(
     return await new Promise((resolve) => {
       onAbort = () => {
         controller.abort(context.signal.reason);
-        resolve({ ok: false, content: `Tool "${name}" was cancelled.` });
+        resolve({ ok: false, content: `Tool "${name}" was cancelled.`, errorType: 'cancelled' });
       };
       if (context.signal.aborted) return onAbort();
       context.signal.addEventListener('abort', onAbort, { once: true });
       cancelTimer = timer(found.timeoutMs, () => {
         controller.abort(new Error(`Tool "${name}" timed out.`));
-        resolve({ ok: false, content: `Tool "${name}" timed out after ${found.timeoutMs} ms.` });
+        resolve({
+          ok: false,
+          content: `Tool "${name}" timed out after ${found.timeoutMs} ms.`,
+          errorType: 'timeout',
+        });
       });
       Promise.resolve()
         .then(() => found.execute(args, { ...context, signal: controller.signal }))
         .then(
           (value) => resolve({ ok: true, content: toText(value) }),
           (error: unknown) =>
-            resolve({ ok: false, content: `Tool "${name}" failed: ${errorText(error)}` }),
+            resolve({
+              ok: false,
+              content: `Tool "${name}" failed: ${errorText(error)}`,
+              errorType: errorTypeOf(error),
+            }),
         );
     });
   } finally {

@@ -7,6 +7,7 @@ import { isChatMessage } from '../messages/message.js';
 import { userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
 import { recordAppend } from '../messages/thread-index.js';
+import { traceAgentTurn, traceRun } from '../observability/gen-ai-spans.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
@@ -120,7 +121,9 @@ export class SessionRuntime {
   }
 
   run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
-    return this.#exclusive(() => this.#run(task, options, sink));
+    return traceRun(this.#orchestration.name, this.id, () =>
+      this.#exclusive(() => this.#run(task, options, sink)),
+    );
   }
 
   /** Runs `work` as the only activity on this session, here and in every process sharing the store. */
@@ -392,14 +395,16 @@ export class SessionRuntime {
     const turnSignal = signal ?? new AbortController().signal;
     let response: AgentResponse;
     try {
-      response = await agent.respond({
-        conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
-        newMessages,
-        signal: turnSignal,
-        sessionId: this.id,
-        emit,
-        ...turn,
-      });
+      response = await traceAgentTurn(agentName, this.id, () =>
+        agent.respond({
+          conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
+          newMessages,
+          signal: turnSignal,
+          sessionId: this.id,
+          emit,
+          ...turn,
+        }),
+      );
     } catch (error) {
       if (signal?.aborted) throw new RunCancelled();
       const reason = error instanceof Error ? error.message : String(error);
