@@ -5,7 +5,6 @@ import { z } from 'zod';
 import {
   Agent,
   HandoffBuilder,
-  MemoryCheckpointStore,
   ScriptedChatClient,
   scriptedText,
   scriptedToolCall,
@@ -35,7 +34,7 @@ const lookupInvoice = tool({
 });
 
 /** triage (model "triage-model") hands off to billing (no model name), who looks an invoice up. */
-function desk(options: { store?: MemoryCheckpointStore; invoice?: string } = {}) {
+function desk(options: { invoice?: string } = {}) {
   const triage = new Agent({
     name: 'triage',
     client: new ScriptedChatClient([scriptedToolCall('handoff_to_billing', {}, 'call-h1')], {
@@ -51,11 +50,10 @@ function desk(options: { store?: MemoryCheckpointStore; invoice?: string } = {})
       scriptedText('INV-1 is paid.', { promptTokens: 30, completionTokens: 6 }),
     ]),
   });
-  let builder = new HandoffBuilder({ name: 'desk', participants: [triage, billing] })
+  return new HandoffBuilder({ name: 'desk', participants: [triage, billing] })
     .coordinator(triage)
-    .withTerminationCondition(new TextMentionTermination('bye', { sources: ['user'] }));
-  if (options.store !== undefined) builder = builder.withCheckpointing(options.store);
-  return builder.build();
+    .withTerminationCondition(new TextMentionTermination('bye', { sources: ['user'] }))
+    .build();
 }
 
 describe('tracing a handoff desk (API.md §11)', () => {
@@ -328,7 +326,7 @@ describe('tracing a handoff desk (API.md §11)', () => {
     const duration = histograms['gen_ai.client.operation.duration'];
     expect(tokens?.unit).toBe('{token}');
     expect(duration?.unit).toBe('s');
-    const byAttributes = (points: { attributes: Record<string, unknown> }[]) =>
+    const byAttributes = <P extends { attributes: Record<string, unknown> }>(points: P[]) =>
       [...points].sort((a, b) =>
         JSON.stringify(a.attributes).localeCompare(JSON.stringify(b.attributes)),
       );

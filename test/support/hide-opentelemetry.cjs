@@ -1,5 +1,6 @@
 // Preloaded with `node --require`: makes `@opentelemetry/*` unresolvable, as in an application
 // that does not install the optional peer dependency.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a --require preload is CommonJS
 const Module = require('node:module');
 
 const resolve = Module._resolveFilename;
