@@ -170,9 +170,10 @@ export class Tracing {
     let otelSpan: Span | undefined;
     let context: Context | undefined;
     const outer = this.#scope.getStore();
-    if (api !== undefined) {
+    const tracer = api === undefined ? undefined : this.#getTracer(api);
+    if (api !== undefined && tracer !== undefined) {
       const parent = this.#parentContext(api, outer);
-      const started = this.#getTracer(api).startSpan(
+      const started = tracer.startSpan(
         spec.name,
         {
           kind: spec.kind === 'client' ? api.SpanKind.CLIENT : api.SpanKind.INTERNAL,
@@ -180,7 +181,7 @@ export class Tracing {
         },
         parent,
       );
-      // A no-op span (no SDK registered) has an invalid context: nothing records it.
+      // A span dropped by the sampler has a valid context: its children must know it.
       if (started.isRecording() || api.trace.isSpanContextValid(started.spanContext())) {
         otelSpan = started;
         context = api.trace.setSpan(parent, started);
@@ -245,14 +246,25 @@ export class Tracing {
     return outer.context;
   }
 
-  /** The tracer of the registered provider (the global proxy changes when the API is disabled). */
-  #getTracer(api: OpenTelemetryApi): Tracer {
-    const provider = api.trace.getTracerProvider();
-    if (provider !== this.#provider || this.#tracer === undefined) {
+  /**
+   * The registered SDK's tracer, or undefined when no SDK is registered (then nothing can record a
+   * span, and `span()` skips it). The global API hands out a proxy provider, replaced when the API
+   * is disabled; an SDK registers behind it as its delegate.
+   */
+  #getTracer(api: OpenTelemetryApi): Tracer | undefined {
+    const provider = api.trace.getTracerProvider() as TracerProvider & {
+      getDelegateTracer?(name: string, version?: string): Tracer | undefined;
+    };
+    if (provider === this.#provider && this.#tracer !== undefined) return this.#tracer;
+    const tracer =
+      typeof provider.getDelegateTracer === 'function'
+        ? provider.getDelegateTracer('baton', this.#version)
+        : provider.getTracer('baton', this.#version);
+    if (tracer !== undefined) {
       this.#provider = provider;
-      this.#tracer = provider.getTracer('baton', this.#version);
+      this.#tracer = tracer;
     }
-    return this.#tracer;
+    return tracer;
   }
 }
 
