@@ -22,21 +22,20 @@ export class GenAIMetrics {
   #provider: MeterProvider | undefined;
   #tokens: Histogram | undefined;
   #duration: Histogram | undefined;
+  #noop = true;
 
   constructor(api: OpenTelemetryApi, version: string) {
     this.#api = api;
     this.#version = version;
   }
 
-  /** Records one model call: its duration in seconds and, when it answered, its tokens. */
-  recordChat(
-    attributes: Record<string, AttributeValue>,
-    seconds: number,
-    usage: { input: number; output: number } | undefined,
-  ): void {
+  /** False while no SDK is registered (the API's no-op meter): then there is nothing to measure. */
+  enabled(): boolean {
     const provider = this.#api.metrics.getMeterProvider();
-    if (provider !== this.#provider || this.#tokens === undefined || this.#duration === undefined) {
+    if (provider !== this.#provider) {
       const meter = provider.getMeter('baton', this.#version);
+      this.#noop =
+        Object.getPrototypeOf(meter) === Object.getPrototypeOf(this.#api.createNoopMeter());
       this.#tokens = meter.createHistogram('gen_ai.client.token.usage', {
         description: 'Number of input and output tokens used.',
         unit: '{token}',
@@ -49,6 +48,16 @@ export class GenAIMetrics {
       });
       this.#provider = provider;
     }
+    return !this.#noop;
+  }
+
+  /** Records one model call: its duration in seconds and, when it answered, its tokens. */
+  recordChat(
+    attributes: Record<string, AttributeValue>,
+    seconds: number,
+    usage: { input: number; output: number } | undefined,
+  ): void {
+    if (!this.enabled() || this.#tokens === undefined || this.#duration === undefined) return;
     this.#duration.record(seconds, attributes);
     if (usage !== undefined) {
       this.#tokens.record(usage.input, { ...attributes, 'gen_ai.token.type': 'input' });

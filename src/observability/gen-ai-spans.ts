@@ -93,7 +93,7 @@ export function traceChat(
 ): Promise<ModelResult> {
   const model = nonEmpty(client.model);
   const provider = nonEmpty(client.provider);
-  if (metrics === undefined) return chatSpan(model, provider, messages, call);
+  if (metrics === undefined || !metrics.enabled()) return chatSpan(model, provider, messages, call);
   const started = performance.now();
   const base = {
     'gen_ai.operation.name': 'chat',
