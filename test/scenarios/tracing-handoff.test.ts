@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 import { trace } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -71,6 +73,12 @@ describe('tracing a handoff desk (API.md §11)', () => {
       '    chat',
     ]);
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    const { version } = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    expect(new Set(spans.map((s) => JSON.stringify(s.scope)))).toEqual(
+      new Set([JSON.stringify({ name: 'baton', version })]),
+    );
 
     const run = only(spans, 'invoke_workflow desk');
     expect(run.kind).toBe('internal');

@@ -23,6 +23,8 @@ export interface SpanView {
   readonly attributes: Record<string, unknown>;
   readonly events: { name: string; attributes: Record<string, unknown> }[];
   readonly status: { code: 'unset' | 'ok' | 'error'; message?: string };
+  /** The tracer that made it (`trace.getTracer(name, version)`). */
+  readonly scope: { name: string; version: string | undefined };
   /** Start time as [seconds, nanoseconds]. */
   readonly start: readonly [number, number];
 }
@@ -128,6 +130,7 @@ function view(span: ReadableSpan): SpanView {
     attributes: { ...span.attributes },
     events: span.events.map((e) => ({ name: e.name, attributes: { ...e.attributes } })),
     status: span.status.message === undefined ? { code } : { code, message: span.status.message },
+    scope: { name: span.instrumentationScope.name, version: span.instrumentationScope.version },
     start: [span.startTime[0], span.startTime[1]],
   };
 }
