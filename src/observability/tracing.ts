@@ -148,11 +148,6 @@ export class Tracing {
     this.#version = version;
   }
 
-  /** The OpenTelemetry API, when installed. */
-  get api(): OpenTelemetryApi | undefined {
-    return this.#api;
-  }
-
   /** The version spans and metrics are reported under (`trace.getTracer('baton', version)`). */
   get version(): string {
     return this.#version;
@@ -167,10 +162,11 @@ export class Tracing {
     const api = this.#api;
     const local = listeners.size > 0;
     if (api === undefined && !local) return work(NOOP_SCOPE);
+    const tracer = api === undefined ? undefined : this.#getTracer(api);
+    if (tracer === undefined && !local) return work(NOOP_SCOPE);
     let otelSpan: Span | undefined;
     let context: Context | undefined;
     const outer = this.#scope.getStore();
-    const tracer = api === undefined ? undefined : this.#getTracer(api);
     if (api !== undefined && tracer !== undefined) {
       const parent = this.#parentContext(api, outer);
       const started = tracer.startSpan(
