@@ -60,8 +60,11 @@ export function tracingSection(rounds = 3): string[] {
   const load = loadavg()[0] ?? 0;
   const modes: Mode[] = ['absent', 'api', 'sdk'];
   const runs: Record<Mode, Figures[]> = { absent: [], api: [], sdk: [] };
-  for (let round = 0; round < rounds; round++)
-    for (const mode of modes) runs[mode].push(measure(mode));
+  // The order alternates (absent first, then api first) so that neither always runs second.
+  for (let round = 0; round < rounds; round++) {
+    const order: Mode[] = round % 2 === 0 ? ['absent', 'api', 'sdk'] : ['api', 'absent', 'sdk'];
+    for (const mode of order) runs[mode].push(measure(mode));
+  }
   const med = (mode: Mode, key: keyof Figures) => {
     const values = runs[mode].map((f) => f[key]).filter((v): v is number => typeof v === 'number');
     return values.length === 0 ? undefined : median(values);
