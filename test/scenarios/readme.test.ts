@@ -27,8 +27,8 @@ function runBlock(index: number): string {
 }
 
 describe('README tour', () => {
-  it('has the five blocks this suite runs', () => {
-    expect(blocks).toHaveLength(5);
+  it('has the six blocks this suite runs', () => {
+    expect(blocks).toHaveLength(6);
   });
 
   it('termination conditions print what the comments say', () => {
@@ -61,5 +61,19 @@ describe('README tour', () => {
     const out = runBlock(4);
     expect(out).toContain("Finish reason: Text 'APPROVE' mentioned\n");
     expect(out.trimEnd().endsWith("Text 'APPROVE' mentioned")).toBe(true);
+  });
+
+  it('the MCP block reads package.json through the filesystem server', () => {
+    const [names, results, ...rest] = runBlock(5).split('\n');
+    expect(names).toBe("secure-filesystem-server [ 'files_read_text_file' ]");
+    expect(JSON.parse(results ?? '')).toEqual([
+      {
+        callId: expect.any(String),
+        name: 'files_read_text_file',
+        content: '{\n  "name": "baton",',
+        isError: false,
+      },
+    ]);
+    expect(rest).toEqual(['']);
   });
 });
