@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
+import type { AnyStateMachine } from 'xstate';
+
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { ConfigError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
@@ -50,7 +52,7 @@ export class WorkflowRunner implements Runnable {
   }
 
   /** The compiled XState machine this workflow runs. */
-  get machine(): Orchestration['machine'] {
+  get machine(): AnyStateMachine {
     return this.#orchestration.machine;
   }
 
@@ -116,13 +118,19 @@ export class WorkflowRunner implements Runnable {
     return new SessionHandle(this.#runtime(id, from), this);
   }
 
-  /** A fresh state for a new or reset session. */
+  /**
+   * A fresh state for a new or reset session.
+   * @internal the engine's (its sessions call it); not part of the public API.
+   */
   freshState(): SessionState {
     const rule = this.#orchestration.stopRule;
     return initialSessionState(this.#driver.initialState, rule?.initialState ?? null);
   }
 
-  /** Validates a saved state (from `saveState()`) against the schema and this workflow's machine. */
+  /**
+   * Validates a saved state (from `saveState()`) against the schema and this workflow's machine.
+   * @internal the engine's (its sessions call it); not part of the public API.
+   */
   parseState(state: unknown, sessionId: string): Omit<SessionState, 'step'> {
     const parsed = SavedStateSchema.safeParse(state);
     if (!parsed.success) {
@@ -146,7 +154,10 @@ export class WorkflowRunner implements Runnable {
     return value;
   }
 
-  /** What is wrong with a stored state for this workflow (states it can never be in), or null. */
+  /**
+   * What is wrong with a stored state for this workflow (states it can never be in), or null.
+   * @internal the engine's (its sessions call it); not part of the public API.
+   */
   problemWith(state: SessionState): string | null {
     for (const name of [state.machineState, state.resumeState]) {
       if (name !== null && !this.#driver.has(name))
