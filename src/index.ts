@@ -110,7 +110,13 @@ export type {
   ScriptedStep,
   ScriptedSteps,
 } from './models/scripted-chat-client.js';
-export type { FinishedSpan, SpanListener } from './observability/tracing.js';
+export type {
+  AttributeValue,
+  FinishedSpan,
+  GenAIOperation,
+  SpanAttributes,
+  SpanListener,
+} from './observability/tracing.js';
 export { onSpanEnd } from './observability/tracing.js';
 export {
   ScriptedChatClient,
