@@ -19,11 +19,15 @@ const lastUser = (request: ModelRequest) =>
   [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 
 /** Scripted models that answer from the request: keywords decide, as a real model would by meaning. */
-const triageModel = new ScriptedChatClient((request) =>
-  scriptedToolCall(
-    /internet|router/i.test(lastUser(request)) ? 'handoff_to_tech' : 'handoff_to_billing',
-  ),
-);
+const triageModel = new ScriptedChatClient((request) => {
+  const wanted = /internet|router/i.test(lastUser(request))
+    ? 'handoff_to_tech'
+    : 'handoff_to_billing';
+  // Like a real model, it can only call a tool it is offered: a specialist who declined this
+  // request is not offered again.
+  const offered = (request.tools ?? []).map((t) => t.name);
+  return scriptedToolCall(offered.includes(wanted) ? wanted : (offered[0] ?? wanted));
+});
 const specialist = (topic: RegExp, answer: (text: string) => string): ScriptedChatClient =>
   new ScriptedChatClient((request) => {
     const text = lastUser(request);

@@ -21,6 +21,7 @@ import {
 import { applyContextWindow, toModelMessages } from '../messages/model-view.js';
 import { indexThread } from '../messages/thread-index.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
+import { normaliseModelResult } from '../models/model-result.js';
 import { traceChat } from '../observability/gen-ai-spans.js';
 import { formatPath } from '../zod-issues.js';
 import {
@@ -43,6 +44,7 @@ import {
   type ToolMiddleware,
   toolExecutor,
 } from './tool-execution.js';
+import { valueText } from '../value-text.js';
 
 /** Options of `Agent`. */
 export interface AgentOptions {
@@ -195,7 +197,7 @@ export class Agent implements ChatAgent {
           return {
             callId: c.id,
             name: c.name,
-            content: String(r.content),
+            content: valueText(r.content),
             isError: r.isError === true,
           };
         }),
@@ -262,20 +264,18 @@ export class Agent implements ChatAgent {
   }
 
   #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
-    const client = this.#client;
-    const stream = this.#stream ? client.createStream?.bind(client) : undefined;
-    return traceChat(client, request.messages, () =>
-      stream === undefined ? client.create(request) : this.#streamModel(stream, request, ctx),
-    );
+    return traceChat(this.#client, request.messages, () => this.#requestModel(request, ctx));
   }
 
-  async #streamModel(
-    createStream: NonNullable<ChatClient['createStream']>,
-    request: ModelRequest,
-    ctx: AgentContext,
-  ): Promise<ModelResult> {
-    let result: ModelResult | undefined;
-    for await (const item of createStream(request)) {
+  /** One model call; what the client returns is normalised before anything can commit it. */
+  async #requestModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
+    const client = this.#client;
+    const origin = `The ChatClient of agent "${this.name}"`;
+    if (!this.#stream || client.createStream === undefined) {
+      return normaliseModelResult(await client.create(request), origin);
+    }
+    let result: unknown;
+    for await (const item of client.createStream(request)) {
       if (typeof item !== 'string') result = item;
       else if (item !== '') ctx.emit(streamingChunkEvent({ source: this.name, content: item }));
     }
@@ -285,7 +285,7 @@ export class Agent implements ChatAgent {
           'createStream must yield a ModelResult last.',
       );
     }
-    return result;
+    return normaliseModelResult(result, origin);
   }
 
   #answer(result: ModelResult, outputSchema: z.ZodType | undefined): ChatMessage {

@@ -3,6 +3,8 @@ import { type ToolOutcome, traceToolExecution } from '../observability/gen-ai-sp
 import { errorTypeOf } from '../observability/tracing.js';
 import { formatPath } from '../zod-issues.js';
 import type { Tool, ToolContext } from './tool.js';
+import { redactSecrets } from '../redact.js';
+import { thrownText, valueText } from '../value-text.js';
 
 /** Answers one tool call. */
 export type ToolHandler = (call: FunctionCall) => Promise<FunctionExecutionResult>;
@@ -62,13 +64,15 @@ export function toolExecutor(
   tools: ReadonlyMap<string, Tool>,
   options: ToolExecutorOptions,
 ): ToolHandler {
-  return (call) => traceToolExecution(call, () => execute(call, tools, options));
+  const onAbort = abortFanOut(options.context.signal);
+  return (call) => traceToolExecution(call, () => execute(call, tools, options, onAbort));
 }
 
 async function execute(
   call: FunctionCall,
   tools: ReadonlyMap<string, Tool>,
   options: ToolExecutorOptions,
+  onAbort: AbortSubscription,
 ): Promise<ToolOutcome<FunctionExecutionResult>> {
   const fail = (content: string, errorType: string, quiet = false) => ({
     result: { callId: call.id, name: call.name, content, isError: true },
@@ -90,7 +94,7 @@ async function execute(
       true,
     );
   }
-  const outcome = await runWithTimeout(found, parsed.data, options);
+  const outcome = await runWithTimeout(found, parsed.data, options, onAbort);
   return outcome.ok
     ? { result: { callId: call.id, name: call.name, content: outcome.content, isError: false } }
     : fail(outcome.content, outcome.errorType);
@@ -120,23 +124,49 @@ function parseArguments(call: FunctionCall): Outcome {
   }
 }
 
+/** Subscribes to the abort of a signal; returns a function that unsubscribes. */
+type AbortSubscription = (fire: () => void) => () => void;
+
+/**
+ * One abort listener on `signal` for every call of an executor: a response with many parallel tool
+ * calls would otherwise add one listener per call to the run's signal and make Node print
+ * `MaxListenersExceededWarning`. The listener is attached while at least one call is running.
+ */
+function abortFanOut(signal: AbortSignal): AbortSubscription {
+  const waiting = new Set<() => void>();
+  const fireAll = () => {
+    for (const fire of [...waiting]) fire();
+    waiting.clear();
+  };
+  return (fire) => {
+    if (waiting.size === 0) signal.addEventListener('abort', fireAll, { once: true });
+    waiting.add(fire);
+    return () => {
+      if (waiting.delete(fire) && waiting.size === 0) {
+        signal.removeEventListener('abort', fireAll);
+      }
+    };
+  };
+}
+
 async function runWithTimeout(
   found: Tool,
   args: unknown,
   { context, timer }: ToolExecutorOptions,
+  onAbort: AbortSubscription,
 ): Promise<{ ok: true; content: string } | { ok: false; content: string; errorType: string }> {
   const controller = new AbortController();
   const name = found.name;
   let cancelTimer = () => {};
-  let onAbort = () => {};
+  let unsubscribe = () => {};
   try {
     return await new Promise((resolve) => {
-      onAbort = () => {
+      const cancel = () => {
         controller.abort(context.signal.reason);
         resolve({ ok: false, content: `Tool "${name}" was cancelled.`, errorType: 'cancelled' });
       };
-      if (context.signal.aborted) return onAbort();
-      context.signal.addEventListener('abort', onAbort, { once: true });
+      if (context.signal.aborted) return cancel();
+      unsubscribe = onAbort(cancel);
       cancelTimer = timer(found.timeoutMs, () => {
         controller.abort(new Error(`Tool "${name}" timed out.`));
         resolve({
@@ -148,31 +178,17 @@ async function runWithTimeout(
       Promise.resolve()
         .then(() => found.execute(args, { ...context, signal: controller.signal }))
         .then(
-          (value) => resolve({ ok: true, content: toText(value) }),
+          (value) => resolve({ ok: true, content: valueText(value) }),
           (error: unknown) =>
             resolve({
               ok: false,
-              content: `Tool "${name}" failed: ${errorText(error)}`,
+              content: `Tool "${name}" failed: ${redactSecrets(thrownText(error))}`,
               errorType: errorTypeOf(error),
             }),
         );
     });
   } finally {
     cancelTimer();
-    context.signal.removeEventListener('abort', onAbort);
+    unsubscribe();
   }
-}
-
-function toText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined) return '';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

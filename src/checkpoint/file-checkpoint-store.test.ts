@@ -65,6 +65,61 @@ describe('FileCheckpointStore', () => {
     expect((error as Error).message).toContain('is not a step record');
   });
 
+  describe('a damaged log is a CheckpointError naming the session, never a new conversation', () => {
+    const damaged = async (bytes: string) => {
+      const store = new FileCheckpointStore(directory);
+      await store.append('s', { step: 1, snapshot: true, data: 'one' });
+      await store.append('s', { step: 2, snapshot: false, data: 'two' });
+      await writeFile(await logFile(), bytes);
+      return store;
+    };
+    const refusal = async (work: Promise<unknown>) => {
+      const error = await work.then(
+        () => new Error('accepted'),
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(CheckpointError);
+      expect((error as CheckpointError).sessionId).toBe('s');
+      return (error as Error).message;
+    };
+
+    it.each([
+      ['overwritten with garbage', 'xq7#garbage without a single newline'],
+      ['truncated at the head', 'shot":false,"data":"two"}'],
+      ['emptied of records', ''],
+    ])('%s: read() and append() refuse it and leave the file as it was', async (_what, bytes) => {
+      const store = await damaged(bytes);
+      expect(await refusal(store.read('s', { from: 'start' }))).toContain(
+        'holds no complete record',
+      );
+      expect(
+        await refusal(
+          new FileCheckpointStore(directory).append('s', { step: 1, snapshot: true, data: 'new' }),
+        ),
+      ).toContain('holds no complete record');
+      expect(await readFile(await logFile(), 'utf8')).toBe(bytes);
+    });
+
+    it('refuses a tail after the last record that is not the start of a record', async () => {
+      const intact = '{"step":1,"snapshot":true,"data":"one"}\n';
+      const store = await damaged(`${intact}garbage`);
+      expect(await refusal(store.read('s'))).toContain('ends in bytes that are not a record');
+      expect(await refusal(store.append('s', { step: 2, snapshot: false, data: 'x' }))).toContain(
+        'ends in bytes that are not a record',
+      );
+      expect(await readFile(await logFile(), 'utf8')).toBe(`${intact}garbage`);
+    });
+
+    it('creates a log whole, so a crash during the first append leaves no file', async () => {
+      const store = new FileCheckpointStore(directory);
+      await store.append('s', { step: 1, snapshot: true, data: 'one' });
+      expect((await readdir(directory)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      expect(await readFile(await logFile(), 'utf8')).toBe(
+        '{"step":1,"snapshot":true,"data":"one"}\n',
+      );
+    });
+  });
+
   it('breaks a lock left behind by a process that no longer exists', async () => {
     const store = new FileCheckpointStore(directory);
     await store.append('s', { step: 1, snapshot: true, data: 'one' });

@@ -54,11 +54,12 @@ export class FileCheckpointStore implements CheckpointStore {
       const last = await this.#lastRecord(sessionId, path);
       if (!continuesLog(last, record)) return false;
       const line = `${JSON.stringify({ step: record.step, snapshot: record.snapshot, data: record.data })}\n`;
-      const file = await open(
-        path,
-        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
-        0o600,
-      );
+      if (last === undefined) {
+        await this.#create(path, line);
+        this.#known.set(sessionId, { size: Buffer.byteLength(line), lastStep: record.step });
+        return true;
+      }
+      const file = await open(path, constants.O_WRONLY | constants.O_APPEND, 0o600);
       try {
         await file.write(line);
         await file.datasync();
@@ -125,7 +126,23 @@ export class FileCheckpointStore implements CheckpointStore {
     return this.#ready;
   }
 
-  /** Reads the whole log; a last line without its newline is a write cut short by a crash. */
+  /**
+   * Writes a new log whole (a temporary file, synced, then renamed into place), so an existing log
+   * file always holds at least one complete record: an empty file or one without a newline is
+   * damage, never a first append cut short.
+   */
+  async #create(path: string, line: string): Promise<void> {
+    const temporary = `${path}.${process.pid}.tmp`;
+    const file = await open(temporary, 'w', 0o600);
+    try {
+      await file.write(line);
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  }
+
   /**
    * The log's last complete record, read from the end of the file (appends stay O(1) however long
    * the log grows). A torn tail left by a killed writer is cut off first (only under the lock).
@@ -161,12 +178,15 @@ export class FileCheckpointStore implements CheckpointStore {
           else if (from === 0) start = 0;
         }
       }
+      if (end < 0) throw noRecord(sessionId, path);
       const complete = end + 1;
       if (complete < size) {
+        const tail = Buffer.alloc(Math.min(RECORD_START.length, size - complete));
+        await file.read(tail, 0, tail.length, complete);
+        if (!isRecordStart(tail)) throw badTail(sessionId, path);
         await file.truncate(complete);
         await file.datasync();
       }
-      if (end < 0) return undefined;
       const line = buffer.subarray(start - from, end - from).toString('utf8');
       return parseLine(sessionId, path, line, 0);
     } finally {
@@ -182,8 +202,13 @@ export class FileCheckpointStore implements CheckpointStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
-    // A last line without its newline is a write cut short by a crash: not part of the log.
+    // A last line without its newline is a write cut short by a crash: not part of the log. A log
+    // is created whole, so a file with no complete record at all is damage.
     const complete = text.lastIndexOf('\n') + 1;
+    if (complete === 0) throw noRecord(sessionId, path);
+    if (complete < text.length && !isRecordStart(Buffer.from(text.slice(complete, complete + 8)))) {
+      throw badTail(sessionId, path);
+    }
     const records: CheckpointRecord[] = [];
     const lines = text.slice(0, complete).split('\n');
     lines.pop();
@@ -277,6 +302,33 @@ function held(lease: Lease): boolean {
   if (lease.host === hostname() && lease.pid > 0 && lease.pid !== process.pid)
     return isAlive(lease.pid);
   return true;
+}
+
+/** How every line of a log starts (`JSON.stringify({ step, snapshot, data })`). */
+const RECORD_START = Buffer.from('{"step":');
+
+/** True when `bytes` can be the start of a record: what a crash mid-append leaves behind. */
+function isRecordStart(bytes: Buffer): boolean {
+  const n = Math.min(bytes.length, RECORD_START.length);
+  return bytes.subarray(0, n).equals(RECORD_START.subarray(0, n));
+}
+
+function noRecord(sessionId: string, path: string): CheckpointError {
+  return new CheckpointError(
+    sessionId,
+    1,
+    `the log file ${path} holds no complete record (it is empty, or was overwritten or cut at ` +
+      'the head; a log is created whole with its first record)',
+  );
+}
+
+function badTail(sessionId: string, path: string): CheckpointError {
+  return new CheckpointError(
+    sessionId,
+    1,
+    `the log file ${path} ends in bytes that are not a record (only a record cut short by a ` +
+      'crash may follow the last one)',
+  );
 }
 
 /** One line of a log file as a record; anything else is a `CheckpointError`. */

@@ -35,16 +35,22 @@ const script = (source: string): Script => ({
   sha: createHash('sha1').update(source).digest('hex'),
 });
 
+const LOST_INDEX = 'its Redis log has entries but no snapshot index (a key was deleted?)';
+const LOST_LOG = 'its Redis snapshot index remains but its log list is gone (a key was deleted?)';
+
 // KEYS: log (a list of "S"/"P" + data, one per step), snapshots (a sorted set of snapshot steps).
 // The log's first step is its lowest snapshot step, so step i is at list index i - first.
 // ARGV: step, "1" for a snapshot, the entry.
+// A log list without its index, or an index without its list, is damage (a deleted key), never an
+// empty session: both keys are written together and only ever deleted together.
 const APPEND = script(`
 local length = redis.call('LLEN', KEYS[1])
+local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
 if length == 0 then
+  if first then return redis.error_reply('BATON_CORRUPT ${LOST_LOG}') end
   if ARGV[2] ~= '1' then return 0 end
 else
-  local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-  if not first then return redis.error_reply('BATON_CORRUPT the log has no snapshot') end
+  if not first then return redis.error_reply('BATON_CORRUPT ${LOST_INDEX}') end
   if tonumber(first) + length ~= tonumber(ARGV[1]) then return 0 end
 end
 redis.call('RPUSH', KEYS[1], ARGV[3])
@@ -55,9 +61,14 @@ return 1`);
 // Replies {first step returned, entries} or {} when nothing matches.
 const READ = script(`
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-if not first then return {} end
+local length = redis.call('LLEN', KEYS[1])
+if not first then
+  if length > 0 then return redis.error_reply('BATON_CORRUPT ${LOST_INDEX}') end
+  return {}
+end
+if length == 0 then return redis.error_reply('BATON_CORRUPT ${LOST_LOG}') end
 first = tonumber(first)
-local upTo = math.min(first + redis.call('LLEN', KEYS[1]) - 1, tonumber(ARGV[3]))
+local upTo = math.min(first + length - 1, tonumber(ARGV[3]))
 local from = first
 if ARGV[1] == 'after' then
   from = math.max(first, tonumber(ARGV[2]) + 1)
@@ -254,7 +265,13 @@ export class RedisCheckpointStore implements CheckpointStore {
     } catch (error) {
       const message = String((error as Error)?.message);
       if (message.includes('BATON_CORRUPT')) {
-        const detail = 'its Redis log has entries but no snapshot steps (a key was deleted?)';
+        const detail = message.includes(LOST_LOG) ? LOST_LOG : LOST_INDEX;
+        throw new CheckpointError(sessionId, 1, detail, { cause: error });
+      }
+      if (message.includes('WRONGTYPE')) {
+        const detail =
+          `a Redis key of session ${JSON.stringify(sessionId)} holds the wrong type of value ` +
+          `(WRONGTYPE): something other than Baton wrote under ${JSON.stringify(this.#prefix)}`;
         throw new CheckpointError(sessionId, 1, detail, { cause: error });
       }
       throw this.#failure(action, error);

@@ -47,13 +47,17 @@ async function demoCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const sessionId = args.options.get('session');
-  const code = await runDemo(processTerminal(), {
-    env: process.env,
-    thinkMs: process.stdout.isTTY ? 250 : 0,
-    ...(sessionId === undefined ? {} : { sessionId }),
-  });
-  process.stdin.pause();
-  return code;
+  const terminal = processTerminal();
+  try {
+    return await runDemo(terminal, {
+      env: process.env,
+      thinkMs: process.stdout.isTTY ? 250 : 0,
+      ...(sessionId === undefined ? {} : { sessionId }),
+    });
+  } finally {
+    // Also when the demo fails before the conversation starts: an open TTY would hang.
+    terminal.close?.();
+  }
 }
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -33,6 +33,10 @@ export function processTerminal(): TerminalIO {
     onInterrupt: (handler) => {
       interrupt = handler;
     },
+    close: () => {
+      rl.close();
+      process.stdin.pause();
+    },
     ask: async (prompt) => {
       if (tty) {
         if (closed) return null;

@@ -10,6 +10,11 @@ export interface TerminalIO {
   spin?(label: string): () => void;
   /** Registers what Ctrl-C does. */
   onInterrupt(handler: () => void): void;
+  /**
+   * Releases the input (a TTY's readline keeps the process alive); `talk()` calls it when the
+   * conversation ends, however it ends — a failed run included.
+   */
+  close?(): void;
   readonly color: boolean;
   /** Input is piped (not typed): echo each line into the transcript. */
   readonly echoInput: boolean;
@@ -58,6 +63,18 @@ async function* spinning(
  * prints the summary. Returns the exit code: 130 after Ctrl-C, else 0.
  */
 export async function talk(
+  terminal: TerminalIO,
+  session: TerminalSession,
+  options: ConversationOptions,
+): Promise<number> {
+  try {
+    return await converse(terminal, session, options);
+  } finally {
+    terminal.close?.();
+  }
+}
+
+async function converse(
   terminal: TerminalIO,
   session: TerminalSession,
   options: ConversationOptions,

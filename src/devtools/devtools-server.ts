@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { redactSecrets } from '../redact.js';
+import { thrownText } from '../value-text.js';
+
 import { isConditionLike } from './condition-progress.js';
 import { devtoolsPage } from './page-html.js';
 import { checkRequest } from './request-guard.js';
@@ -171,7 +174,7 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
     }
     const match = /^\/api\/sessions\/([^/]+)(?:\/(run|stop))?$/.exec(path);
     if (match !== null) {
-      const id = decodeURIComponent(match[1] as string);
+      const id = decodePathSegment(match[1] as string);
       if (id.length > 200) throw new HubRequestError(400, 'The session id is too long.');
       const action = match[2];
       if (method === 'GET' && action === undefined)
@@ -221,7 +224,7 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
       if (response.headersSent) return void response.end();
       if (error instanceof HubRequestError)
         return send(response, error.status, { error: error.message });
-      send(response, 500, { error: error instanceof Error ? error.message : String(error) });
+      send(response, 500, { error: redactSecrets(thrownText(error)) });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -245,4 +248,13 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A percent-encoded path segment, decoded; malformed escapes are the client's fault (400). */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HubRequestError(400, 'The session id in the path is not valid percent-encoding.');
+  }
 }

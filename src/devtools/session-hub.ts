@@ -6,6 +6,8 @@ import type { RunOptions, Session, SessionInfo, Task, TaskResult } from '../engi
 import type { CheckpointInfo } from '../engine/session-log.js';
 import type { AgentMessage } from '../messages/message.js';
 import { onSpanEnd } from '../observability/tracing.js';
+import { redactSecrets } from '../redact.js';
+import { thrownText } from '../value-text.js';
 import { type ConditionProgress, conditionProgress } from './condition-progress.js';
 import {
   activeAfter,
@@ -78,7 +80,8 @@ interface Tracked {
   active: string | null;
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** An error as the page is sent it: its text, with any credential redacted. */
+const errorText = (error: unknown) => redactSecrets(thrownText(error));
 
 /**
  * The sessions one devtools server drives: it runs them, streams every message to the pages as a

@@ -12,6 +12,7 @@ import {
   type WorkflowDescriptor,
 } from './session-log.js';
 import type { CommittedStep, SessionState } from './session-state.js';
+import type { StateCheck } from './state-validator.js';
 
 /** How long a run's lease lives without renewal: a dead process blocks nobody for longer. */
 export const LEASE_TTL_MS = 3_000;
@@ -43,7 +44,7 @@ export class CheckpointLink {
   readonly #descriptor: WorkflowDescriptor;
   readonly #fingerprint: string;
   readonly #snapshotEvery: number;
-  readonly #validate: ((state: SessionState) => string | null) | undefined;
+  readonly #check: (state: unknown) => StateCheck<SessionState>;
   /** The last step this process knows to be in the store (0: the log is empty). */
   #stored = 0;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -52,12 +53,12 @@ export class CheckpointLink {
     store: CheckpointStore,
     sessionId: string,
     descriptor: WorkflowDescriptor,
-    options: CheckpointOptions & { validate?: (state: SessionState) => string | null } = {},
+    options: CheckpointOptions & { check: (state: unknown) => StateCheck<SessionState> },
   ) {
     this.#store = store;
     this.#sessionId = sessionId;
     this.#descriptor = descriptor;
-    this.#validate = options.validate;
+    this.#check = options.check;
     this.#fingerprint = fingerprintOf(descriptor);
     this.#snapshotEvery = options.snapshotEvery ?? 0;
   }
@@ -183,7 +184,7 @@ export class CheckpointLink {
     return {
       fingerprint: this.#fingerprint,
       descriptor: this.#descriptor,
-      ...(this.#validate === undefined ? {} : { validate: this.#validate }),
+      check: this.#check,
     };
   }
 

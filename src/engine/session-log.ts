@@ -1,13 +1,14 @@
 import { crc32 } from 'node:zlib';
 
-import { applyPatches, type Patch } from 'immer';
+import type { Patch } from 'immer';
 import { z } from 'zod';
 
 import type { CheckpointRecord } from '../checkpoint/checkpoint-store.js';
 import { CheckpointError, ConfigError } from '../errors.js';
 import { firstIssue } from '../zod-issues.js';
 import type { CommittedStep, SessionState } from './session-state.js';
-import { SessionStateSchema } from './session-state.js';
+import type { StateCheck } from './state-validator.js';
+import { StepReplay } from './step-replay.js';
 
 /** The version of the record format; a record of another version is refused with advice. */
 export const RECORD_VERSION = 1;
@@ -49,43 +50,10 @@ type Snapshot = z.infer<typeof SnapshotSchema>;
 type StepEntry = z.infer<typeof StepSchema>;
 
 const OPS = { add: 'a', replace: 'r', remove: 'd' } as const;
-const FROM_OP = { a: 'add', r: 'replace', d: 'remove' } as const;
 
 function storePatch(patch: Patch): unknown[] {
   const op = OPS[patch.op];
   return op === 'd' ? [op, patch.path] : [op, patch.path, patch.value];
-}
-
-const STATE_KEYS: ReadonlySet<string> = new Set([
-  'thread',
-  'machineState',
-  'resumeState',
-  'status',
-  'pendingRequest',
-  'turn',
-  'termination',
-  'bookmarks',
-  'lastSpeaker',
-  'step',
-]);
-const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** Why a stored patch cannot be one Baton wrote, or null. */
-function patchProblem(path: readonly (string | number)[]): string | null {
-  const [key, index] = path;
-  if (typeof key !== 'string' || !STATE_KEYS.has(key))
-    return `a patch changes an unknown field ${JSON.stringify(key)}`;
-  if (key === 'thread' && (typeof index !== 'number' || path.length !== 2)) {
-    return 'a patch changes the thread other than by appending a message';
-  }
-  if (path.some((p) => typeof p === 'string' && UNSAFE_KEYS.has(p)))
-    return 'a patch has an unsafe path';
-  return null;
-}
-
-function loadPatch(stored: z.infer<typeof StoredPatchSchema>): Patch {
-  const [op, path] = stored;
-  return op === 'd' ? { op: FROM_OP[op], path } : { op: FROM_OP[op], path, value: stored[2] };
 }
 
 /** One entry of `session.checkpoints()`. */
@@ -225,8 +193,8 @@ function describeDifference(stored: WorkflowDescriptor, current: WorkflowDescrip
 export interface ExpectedWorkflow {
   readonly fingerprint: string;
   readonly descriptor: WorkflowDescriptor;
-  /** What is wrong with a state for this workflow, or null (states it cannot be in). */
-  readonly validate?: (state: SessionState) => string | null;
+  /** The workflow's one state check (`StateValidator.stored`), also used by `loadState()`. */
+  readonly check: (state: unknown) => StateCheck<SessionState>;
 }
 
 /** The step log of a session, read back into its state. */
@@ -245,23 +213,9 @@ export function replayLog(
   expected: ExpectedWorkflow,
   base?: SessionState,
 ): SessionState {
-  let state = base;
-  let patches: Patch[] = [];
+  let state: unknown = base;
+  let replay: StepReplay | undefined;
   let lastStep = base?.step;
-  const flush = (step: number) => {
-    if (patches.length === 0 || state === undefined) return;
-    try {
-      state = applyPatches(state, patches);
-    } catch (error) {
-      throw new CheckpointError(
-        sessionId,
-        step,
-        'its patches do not apply to the steps before it',
-        { cause: error },
-      );
-    }
-    patches = [];
-  };
   for (const record of records) {
     const entry = decode(sessionId, record);
     if (lastStep !== undefined && record.step !== lastStep + 1 && !record.snapshot) {
@@ -283,38 +237,43 @@ export function replayLog(
           { path: 'workflow' },
         );
       }
-      patches = [];
-      state = entry.state as SessionState;
+      replay = undefined;
+      state = entry.state;
     } else {
       if (state === undefined) {
         throw new CheckpointError(sessionId, record.step, 'the log does not start with a snapshot');
       }
-      for (const stored of entry.p) {
-        const problem = patchProblem(stored[1]);
-        if (problem !== null) throw new CheckpointError(sessionId, record.step, problem);
-        patches.push(loadPatch(stored));
+      replay ??= StepReplay.from(state);
+      if (replay === undefined) {
+        throw new CheckpointError(sessionId, record.step, 'the snapshot before it is malformed');
       }
-      patches.push({ op: 'replace', path: ['step'], value: record.step });
+      for (const stored of entry.p) {
+        const problem = replay.apply(stored);
+        if (problem !== null) throw new CheckpointError(sessionId, record.step, problem);
+      }
+      replay.endStep(record.step);
     }
     lastStep = record.step;
   }
-  flush(lastStep ?? 0);
+  if (replay !== undefined) state = replay.state();
   if (state === undefined) throw new CheckpointError(sessionId, 0, 'the log is empty');
-  if (state === base) return state;
-  const parsed = SessionStateSchema.safeParse(state);
-  if (!parsed.success) {
+  if (base !== undefined && state === base) return base;
+  const checked = expected.check(state);
+  if (!checked.ok) {
     throw new CheckpointError(
       sessionId,
       lastStep ?? 0,
-      `the state it leads to is invalid at ${firstIssue(parsed.error).text}`,
+      `the state it leads to is wrong: ${checked.problem}`,
     );
   }
-  if (parsed.data.step !== lastStep) {
-    throw new CheckpointError(sessionId, lastStep ?? 0, `the state says step ${parsed.data.step}`);
+  if (checked.state.step !== lastStep) {
+    throw new CheckpointError(
+      sessionId,
+      lastStep ?? 0,
+      `the state says step ${checked.state.step}`,
+    );
   }
-  const problem = expected.validate?.(parsed.data) ?? null;
-  if (problem !== null) throw new CheckpointError(sessionId, lastStep ?? 0, problem);
-  return parsed.data;
+  return checked.state;
 }
 
 /** The step log as `session.checkpoints()` shows it. */

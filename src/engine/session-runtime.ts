@@ -8,6 +8,8 @@ import { userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
 import { recordAppend } from '../messages/thread-index.js';
 import { traceAgentTurn, traceRun } from '../observability/gen-ai-spans.js';
+import { redactSecrets } from '../redact.js';
+import { thrownText } from '../value-text.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
@@ -390,7 +392,9 @@ export class SessionRuntime {
       speaking,
       state,
     );
-    const bookmark = Math.max(state.bookmarks[agentName] ?? 0, conversationFrom);
+    // Own properties only: an agent may be named `toString` or `constructor`.
+    const seen = Object.hasOwn(state.bookmarks, agentName) ? state.bookmarks[agentName] : 0;
+    const bookmark = Math.max(seen ?? 0, conversationFrom);
     const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
     const turnSignal = signal ?? new AbortController().signal;
     let response: AgentResponse;
@@ -407,7 +411,7 @@ export class SessionRuntime {
       );
     } catch (error) {
       if (signal?.aborted) throw new RunCancelled();
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = redactSecrets(thrownText(error));
       throw new Error(`Agent "${agentName}" failed in session "${this.id}": ${reason}`, {
         cause: error,
       });
@@ -444,7 +448,7 @@ export class SessionRuntime {
     try {
       return await rule.check(delta, thread, conditionState);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = redactSecrets(thrownText(error));
       throw new Error(`Termination condition failed in session "${this.id}": ${reason}`, {
         cause: error,
       });

@@ -158,8 +158,9 @@ export function applyStep(state: SessionState, change: StepChange): CommittedSte
   set('termination', change.termination);
   if (change.responder !== undefined) {
     const seen = thread.length - (change.unseenByResponder ?? 0);
-    if (state.bookmarks[change.responder] !== seen) {
-      const op = Object.hasOwn(state.bookmarks, change.responder) ? 'replace' : 'add';
+    const known = Object.hasOwn(state.bookmarks, change.responder);
+    if (!known || state.bookmarks[change.responder] !== seen) {
+      const op = known ? 'replace' : 'add';
       next.bookmarks = Object.freeze({ ...state.bookmarks, [change.responder]: seen });
       patches.push({ op, path: ['bookmarks', change.responder], value: seen });
     }

@@ -5,7 +5,6 @@ import type { AnyStateMachine } from 'xstate';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { ConfigError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
-import { firstIssue } from '../zod-issues.js';
 import { CheckpointLink, type CheckpointOptions, fingerprintOf } from './checkpoint-link.js';
 import { MachineDriver } from './machine-driver.js';
 import { streamRun } from './message-stream.js';
@@ -13,7 +12,8 @@ import type { Orchestration } from './orchestration.js';
 import type { Runnable, RunOptions, Session, SessionInfo, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
 import { SessionRuntime } from './session-runtime.js';
-import { initialSessionState, SavedStateSchema, type SessionState } from './session-state.js';
+import { initialSessionState, type SessionState } from './session-state.js';
+import { StateValidator } from './state-validator.js';
 
 /** The id of the session that `run()` on a workflow or team uses. */
 export const DEFAULT_SESSION_ID = 'default';
@@ -44,11 +44,13 @@ export class WorkflowRunner implements Runnable {
   readonly #driver: MachineDriver;
   readonly #sessions = new Map<string, SessionRuntime>();
   readonly #checkpointing: Checkpointing | undefined;
+  readonly #validator: StateValidator;
 
   constructor(orchestration: Orchestration, checkpointing?: Checkpointing) {
     this.#orchestration = orchestration;
     this.#driver = new MachineDriver(orchestration.machine);
     this.#checkpointing = checkpointing;
+    this.#validator = new StateValidator(this.#driver, orchestration.stopRule);
   }
 
   /** The compiled XState machine this workflow runs. */
@@ -128,53 +130,21 @@ export class WorkflowRunner implements Runnable {
   }
 
   /**
-   * Validates a saved state (from `saveState()`) against the schema and this workflow's machine.
+   * Checks a state from `saveState()` with the workflow's one validator (the same as load and
+   * fork), so a state it accepts can always be loaded again.
+   * @throws ConfigError naming what is wrong and its path.
    * @internal the engine's (its sessions call it); not part of the public API.
    */
   parseState(state: unknown, sessionId: string): Omit<SessionState, 'step'> {
-    const parsed = SavedStateSchema.safeParse(state);
-    if (!parsed.success) {
-      const issue = firstIssue(parsed.error);
+    const checked = this.#validator.saved(state);
+    if (!checked.ok) {
       throw new ConfigError(
-        `loadState() of session "${sessionId}": the state is invalid at ${issue.text}. ` +
-          'Pass a value returned by saveState().',
-        { path: issue.path },
+        `loadState() of session "${sessionId}": ${checked.problem}. ` +
+          'Pass a value returned by saveState() of this workflow.',
+        { path: checked.path },
       );
     }
-    const value = parsed.data;
-    for (const name of [value.machineState, value.resumeState]) {
-      if (name !== null && !this.#driver.has(name)) {
-        throw new ConfigError(
-          `loadState() of session "${sessionId}": the state is at "${name}", which workflow ` +
-            `"${this.#orchestration.name}" does not have. Load it into the workflow that saved it.`,
-          { path: 'machineState' },
-        );
-      }
-    }
-    return value;
-  }
-
-  /**
-   * What is wrong with a stored state for this workflow (states it can never be in), or null.
-   * @internal the engine's (its sessions call it); not part of the public API.
-   */
-  problemWith(state: SessionState): string | null {
-    for (const name of [state.machineState, state.resumeState]) {
-      if (name !== null && !this.#driver.has(name))
-        return `the state is at "${name}", which this workflow does not have`;
-    }
-    const meta = this.#driver.meta(state.machineState);
-    if (
-      state.status === 'awaiting_input' &&
-      meta.kind === 'input' &&
-      meta.asks === true &&
-      state.pendingRequest === null
-    ) {
-      return 'the session awaits input but holds no pending request';
-    }
-    // Without a condition, a stored condition state is kept but has nothing to restore into.
-    const rule = this.#orchestration.stopRule;
-    return rule === undefined ? null : rule.problemWith(state.termination);
+    return checked.state;
   }
 
   #runtime(id: string, fork: SessionOptions['from']): SessionRuntime {
@@ -186,7 +156,7 @@ export class WorkflowRunner implements Runnable {
           ? undefined
           : new CheckpointLink(checkpointing.store, id, this.#orchestration.descriptor, {
               ...checkpointing,
-              validate: (state) => this.problemWith(state),
+              check: (state) => this.#validator.stored(state),
             });
       runtime = new SessionRuntime(id, this.#orchestration, this.#driver, this.freshState(), {
         ...(link === undefined ? {} : { link }),

@@ -5,9 +5,12 @@ import type {
 } from 'openai/resources/chat/completions';
 
 import { ConfigError } from '../errors.js';
+import { newId } from '../ids.js';
+import { redactSecrets } from '../redact.js';
 import type { LLMMessage } from '../messages/llm-message.js';
 import type { FunctionCall, Usage } from '../messages/message.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
+import { normaliseToolCall } from './model-result.js';
 import { ToolCallAssembler } from './tool-call-deltas.js';
 
 /** Options of `OpenAIChatClient`. */
@@ -77,9 +80,18 @@ export class OpenAIChatClient implements ChatClient {
     if (choice === undefined) throw new Error(`Model "${this.model}" returned no choices.`);
     const message = choice.message as typeof choice.message & { reasoning_content?: unknown };
     const toolCalls: FunctionCall[] = [];
-    for (const call of message.tool_calls ?? []) {
-      if (call.type !== 'function') continue;
-      toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments });
+    for (const call of (message.tool_calls ?? []) as WireToolCall[]) {
+      // Some servers omit `type`; only calls of another declared type (custom tools) are skipped.
+      if (call?.type !== undefined && call.type !== 'function') continue;
+      toolCalls.push(
+        withId(
+          normaliseToolCall({
+            id: call?.id,
+            name: call?.function?.name,
+            arguments: call?.function?.arguments,
+          }),
+        ),
+      );
     }
     return withThought(
       {
@@ -124,10 +136,8 @@ export class OpenAIChatClient implements ChatClient {
     } catch (error) {
       throw this.#wrap(error, request.signal);
     }
-    yield withThought(
-      { content, toolCalls: calls.calls(), usage, ...answeredBy(model, finishReason) },
-      thought,
-    );
+    const toolCalls = calls.calls().map((call) => withId(normaliseToolCall(call)));
+    yield withThought({ content, toolCalls, usage, ...answeredBy(model, finishReason) }, thought);
   }
 
   #params(request: ModelRequest): Params {
@@ -167,11 +177,22 @@ export class OpenAIChatClient implements ChatClient {
     }
   }
 
-  /** Keeps the provider's message and names the model; aborts stay as they are. */
+  /**
+   * Keeps the provider's message and names the model; aborts stay as they are. The message is
+   * redacted (the client's key, any Bearer token) and the SDK's error is not kept as the cause,
+   * since some gateways repeat the Authorization header in their error bodies.
+   */
   #wrap(error: unknown, signal: AbortSignal | undefined): unknown {
     if (signal?.aborted || error instanceof APIUserAbortError) return error;
     if (!(error instanceof APIError)) return error;
-    return new Error(`Model "${this.model}" request failed: ${error.message}`, { cause: error });
+    const detail = redactSecrets(error.message, [this.#client.apiKey ?? undefined]);
+    const cause = Object.assign(new Error(detail), {
+      name: error.name,
+      ...(error.status === undefined ? {} : { status: error.status }),
+    });
+    // Name where the request went: "Connection error." alone does not say which server failed.
+    const where = redactSecrets(this.#client.baseURL, [this.#client.apiKey ?? undefined]);
+    return new Error(`Model "${this.model}" at ${where} request failed: ${detail}`, { cause });
   }
 }
 
@@ -218,6 +239,18 @@ function toWire(message: LLMMessage): ChatCompletionMessageParam {
       };
     }
   }
+}
+
+/** A tool call as OpenAI-compatible servers really send it (vLLM, Ollama, gateways). */
+interface WireToolCall {
+  id?: unknown;
+  type?: unknown;
+  function?: { name?: unknown; arguments?: unknown } | null;
+}
+
+/** The call with a generated id when the server sent none (a result pairs with its call by id). */
+function withId(call: FunctionCall): FunctionCall {
+  return call.id === '' ? { ...call, id: newId('call_') } : call;
 }
 
 function nameOf(name: string | undefined): { name?: string } {

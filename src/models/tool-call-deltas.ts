@@ -4,7 +4,7 @@ import type { FunctionCall } from '../messages/message.js';
 export interface ToolCallDelta {
   index: number;
   id?: string | null;
-  function?: { name?: string | null; arguments?: string | null } | null;
+  function?: { name?: string | null; arguments?: unknown } | null;
 }
 
 /**
@@ -22,7 +22,10 @@ export class ToolCallAssembler {
     }
     if (delta.id) call.id = delta.id;
     if (delta.function?.name) call.name = delta.function.name;
-    if (delta.function?.arguments) call.arguments += delta.function.arguments;
+    // Some servers send the arguments whole, as a JSON object rather than text pieces.
+    const args = delta.function?.arguments;
+    if (typeof args === 'string') call.arguments += args;
+    else if (args !== null && args !== undefined) call.arguments += JSON.stringify(args);
   }
 
   /** The calls in index order. */

@@ -19,6 +19,8 @@ const countStateSchema = z.object({ count: z.number().int().nonnegative() });
  * Fires once `maxMessages` messages have been seen since reset (chat messages only, unless
  * `includeAgentEvent`). Counting is over deltas: each `check()` adds its delta to the count.
  * @example new MaxMessageTermination(10)
+ * @throws ConfigError unless `maxMessages` is an integer >= 1: a limit of 0 would have fired
+ * before the first check, so every run would fail instead of stopping.
  */
 export class MaxMessageTermination extends TerminationCondition {
   readonly maxMessages: number;
@@ -28,6 +30,13 @@ export class MaxMessageTermination extends TerminationCondition {
   constructor(maxMessages: number, options: MaxMessageTerminationOptions = {}) {
     super();
     this.maxMessages = requireCount('MaxMessageTermination', 'maxMessages', maxMessages);
+    if (this.maxMessages === 0) {
+      throw new ConfigError(
+        'MaxMessageTermination needs `maxMessages` to be a positive integer, got 0. ' +
+          'Use 1 or more (a limit of 0 would stop before any message).',
+        { path: 'maxMessages' },
+      );
+    }
     const include = options.includeAgentEvent ?? false;
     if (typeof include !== 'boolean') {
       throw new ConfigError(

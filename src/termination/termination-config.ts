@@ -27,7 +27,7 @@ const TerminationConfigSchema: z.ZodType<TerminationConfig> = z.lazy(() =>
   z.discriminatedUnion('type', [
     z.strictObject({
       type: z.literal('MaxMessageTermination'),
-      maxMessages: count,
+      maxMessages: count.min(1),
       includeAgentEvent: z.boolean().default(false),
     }),
     z.strictObject({
@@ -106,12 +106,38 @@ function build(config: TerminationConfig): TerminationCondition {
   }
 }
 
+/** How many `Or`/`And` levels `terminationFromJSON` accepts; deeper input is refused up front. */
+export const MAX_CONDITION_DEPTH = 64;
+
+/**
+ * Refuses combinators nested deeper than `MAX_CONDITION_DEPTH` before zod (and `build`) recurse
+ * into them: 10,000 levels of hostile input would otherwise overflow the stack. Iterative, so the
+ * check itself cannot overflow.
+ */
+function checkDepth(json: unknown): void {
+  const pending: { value: unknown; depth: number }[] = [{ value: json, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const conditions = (next.value as { conditions?: unknown } | null)?.conditions;
+    if (typeof next.value !== 'object' || !Array.isArray(conditions)) continue;
+    if (next.depth + 1 > MAX_CONDITION_DEPTH) {
+      throw new ConfigError(
+        `terminationFromJSON(): the condition is nested more than ${MAX_CONDITION_DEPTH} levels ` +
+          'deep. Flatten it: an OrTerminationCondition or AndTerminationCondition takes any ' +
+          'number of conditions in one list.',
+      );
+    }
+    for (const child of conditions) pending.push({ value: child, depth: next.depth + 1 });
+  }
+}
+
 /**
  * Rebuilds a termination condition from its `toJSON()` form (e.g. read from a config file).
  * @example terminationFromJSON({ type: 'MaxMessageTermination', maxMessages: 10, includeAgentEvent: false })
- * @throws ConfigError naming the bad path (`conditions[1].maxMessages`) when the JSON is invalid.
+ * @throws ConfigError naming the bad path (`conditions[1].maxMessages`) when the JSON is invalid,
+ * or when combinators are nested more than `MAX_CONDITION_DEPTH` (64) levels deep.
  */
 export function terminationFromJSON(json: unknown): TerminationCondition {
+  checkDepth(json);
   const parsed = TerminationConfigSchema.safeParse(json);
   if (!parsed.success) {
     const issue = firstIssue(parsed.error);

@@ -255,7 +255,7 @@ describe('Agent over HTTP', () => {
     server.reply({ status: 400, message: "This model's maximum context length is 8192 tokens." });
     const agent = new Agent({ name: 'clerk', client: client() });
     await expect(agent.respond(createTestContext({ conversation: [task] }).ctx)).rejects.toThrow(
-      'Model "test-model" request failed: 400 This model\'s maximum context length is 8192 tokens.',
+      `Model "test-model" at ${server.url} request failed: 400 This model's maximum context length is 8192 tokens.`,
     );
   });
 });

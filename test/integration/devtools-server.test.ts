@@ -135,6 +135,48 @@ describe('devtools server', () => {
     expect(own.status).toBe(200);
   });
 
+  it('answers a malformed percent-escape in a session path with 400, not 500', async () => {
+    const { call } = await start();
+    for (const [method, path] of [
+      ['GET', '/api/sessions/%E0%A4%A'],
+      ['POST', '/api/sessions/%E0%A4%A/run'],
+      ['POST', '/api/sessions/%zz/stop'],
+    ] as const) {
+      const answer = await call(method, path, method === 'POST' ? {} : undefined);
+      expect([path, answer.status, answer.json]).toEqual([
+        path,
+        400,
+        { error: 'The session id in the path is not valid percent-encoding.' },
+      ]);
+    }
+  });
+
+  it('redacts a Bearer token from the failure event it streams', async () => {
+    const failing = new HandoffBuilder({
+      participants: [
+        {
+          name: 'helper',
+          description: 'fails with a gateway echo',
+          respond: async () => {
+            throw new Error('gateway said: Authorization: Bearer tok-SECRET-42');
+          },
+        },
+      ],
+    })
+      .coordinator('helper')
+      .build();
+    const { server, base, call } = await start({ workflow: failing, condition: undefined });
+    const events = await follow(base, server.token);
+    const id = (await call('POST', '/api/sessions', {})).json.id as string;
+    await call('POST', `/api/sessions/${id}/run`, { text: 'hi' });
+    const failure = await events.next((e) => e.event === 'failure');
+    events.close();
+    expect(failure.data).toEqual({
+      session: id,
+      error: `Agent "helper" failed in session "${id}": gateway said: Authorization: Bearer [redacted]`,
+    });
+  });
+
   it('serves one self-contained page whose scripts only run with its nonce', async () => {
     const { server, base } = await start();
     const page = await fetch(server.url);

@@ -200,7 +200,7 @@ describe('OpenAIChatClient over HTTP', () => {
       { status: 503, message: 'The engine is currently overloaded.' },
     );
     await expect(client({ maxRetries: 1 }).create(ask('Hi'))).rejects.toThrow(
-      'Model "test-model" request failed: 503 The engine is currently overloaded.',
+      `Model "test-model" at ${server.url} request failed: 503 The engine is currently overloaded.`,
     );
     expect(server.requests).toHaveLength(2);
   });
@@ -209,10 +209,10 @@ describe('OpenAIChatClient over HTTP', () => {
     const message = "Invalid value for 'temperature': must be at most 2.";
     server.reply({ status: 400, message }, { status: 400, message });
     await expect(client().create(ask('Hi'))).rejects.toThrow(
-      `Model "test-model" request failed: 400 ${message}`,
+      `Model "test-model" at ${server.url} request failed: 400 ${message}`,
     );
     await expect(collect(client().createStream(ask('Hi')))).rejects.toThrow(
-      `Model "test-model" request failed: 400 ${message}`,
+      `Model "test-model" at ${server.url} request failed: 400 ${message}`,
     );
     expect(server.requests).toHaveLength(2);
   });
@@ -260,7 +260,7 @@ describe('OpenAIChatClient over HTTP', () => {
       (e: unknown) => e as Error,
     );
     expect(error.message).toBe(
-      'Model "test-model" request failed: 401 Incorrect API key provided.',
+      `Model "test-model" at ${server.url} request failed: 401 Incorrect API key provided.`,
     );
     expect(JSON.stringify(bad)).toBe('{"model":"test-model","provider":"openai"}');
     expect(error.message).not.toContain(wrong);

@@ -167,6 +167,44 @@ describe('RedisCheckpointStore', () => {
     await store.close();
   });
 
+  it('reads a log whose snapshot index or list was deleted as a CheckpointError, not an empty session', async (ctx) => {
+    if (admin === undefined) return ctx.skip();
+    for (const lost of ['snapshots', 'log']) {
+      const keyPrefix = prefix();
+      const store = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix });
+      await store.append('s', { step: 1, snapshot: true, data: 'one' });
+      await store.append('s', { step: 2, snapshot: false, data: 'two' });
+      await admin.del(`${keyPrefix}{s}:${lost}`);
+      for (const from of ['snapshot', 'start'] as const) {
+        const error: unknown = await store.read('s', { from }).catch((e: unknown) => e);
+        expect([lost, from, error]).toEqual([lost, from, expect.any(CheckpointError)]);
+        expect((error as CheckpointError).sessionId).toBe('s');
+      }
+      const append = store.append('s', { step: 1, snapshot: true, data: 'new' });
+      await expect(append).rejects.toThrow(CheckpointError);
+      await store.close();
+    }
+  });
+
+  it('reports a log key of the wrong type as a CheckpointError naming the key', async (ctx) => {
+    if (admin === undefined) return ctx.skip();
+    const keyPrefix = prefix();
+    const store = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix });
+    await admin.set(`${keyPrefix}{s}:log`, 'not a list');
+    await admin.zadd(`${keyPrefix}{s}:snapshots`, 1, '1');
+    for (const work of [
+      () => store.read('s'),
+      () => store.append('s', { step: 1, snapshot: true, data: 'one' }),
+    ]) {
+      const error: unknown = await work().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CheckpointError);
+      expect((error as Error).message).toContain(
+        `a Redis key of session "s" holds the wrong type of value (WRONGTYPE)`,
+      );
+    }
+    await store.close();
+  });
+
   it('refuses text that UTF-8 would change', async (ctx) => {
     if (admin === undefined) return ctx.skip(SKIP_NOTES.redis);
     const store = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix: prefix() });

@@ -164,15 +164,18 @@ describe('checkpointed sessions', () => {
   it('lets one of two workflow objects run a session; the other gets SessionBusyError', async () => {
     const store = new MemoryCheckpointStore();
     let release: () => void = () => {};
+    let started: () => void = () => {};
+    const turnStarted = new Promise<void>((resolve) => (started = resolve));
     const slow: FakeTurn = () =>
       new Promise((resolve) => {
         release = () =>
           resolve({ chatMessage: textMessage({ source: 'triage', content: 'done' }) });
+        started();
       });
     const a = desk(store, { triage: [slow] });
     const b = desk(store, { triage: [{ say: 'never' }] });
     const running = a.workflow.session('t-7').run('one');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await turnStarted;
     expect((await b.workflow.session('t-7').info()).status).toBe('running');
     await expect(b.workflow.session('t-7').run('two')).rejects.toBeInstanceOf(SessionBusyError);
     release();

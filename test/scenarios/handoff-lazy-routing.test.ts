@@ -89,9 +89,10 @@ describe('withUserReplyRouting("lazy")', () => {
       'TextMessage(tech): Restart the router.',
       'UserInputRequestedEvent(tech): Restart the router.',
     ]);
+    // billing declined in this user turn, so the classifier is not offered it again.
     expect(seen).toEqual([
       'Internet down, but maybe billing? | triage,billing,tech',
-      'Internet down, but maybe billing? | triage,billing,tech',
+      'Internet down, but maybe billing? | triage,tech',
     ]);
     expect(workflow.toMermaid()).toContain('n_user -->|message| n_classifying');
   });

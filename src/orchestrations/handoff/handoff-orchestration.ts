@@ -75,7 +75,10 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
           };
   }
 
-  const routeFromRouter = (response: AgentResponse): ResponseRouting => {
+  /** Who the router may route a request to: every participant but the router itself. */
+  const candidates = [...topology.participants.keys()].filter((n) => n !== routerName(router));
+
+  const routeFromRouter = (response: AgentResponse, state: SessionState): ResponseRouting => {
     const message = response.chatMessage;
     let target: string | null = null;
     if (router?.kind === 'resolver') {
@@ -85,6 +88,11 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
       target = message.target;
     }
     if (target === null || target === 'user') return { event: { type: 'agent_responded' } };
+    // The router picked a specialist that already declined this user turn: ask the user rather
+    // than send the request round the same loop again.
+    if (lazy !== undefined && declinedThisTurn(state.thread, lazy.phrase).has(target)) {
+      return { event: { type: 'agent_responded' } };
+    }
     if (!topology.participants.has(target) || target === routerName(router)) {
       throw new Error(
         `The router of workflow "${topology.name}" chose "${target}", which is not a participant it ` +
@@ -100,7 +108,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     state: SessionState,
     speaking: string,
   ): ResponseRouting => {
-    if (speaking === ROUTER_STATE) return routeFromRouter(response);
+    if (speaking === ROUTER_STATE) return routeFromRouter(response, state);
     const message = response.chatMessage;
     if (message.type === 'HandoffMessage' && message.target !== 'user') {
       const allowed = topology.targets.get(agent) ?? [];
@@ -118,6 +126,13 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
       message.type !== 'HandoffMessage' &&
       saysPhrase(lazy.phrase, messageToText(message))
     ) {
+      // At most participants - 1 reroutes per user turn, and only to someone who has not declined
+      // in it; otherwise this answer is the question to the user (a normal pause).
+      const declined = declinedThisTurn(state.thread, lazy.phrase).add(agent);
+      const left = candidates.filter((name) => !declined.has(name));
+      if (left.length === 0 || declined.size > topology.participants.size - 1) {
+        return { event: { type: 'agent_responded' } };
+      }
       return { event: { type: 'agent_responded', reroute: true } };
     }
     if (message.type !== 'HandoffMessage' && autonomous.agents.has(agent)) {
@@ -147,12 +162,13 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
   const selectSpeaker =
     router?.kind === 'function'
       ? async (state: SessionState): Promise<SpeakerChoice> => {
-          const infos = [...topology.participants.values()].map((a) => ({
-            name: a.name,
-            description: a.description,
-          }));
+          const declined =
+            lazy === undefined ? new Set<string>() : declinedThisTurn(state.thread, lazy.phrase);
+          const infos = [...topology.participants.values()]
+            .filter((a) => !declined.has(a.name))
+            .map((a) => ({ name: a.name, description: a.description }));
           const agent = await router.classify(latestUserText(state.thread), infos);
-          if (!topology.participants.has(agent)) {
+          if (!infos.some((i) => i.name === agent)) {
             throw new Error(
               `The classifier of workflow "${topology.name}" returned "${String(agent)}", which is not a ` +
                 `participant (${infos.map((i) => i.name).join(', ')}).`,
@@ -173,7 +189,15 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     stopRule: settings.stopRule,
     descriptor: describe(settings),
     turnOptions: (agent, speaking, state) => {
-      if (speaking === ROUTER_STATE) return routerOptions;
+      if (speaking === ROUTER_STATE) {
+        if (lazy === undefined || routerOptions.handoffs === undefined) return routerOptions;
+        const declined = declinedThisTurn(state.thread, lazy.phrase);
+        if (declined.size === 0) return routerOptions;
+        return {
+          ...routerOptions,
+          handoffs: routerOptions.handoffs.filter((h) => !declined.has(h.target)),
+        };
+      }
       const options = turnOptions.get(agent) ?? {};
       if (lazy?.contextTurns === undefined) return options;
       return { ...options, conversationFrom: contextStart(state.thread, agent, lazy.contextTurns) };
@@ -194,6 +218,26 @@ function routerHandoff(topology: HandoffTopology, target: string): Handoff {
   return new Handoff(
     description ? { target, description: `Handoff to ${target}: ${description}` } : { target },
   );
+}
+
+/**
+ * The agents that said the lazy-routing phrase since the latest real user message: the classifier
+ * is not offered them again in this user turn.
+ */
+function declinedThisTurn(thread: readonly AgentMessage[], phrase: string | RegExp): Set<string> {
+  const declined = new Set<string>();
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const m = thread[i];
+    if (m === undefined) break;
+    if (m.source === 'user') {
+      if (m.metadata[AUTONOMOUS_PROMPT_KEY] === true || !isChatMessage(m)) continue;
+      break;
+    }
+    if (isChatMessage(m) && m.type !== 'HandoffMessage' && saysPhrase(phrase, messageToText(m))) {
+      declined.add(m.source);
+    }
+  }
+  return declined;
 }
 
 /** The text of the latest real user message (autonomous prompts aside). */
