@@ -209,7 +209,7 @@ describe('tracing OpenAIChatClient (API.md §11)', () => {
       .coordinator(wrongKey)
       .build();
     await expect(failing.session('bad').run('Hi')).rejects.toThrow(
-      'Model "gpt-test" request failed',
+      'Agent "greeter" failed in session "bad"',
     );
     const chat = otel.spans().filter((s) => s.name === 'chat gpt-test')[1];
     expect(chat?.status.code).toBe('error');
