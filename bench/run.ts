@@ -10,6 +10,7 @@ import { join } from 'node:path';
 
 import { summarize } from './cpu-profile.js';
 import { FRAMEWORKS, type FrameworkKind, PEER_KINDS } from './relay.js';
+import { tracingSection } from './tracing-section.js';
 
 type Figures = Record<string, unknown>;
 type BytesRow = { turns: number; threadBytes: number; persistedBytes?: number | undefined };
@@ -395,6 +396,7 @@ out(
   '- **Baton**: `HandoffBuilder` with `coordinator(triage)` and an `addHandoff` chain; models are instant `ChatClient`s.',
 );
 out();
+for (const line of tracingSection()) out(line);
 out('## Routing modes (issue 7)');
 out();
 const routing = measure('routing.ts');

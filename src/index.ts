@@ -122,7 +122,20 @@ export { toModelMessages } from './messages/model-view.js';
 export type { ChatClient, ModelRequest, ModelResult, ToolSchema } from './models/chat-client.js';
 export type { OpenAIChatClientOptions } from './models/openai-chat-client.js';
 export { OpenAIChatClient } from './models/openai-chat-client.js';
-export type { ScriptedCall, ScriptedStep, ScriptedSteps } from './models/scripted-chat-client.js';
+export type {
+  ScriptedCall,
+  ScriptedChatClientOptions,
+  ScriptedStep,
+  ScriptedSteps,
+} from './models/scripted-chat-client.js';
+export type {
+  AttributeValue,
+  FinishedSpan,
+  GenAIOperation,
+  SpanAttributes,
+  SpanListener,
+} from './observability/tracing.js';
+export { onSpanEnd } from './observability/tracing.js';
 export {
   ScriptedChatClient,
   scriptedText,

@@ -23,6 +23,7 @@ import { applyContextWindow, toModelMessages } from '../messages/model-view.js';
 import { indexThread } from '../messages/thread-index.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { normaliseModelResult } from '../models/model-result.js';
+import { traceChat } from '../observability/gen-ai-spans.js';
 import { formatPath } from '../zod-issues.js';
 import {
   checkAgentName,
@@ -374,8 +375,12 @@ export class Agent implements ChatAgent {
     return request;
   }
 
+  #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
+    return traceChat(this.#client, request.messages, () => this.#requestModel(request, ctx));
+  }
+
   /** One model call; what the client returns is normalised before anything can commit it. */
-  async #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
+  async #requestModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
     const client = this.#client;
     const origin = `The ChatClient of agent "${this.name}"`;
     if (!this.#stream || client.createStream === undefined) {

@@ -1,4 +1,6 @@
 import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
+import { type ToolOutcome, traceToolExecution } from '../observability/gen-ai-spans.js';
+import { errorTypeOf } from '../observability/tracing.js';
 import { formatPath } from '../zod-issues.js';
 import type { Tool, ToolContext } from './tool.js';
 import { redactSecrets } from '../redact.js';
@@ -64,17 +66,41 @@ export function toolExecutor(
   options: ToolExecutorOptions,
 ): ToolHandler {
   const onAbort = abortFanOut(options.context.signal);
-  return async (call) => {
-    const prepared = prepareCall(tools, call, options.offered);
-    if (!prepared.ok) return prepared.result;
-    const outcome = await runWithTimeout(prepared.tool, prepared.args, call.id, options, onAbort);
-    return { callId: call.id, name: call.name, content: outcome.content, isError: !outcome.ok };
-  };
+  return (call) => traceToolExecution(call, () => execute(call, tools, options, onAbort));
+}
+
+async function execute(
+  call: FunctionCall,
+  tools: ReadonlyMap<string, Tool>,
+  options: ToolExecutorOptions,
+  onAbort: AbortSubscription,
+): Promise<ToolOutcome<FunctionExecutionResult>> {
+  const prepared = prepareCall(tools, call, options.offered);
+  if (!prepared.ok) {
+    const { result, errorType } = prepared;
+    // Messages about bad arguments quote them: they stay out of traces (they are content).
+    return errorType === 'invalid_arguments'
+      ? { result, errorType }
+      : { result, errorType, errorMessage: result.content };
+  }
+  const outcome = await runWithTimeout(prepared.tool, prepared.args, call.id, options, onAbort);
+  return outcome.ok
+    ? { result: { callId: call.id, name: call.name, content: outcome.content, isError: false } }
+    : {
+        result: { callId: call.id, name: call.name, content: outcome.content, isError: true },
+        errorType: outcome.errorType,
+        errorMessage: outcome.content,
+      };
 }
 
 /** A call whose tool is known and whose arguments passed its schema, or the error result. */
 export type PreparedCall =
-  { ok: true; tool: Tool; args: unknown } | { ok: false; result: FunctionExecutionResult };
+  | { ok: true; tool: Tool; args: unknown }
+  | {
+      ok: false;
+      result: FunctionExecutionResult;
+      errorType: 'unknown_tool' | 'invalid_arguments';
+    };
 
 /** Finds the call's tool and validates its arguments (what happens before a tool runs). */
 export function prepareCall(
@@ -82,12 +108,16 @@ export function prepareCall(
   call: FunctionCall,
   offered: readonly string[],
 ): PreparedCall {
-  const fail = (content: string): PreparedCall => ({
+  const fail = (
+    content: string,
+    errorType: 'unknown_tool' | 'invalid_arguments' = 'invalid_arguments',
+  ): PreparedCall => ({
     ok: false,
     result: { callId: call.id, name: call.name, content, isError: true },
+    errorType,
   });
   const found = tools.get(call.name);
-  if (found === undefined) return fail(unknownTool(call.name, offered));
+  if (found === undefined) return fail(unknownTool(call.name, offered), 'unknown_tool');
   const args = parseArguments(call);
   if (!args.ok) return fail(args.error);
   const parsed = found.parameters.safeParse(args.value);
@@ -156,7 +186,7 @@ async function runWithTimeout(
   callId: string,
   { context, timer }: ToolExecutorOptions,
   onAbort: AbortSubscription,
-): Promise<{ ok: boolean; content: string }> {
+): Promise<{ ok: true; content: string } | { ok: false; content: string; errorType: string }> {
   const controller = new AbortController();
   const name = found.name;
   let cancelTimer = () => {};
@@ -165,13 +195,17 @@ async function runWithTimeout(
     return await new Promise((resolve) => {
       const cancel = () => {
         controller.abort(context.signal.reason);
-        resolve({ ok: false, content: `Tool "${name}" was cancelled.` });
+        resolve({ ok: false, content: `Tool "${name}" was cancelled.`, errorType: 'cancelled' });
       };
       if (context.signal.aborted) return cancel();
       unsubscribe = onAbort(cancel);
       cancelTimer = timer(found.timeoutMs, () => {
         controller.abort(new Error(`Tool "${name}" timed out.`));
-        resolve({ ok: false, content: `Tool "${name}" timed out after ${found.timeoutMs} ms.` });
+        resolve({
+          ok: false,
+          content: `Tool "${name}" timed out after ${found.timeoutMs} ms.`,
+          errorType: 'timeout',
+        });
       });
       Promise.resolve()
         .then(() => found.execute(args, { ...context, callId, signal: controller.signal }))
@@ -181,6 +215,7 @@ async function runWithTimeout(
             resolve({
               ok: false,
               content: `Tool "${name}" failed: ${redactSecrets(thrownText(error))}`,
+              errorType: errorTypeOf(error),
             }),
         );
     });

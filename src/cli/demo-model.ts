@@ -74,6 +74,9 @@ type Answer = { text: string } | { call: string; args: Record<string, unknown> }
  * characters (4 per token).
  */
 export class OfflineDeskModel implements ChatClient {
+  /** Traces name it `chat baton-offline-desk`, served by `baton.offline`. */
+  readonly model = 'baton-offline-desk';
+  readonly provider = 'baton.offline';
   readonly role: DeskRole;
   readonly #thinkMs: number;
 

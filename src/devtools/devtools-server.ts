@@ -246,6 +246,7 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
     token,
     close: async () => {
       hub.stopAll();
+      hub.close();
       for (const stream of streams) stream.end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -59,6 +59,10 @@ export function devtoolsPage(nonce: string): string {
       </div>
       <div id="conditions"></div>
     </div>
+    <div class="panel">
+      <h2>Timeline</h2>
+      <div id="timeline"></div>
+    </div>
     <div class="panel grow-panel">
       <h2>Transcript</h2>
       <div id="transcript" aria-live="polite"></div>

@@ -1,11 +1,12 @@
 import { GRAPH_SCRIPT } from './page-graph-script.js';
+import { TIMELINE_SCRIPT } from './page-timeline-script.js';
 
 /**
  * The devtools page's script, plain browser JavaScript (no build step, no framework). It reads
  * the token from its own URL, sends it on every request, follows `/api/events` (server-sent
  * events) and builds every element with `textContent`, never `innerHTML`, so message text cannot
  * inject markup. Written without template literals: it lives inside one. The graph's part is in
- * `page-graph-script.ts`.
+ * `page-graph-script.ts`, the waterfall's in `page-timeline-script.ts`.
  */
 export const PAGE_SCRIPT = String.raw`
 (function () {
@@ -23,6 +24,7 @@ export const PAGE_SCRIPT = String.raw`
     asking: null,
     handoffFrom: null,
     loading: 0,
+    spans: [],
   };
 
   function $(id) { return document.getElementById(id); }
@@ -66,6 +68,7 @@ export const PAGE_SCRIPT = String.raw`
   }
 
 ${GRAPH_SCRIPT}
+${TIMELINE_SCRIPT}
   // ---- transcript ----------------------------------------------------------------------------
 
   function usageOf(m) {
@@ -283,6 +286,8 @@ ${GRAPH_SCRIPT}
     $('stop-reason').textContent = '';
     renderProgress(snap.progress);
     renderSteps(snap);
+    ui.spans = snap.spans || [];
+    renderTimeline();
     markSelected();
   }
 
@@ -392,6 +397,11 @@ ${GRAPH_SCRIPT}
     if (d.session !== ui.sessionId) return;
     divider('error: ' + d.error, true);
     refreshSteps(d.session, true).catch(function () {});
+  });
+  onEvent('span', function (d) {
+    if (d.session !== ui.sessionId) return;
+    ui.spans.push(d.span);
+    renderTimeline();
   });
   onEvent('sessions', function (d) {
     refreshSessions().then(function () {

@@ -96,4 +96,15 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 #approvals button.approve { background: #15803d; color: #fff; }
 #approvals button.reject { background: #b91c1c; color: #fff; }
 #reply-form.waiting #ask { color: #1e40af; font-weight: 600; }
+#timeline { max-height: 240px; overflow: auto; font-size: 12px; }
+.tl-run { margin-bottom: 8px; }
+.tl-head { display: flex; gap: 8px; font-weight: 600; margin-bottom: 2px; }
+.tl-row { display: grid; grid-template-columns: minmax(160px, 40%) 1fr; gap: 8px; align-items: center; }
+.tl-row.depth-1 .tl-label { padding-left: 14px; color: var(--dim); }
+.tl-label { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.tl-track { position: relative; height: 10px; background: var(--bg); border-radius: 3px; }
+.tl-bar { position: absolute; top: 0; bottom: 0; border-radius: 3px; background: var(--accent); }
+.tl-bar.op-invoke_agent { background: var(--handoff); opacity: .6; }
+.tl-bar.op-execute_tool { background: var(--ok); }
+.tl-bar.failed { background: var(--bad); }
 `;

@@ -6,6 +6,7 @@ import type { RunOptions, Session, SessionInfo, Task, TaskResult } from '../engi
 import type { CheckpointInfo } from '../engine/session-log.js';
 import type { AgentMessage } from '../messages/message.js';
 import { approve, reject } from '../messages/message-factories.js';
+import { onSpanEnd } from '../observability/tracing.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
 import { type ConditionProgress, conditionProgress } from './condition-progress.js';
@@ -16,6 +17,7 @@ import {
   handoffToUserFrom,
   userTask,
 } from './session-activity.js';
+import { SessionTimings, type TimedSpan } from './session-timings.js';
 import { storedSessionIds } from './stored-sessions.js';
 
 /** A decision on a call awaiting approval, as the page sends it. */
@@ -59,11 +61,13 @@ export interface SessionSnapshot {
   /** The step log, or null with `checkpointsNote` saying why there is none. */
   readonly checkpoints: readonly CheckpointInfo[] | null;
   readonly checkpointsNote?: string;
+  /** Recent runs' spans in this process (agent turns, model calls, tools), oldest first. */
+  readonly spans: readonly TimedSpan[];
 }
 
 /** An event for every open page. */
 export interface HubEvent {
-  readonly event: 'message' | 'run' | 'result' | 'failure' | 'sessions';
+  readonly event: 'message' | 'run' | 'result' | 'failure' | 'sessions' | 'span';
   readonly data: Record<string, unknown>;
 }
 
@@ -99,6 +103,8 @@ export class SessionHub {
   readonly #states: GraphStates;
   readonly #tracked = new Map<string, Tracked>();
   readonly #listeners = new Set<(event: HubEvent) => void>();
+  readonly #timings = new SessionTimings();
+  readonly #stopTimings: () => void;
 
   constructor(
     workflow: DevWorkflow,
@@ -108,6 +114,15 @@ export class SessionHub {
     this.#condition = options.condition;
     this.#storeDirectory = options.storeDirectory;
     this.#states = options.states;
+    this.#stopTimings = onSpanEnd((span) => {
+      const timed = this.#timings.add(span, (id) => this.#tracked.has(id));
+      if (timed !== undefined) this.#emit('span', { session: span.conversationId, span: timed });
+    });
+  }
+
+  /** Stops following spans (the server is closing). */
+  close(): void {
+    this.#stopTimings();
   }
 
   /** Calls `listener` with every event until the returned function is called. */
@@ -198,6 +213,7 @@ export class SessionHub {
       progress: this.#progress(saved.termination),
       checkpoints,
       ...(checkpointsNote === undefined ? {} : { checkpointsNote }),
+      spans: this.#timings.of(id),
     };
   }
 

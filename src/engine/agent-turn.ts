@@ -3,6 +3,7 @@ import type { AgentEvent, AgentMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { recordAppend } from '../messages/thread-index.js';
 import { redactSecrets } from '../redact.js';
+import { traceAgentTurn } from '../observability/gen-ai-spans.js';
 import { thrownText } from '../value-text.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
@@ -106,14 +107,16 @@ export async function respondAs(
   let response: AgentResponse | AgentPause;
   try {
     const turnOf = agent.takeTurn?.bind(agent) ?? agent.respond.bind(agent);
-    response = await turnOf({
-      conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
-      newMessages,
-      signal: turnSignal,
-      sessionId,
-      emit,
-      ...turn,
-    });
+    response = await traceAgentTurn(agentName, sessionId, () =>
+      turnOf({
+        conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
+        newMessages,
+        signal: turnSignal,
+        sessionId,
+        emit,
+        ...turn,
+      }),
+    );
   } catch (error) {
     if (signal?.aborted) throw new RunCancelled();
     const reason = redactSecrets(thrownText(error));

@@ -16,6 +16,7 @@ import {
   type TurnContext,
 } from './agent-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
+import { traceAgentTurn, traceRun } from '../observability/gen-ai-spans.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
@@ -160,7 +161,9 @@ export class SessionRuntime implements TurnContext {
   }
 
   run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
-    return this.#exclusive(() => this.#run(task, options, sink));
+    return traceRun(this.orchestration.name, this.id, () =>
+      this.#exclusive(() => this.#run(task, options, sink)),
+    );
   }
 
   /** Runs `work` as the only activity on this session, here and in every process sharing the store. */

@@ -28,6 +28,10 @@ export interface ModelResult {
   usage: Usage;
   /** The model's reasoning, when the provider reports it separately. */
   thought?: string;
+  /** The model that answered, when the provider says (traces: `gen_ai.response.model`). */
+  model?: string;
+  /** Why the model stopped (`stop`, `tool_calls`, `length`…), when the provider says. */
+  finishReason?: string;
 }
 
 /**
@@ -35,6 +39,10 @@ export interface ModelResult {
  * OpenAI-compatible server; `ScriptedChatClient` plays scripted answers for tests and demos.
  */
 export interface ChatClient {
+  /** The model requests go to, when the client knows it (traces: `chat <model>`). */
+  readonly model?: string | undefined;
+  /** Who serves the model, e.g. `openai` (traces: `gen_ai.provider.name`). */
+  readonly provider?: string | undefined;
   /** Sends one request and resolves to the whole answer. */
   create(request: ModelRequest): Promise<ModelResult>;
   /** Streams the answer: text chunks as they arrive, then the whole `ModelResult` last. */

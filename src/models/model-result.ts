@@ -43,6 +43,11 @@ export function normaliseModelResult(raw: unknown, origin: string): ModelResult 
   };
   const thought = optionalText(value.thought);
   if (thought !== null && thought !== '') result.thought = thought;
+  // What traces report (gen_ai.response.model, finish reasons): kept when the client said.
+  if (typeof value.model === 'string' && value.model !== '') result.model = value.model;
+  if (typeof value.finishReason === 'string' && value.finishReason !== '') {
+    result.finishReason = value.finishReason;
+  }
   return result;
 }
 

@@ -63,6 +63,8 @@ describe('OpenAIChatClient with odd OpenAI-compatible servers', () => {
         { id: 'b', name: 'lookup', arguments: '{}' },
       ],
       usage: { promptTokens: 3, completionTokens: 2 },
+      model: 'odd-model',
+      finishReason: 'tool_calls',
     });
   });
 

@@ -49,6 +49,8 @@ type Params = Omit<ChatCompletionCreateParamsBase, 'stream' | 'stream_options'>;
  */
 export class OpenAIChatClient implements ChatClient {
   readonly model: string;
+  /** `gen_ai.provider.name` in traces: the OpenAI API, whichever server speaks it. */
+  readonly provider = 'openai';
   readonly #client: OpenAI;
   readonly #options: Omit<OpenAIChatClientOptions, 'apiKey' | 'client'>;
 
@@ -92,7 +94,12 @@ export class OpenAIChatClient implements ChatClient {
       );
     }
     return withThought(
-      { content: message.content ?? null, toolCalls, usage: toUsage(completion.usage) },
+      {
+        content: message.content ?? null,
+        toolCalls,
+        usage: toUsage(completion.usage),
+        ...answeredBy(completion.model, choice.finish_reason),
+      },
       message.reasoning_content,
     );
   }
@@ -108,9 +115,13 @@ export class OpenAIChatClient implements ChatClient {
     let content: string | null = null;
     let thought = '';
     let usage: Usage = { promptTokens: 0, completionTokens: 0 };
+    let model: string | undefined;
+    let finishReason: string | null | undefined;
     try {
       for await (const chunk of stream) {
         if (chunk.usage) usage = toUsage(chunk.usage);
+        if (chunk.model) model = chunk.model;
+        finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
         const delta = chunk.choices[0]?.delta as
           | (NonNullable<(typeof chunk.choices)[0]>['delta'] & { reasoning_content?: unknown })
           | undefined;
@@ -126,7 +137,7 @@ export class OpenAIChatClient implements ChatClient {
       throw this.#wrap(error, request.signal);
     }
     const toolCalls = calls.calls().map((call) => withId(normaliseToolCall(call)));
-    yield withThought({ content, toolCalls, usage }, thought);
+    yield withThought({ content, toolCalls, usage, ...answeredBy(model, finishReason) }, thought);
   }
 
   #params(request: ModelRequest): Params {
@@ -254,6 +265,17 @@ function toUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage {
   return {
     promptTokens: usage?.prompt_tokens ?? 0,
     completionTokens: usage?.completion_tokens ?? 0,
+  };
+}
+
+/** The answering model and finish reason, when the server sent them. */
+function answeredBy(
+  model: string | undefined,
+  finishReason: string | null | undefined,
+): Pick<ModelResult, 'model' | 'finishReason'> {
+  return {
+    ...(model ? { model } : {}),
+    ...(finishReason ? { finishReason } : {}),
   };
 }
 

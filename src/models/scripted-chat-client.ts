@@ -27,6 +27,14 @@ export type ScriptedSteps =
 /** A request as `ScriptedChatClient.calls` records it: a deep copy, without the signal. */
 export type ScriptedCall = Omit<ModelRequest, 'signal'>;
 
+/** Options of `ScriptedChatClient`: what traces call it. */
+export interface ScriptedChatClientOptions {
+  /** The model name traces show (`chat <model>`); none by default (`chat`). */
+  model?: string;
+  /** `gen_ai.provider.name` in traces. @default 'baton.scripted' */
+  provider?: string;
+}
+
 const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0 };
 
 /**
@@ -42,11 +50,15 @@ const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0 };
  * ]);
  */
 export class ScriptedChatClient implements ChatClient {
+  readonly model: string | undefined;
+  readonly provider: string;
   readonly #steps: ScriptedSteps;
   readonly #calls: ScriptedCall[] = [];
 
-  constructor(steps: ScriptedSteps) {
+  constructor(steps: ScriptedSteps, options: ScriptedChatClientOptions = {}) {
     this.#steps = typeof steps === 'function' ? steps : [...steps];
+    this.model = options.model;
+    this.provider = options.provider ?? 'baton.scripted';
   }
 
   /** Deep copies of the requests received so far, oldest first. */

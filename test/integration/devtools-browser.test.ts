@@ -194,6 +194,16 @@ describe('devtools page in Chromium', () => {
       .locator('#graph .edge.handoff-last[data-from="triage"][data-to="billing"]')
       .waitFor();
     await page.locator('#status.awaiting_input').waitFor();
+    await page.locator('#timeline .tl-row[data-operation="execute_tool"]').waitFor();
+    expect(await page.locator('#timeline .tl-row').allTextContents()).toEqual([
+      expect.stringMatching(/^invoke_agent triage · [\d.,]+ ms$/),
+      expect.stringMatching(/^chat · [\d.,]+ ms · 0\+0 tokens$/),
+      expect.stringMatching(/^invoke_agent billing · [\d.,]+ ms$/),
+      expect.stringMatching(/^chat · [\d.,]+ ms · 0\+0 tokens$/),
+      expect.stringMatching(/^execute_tool lookup_invoice · [\d.,]+ ms$/),
+      expect.stringMatching(/^chat · [\d.,]+ ms · 120\+16 tokens$/),
+    ]);
+    expect(await page.textContent('#timeline .tl-head')).toMatch(/^run · [\d.,]+ ms/);
     await send(page, 'yes please');
     await transcript(page).getByText('Done: $49 refunded on INV-1001.').waitFor();
     await send(page, 'thanks, bye');

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 
 import { createWorkflow, terminationCondition } from '../../samples/devtools-desk.js';
 import {
@@ -12,6 +13,8 @@ import {
   OpenAIChatClient,
   ScriptedChatClient,
   scriptedText,
+  scriptedToolCall,
+  tool,
 } from '../../src/index.js';
 import { type DevtoolsServer, startDevtoolsServer } from '../../src/devtools/devtools-server.js';
 
@@ -305,6 +308,67 @@ describe('devtools server', () => {
     expect(served).toContain('Which invoice?');
     expect(served).not.toContain(secret);
     expect(served).not.toContain('sk-devtools');
+    events.close();
+  });
+
+  it("streams each run's agent turns, model calls and tools with their timings, and keeps them in the snapshot", async () => {
+    const triage = new Agent({
+      name: 'triage',
+      client: new ScriptedChatClient([scriptedToolCall('handoff_to_billing')], { model: 'm1' }),
+    });
+    const lookup = tool({
+      name: 'lookup_invoice',
+      description: 'Looks an invoice up.',
+      parameters: z.object({ invoiceId: z.string() }),
+      execute: ({ invoiceId }) => `${invoiceId}: paid`,
+    });
+    const billing = new Agent({
+      name: 'billing',
+      tools: [lookup],
+      maxToolIterations: 2,
+      client: new ScriptedChatClient([
+        scriptedToolCall('lookup_invoice', { invoiceId: 'INV-1' }),
+        scriptedText('Paid.', { promptTokens: 12, completionTokens: 2 }),
+      ]),
+    });
+    const workflow = new HandoffBuilder({ name: 'timed', participants: [triage, billing] })
+      .coordinator(triage)
+      .build();
+    const { server, base, call } = await start({ workflow, name: 'timed', condition: undefined });
+    const events = await follow(base, server.token);
+    const id = (await call('POST', '/api/sessions', {})).json.id as string;
+    await call('POST', `/api/sessions/${id}/run`, { text: 'Is INV-1 paid?' });
+    const streamed: Record<string, unknown>[] = [];
+    for (let i = 0; i < 7; i++) {
+      const event = await events.next((e) => e.event === 'span');
+      expect(event.data.session).toBe(id);
+      streamed.push(event.data.span as Record<string, unknown>);
+    }
+    const snapshot = (await call('GET', `/api/sessions/${id}`)).json;
+    const spans = snapshot.spans as {
+      id: number;
+      parentId: number | null;
+      runId: number;
+      name: string;
+      durationMs: number;
+      tokens?: unknown;
+    }[];
+    expect(spans).toEqual(streamed);
+    const byId = new Map(spans.map((s) => [s.id, s]));
+    expect(spans.map((s) => [s.name, byId.get(s.parentId ?? -1)?.name ?? null, s.tokens])).toEqual([
+      ['chat m1', 'invoke_agent triage', { input: 0, output: 0 }],
+      ['invoke_agent triage', 'invoke_workflow timed', undefined],
+      ['chat', 'invoke_agent billing', { input: 0, output: 0 }],
+      ['execute_tool lookup_invoice', 'invoke_agent billing', undefined],
+      ['chat', 'invoke_agent billing', { input: 12, output: 2 }],
+      ['invoke_agent billing', 'invoke_workflow timed', undefined],
+      ['invoke_workflow timed', null, undefined],
+    ]);
+    const run = spans.at(-1);
+    expect(new Set(spans.map((s) => s.runId))).toEqual(new Set([run?.id]));
+    expect(spans.every((s) => s.durationMs >= 0 && s.durationMs <= (run?.durationMs ?? 0))).toBe(
+      true,
+    );
     events.close();
   });
 });

@@ -55,6 +55,8 @@ describe('OpenAIChatClient over HTTP', () => {
       content: 'Hello!',
       toolCalls: [],
       usage: { promptTokens: 12, completionTokens: 3 },
+      model: 'test-model',
+      finishReason: 'stop',
     });
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(server.requests[0]?.body).toEqual({
@@ -93,6 +95,8 @@ describe('OpenAIChatClient over HTTP', () => {
         { id: 'call_b', name: 'lookup_invoice', arguments: '{"invoiceId":"2"}' },
       ],
       usage: { promptTokens: 40, completionTokens: 9 },
+      model: 'test-model',
+      finishReason: 'tool_calls',
     });
     expect(server.requests[0]?.body.tools).toEqual([
       {
@@ -134,6 +138,8 @@ describe('OpenAIChatClient over HTTP', () => {
           { id: 'call_b', name: 'lookup_invoice', arguments: '{"invoiceId":"B-22"}' },
         ],
         usage: { promptTokens: 21, completionTokens: 17 },
+        model: 'test-model',
+        finishReason: 'tool_calls',
       },
     ]);
     expect(server.requests[0]?.body).toMatchObject({
@@ -148,6 +154,8 @@ describe('OpenAIChatClient over HTTP', () => {
       content: '4',
       toolCalls: [],
       usage: { promptTokens: 0, completionTokens: 0 },
+      model: 'test-model',
+      finishReason: 'stop',
       thought: '2 + 2 = 4',
     });
     const streamed = await collect(client().createStream(ask('4+1?')));
@@ -155,6 +163,8 @@ describe('OpenAIChatClient over HTTP', () => {
       content: '5',
       toolCalls: [],
       usage: { promptTokens: 0, completionTokens: 0 },
+      model: 'test-model',
+      finishReason: 'stop',
       thought: 'add one',
     });
   });
@@ -252,7 +262,7 @@ describe('OpenAIChatClient over HTTP', () => {
     expect(error.message).toBe(
       `Model "test-model" at ${server.url} request failed: 401 Incorrect API key provided.`,
     );
-    expect(JSON.stringify(bad)).toBe('{"model":"test-model"}');
+    expect(JSON.stringify(bad)).toBe('{"model":"test-model","provider":"openai"}');
     expect(error.message).not.toContain(wrong);
   });
 

@@ -10,6 +10,7 @@ import type { AgentMessage } from '../../messages/message.js';
 import { isChatMessage } from '../../messages/message.js';
 import { messageToText } from '../../messages/message-text.js';
 import type { ChatClient } from '../../models/chat-client.js';
+import { traceChat } from '../../observability/gen-ai-spans.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import { teamMaxTurns } from './round-robin-group-chat.js';
 import { checkTeam, compileTeamMachine } from './team-machine.js';
@@ -118,9 +119,8 @@ export class SelectorGroupChat extends WorkflowRunner {
         },
       ];
       for (let attempt = 0; attempt < attempts; attempt++) {
-        const result = await client.create(
-          signal === undefined ? { messages } : { messages, signal },
-        );
+        const request = signal === undefined ? { messages } : { messages, signal };
+        const result = await traceChat(client, messages, () => client.create(request));
         const answer = result.content ?? '';
         const picked = mentioned(answer, candidates);
         if (picked.length === 1) return picked[0] as string;
