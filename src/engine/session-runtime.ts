@@ -16,7 +16,7 @@ import {
   type TurnContext,
 } from './agent-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
-import { traceAgentTurn, traceRun } from '../observability/gen-ai-spans.js';
+import { traceRun } from '../observability/gen-ai-spans.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { Orchestration } from './orchestration.js';
