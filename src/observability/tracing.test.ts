@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { type FinishedSpan, onSpanEnd, type SpanSpec, Tracing } from './tracing.js';
+import { errorTypeOf, type FinishedSpan, onSpanEnd, type SpanSpec, Tracing } from './tracing.js';
 
 const spec = (name: string, operation: SpanSpec['operation'], extra: Partial<SpanSpec> = {}) => ({
   name,
@@ -76,5 +76,24 @@ describe('Tracing without OpenTelemetry', () => {
     } finally {
       stop();
     }
+  });
+});
+
+describe('errorTypeOf()', () => {
+  it('names an Error by its name and anything else _OTHER', () => {
+    expect(errorTypeOf(new TypeError('x'))).toBe('TypeError');
+    expect(errorTypeOf('a string')).toBe('_OTHER');
+  });
+
+  it('gives _OTHER for a thrown Proxy whose traps throw, instead of throwing', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error('proxy getPrototypeOf trap');
+        },
+      },
+    );
+    expect(errorTypeOf(hostile)).toBe('_OTHER');
   });
 });

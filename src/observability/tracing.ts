@@ -282,6 +282,13 @@ function notify(span: FinishedSpan): void {
 
 /** `error.type` for a thrown value: the error's class name. */
 export function errorTypeOf(error: unknown): string {
-  if (error instanceof Error && error.name !== '') return error.name;
+  // A thrown value is anything, even a Proxy whose traps throw: reading it must never throw.
+  try {
+    if (error instanceof Error && typeof error.name === 'string' && error.name !== '') {
+      return error.name;
+    }
+  } catch {
+    // Fall through to the generic type.
+  }
   return '_OTHER';
 }
