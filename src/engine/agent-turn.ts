@@ -31,12 +31,20 @@ export interface TurnContext {
   readonly id: string;
 }
 
+/**
+ * Who goes next: an agent's state (with the selector's event, if it should be seen), or, when a
+ * selector finds nobody, the input state to wait in and the request `agent` makes of the user.
+ */
+export type SpeakerTurn =
+  | { readonly speaking: string; readonly selection?: AgentEvent }
+  | { readonly waiting: string; readonly agent: string; readonly prompt: string };
+
 /** The state of the agent who speaks next: the current state, or the one a selector picks. */
 export async function chooseSpeaker(
   ctx: TurnContext,
   state: SessionState,
   signal: AbortSignal | undefined,
-): Promise<{ speaking: string; selection?: AgentEvent }> {
+): Promise<SpeakerTurn> {
   const { driver, orchestration } = ctx;
   if (driver.meta(state.machineState).kind === 'agent') return { speaking: state.machineState };
   const select = orchestration.selectSpeaker;
@@ -51,6 +59,16 @@ export async function chooseSpeaker(
     throw error;
   }
   if (signal?.aborted) throw new RunCancelled();
+  if (typeof choice !== 'string' && 'askUser' in choice) {
+    const waiting = driver.next(state.machineState, { type: 'user_asked' });
+    if (driver.meta(waiting).kind !== 'input') {
+      throw new Error(
+        `Workflow "${orchestration.name}" gave the floor back to the user from state ` +
+          `"${state.machineState}", which has no way to the user.`,
+      );
+    }
+    return { waiting, ...choice.askUser };
+  }
   const chosen = typeof choice === 'string' ? choice : choice.agent;
   const speaking = driver.next(state.machineState, { type: 'speaker_selected', agent: chosen });
   if (driver.meta(speaking).kind !== 'agent') {

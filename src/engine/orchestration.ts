@@ -34,6 +34,8 @@ export type MachineEvent =
     }
   | { readonly type: 'user_replied'; readonly replyTo?: string }
   | { readonly type: 'speaker_selected'; readonly agent: string }
+  /** A selector found nobody to speak: the floor goes back to the user (see `SpeakerChoice`). */
+  | { readonly type: 'user_asked' }
   | { readonly type: 'stop' }
   | { readonly type: 'resume'; readonly to: string };
 
@@ -56,7 +58,11 @@ export type AgentTurnOptions = Partial<
 };
 
 /** A selector's choice, with the event that records it in the thread when it should be seen. */
-export type SpeakerChoice = string | { readonly agent: string; readonly event: AgentEvent };
+export type SpeakerChoice =
+  | string
+  | { readonly agent: string; readonly event: AgentEvent }
+  /** Nobody should speak: `agent` asks the user `prompt` (a normal pause, from the select state). */
+  | { readonly askUser: { readonly agent: string; readonly prompt: string } };
 
 /**
  * What an orchestration (HandoffBuilder, a team) compiles to: a machine and the few decisions

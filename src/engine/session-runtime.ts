@@ -13,6 +13,7 @@ import {
   respondAs,
   resumeWithoutTask,
   RunCancelled,
+  type SpeakerTurn,
   type TurnContext,
 } from './agent-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
@@ -315,14 +316,18 @@ export class SessionRuntime implements TurnContext {
       // A run that lost its lease or its store stops here, before paying for a model call.
       if (this.#link !== undefined) await this.#link.lease.confirm(state.step + 1);
 
-      let speaking: string;
-      let selection: AgentEvent | undefined;
+      let chosen: SpeakerTurn;
       try {
-        ({ speaking, selection } = await chooseSpeaker(this, state, options.signal));
+        chosen = await chooseSpeaker(this, state, options.signal);
       } catch (error) {
         if (error instanceof RunCancelled) return this.#cancel(result);
         throw error;
       }
+      if ('waiting' in chosen) {
+        await this.#askUser(chosen, emit);
+        return result('awaiting_input', null);
+      }
+      const { speaking, selection } = chosen;
       const agent = (driver.meta(speaking) as { agent: string }).agent;
       const emitted = new Set<string>();
       let response: AgentResponse | AgentPause;
@@ -473,6 +478,33 @@ export class SessionRuntime implements TurnContext {
       if (check.stop !== null) return result('terminated', check.stop.content);
       if (waits) return result('awaiting_input', null);
     }
+  }
+
+  /** A selector found nobody to speak: the session pauses with `agent`'s request (one step). */
+  async #askUser(
+    ask: Extract<SpeakerTurn, { waiting: string }>,
+    emit: (m: AgentMessage) => void,
+  ): Promise<void> {
+    const pendingRequest = {
+      id: newId(),
+      agent: ask.agent,
+      prompt: ask.prompt,
+      kind: 'input' as const,
+    };
+    const request = userInputRequestedEvent({
+      source: ask.agent,
+      requestId: pendingRequest.id,
+      content: ask.prompt,
+    });
+    await this.#commit({
+      event: `user_asked:${ask.agent}`,
+      append: [request],
+      machineState: ask.waiting,
+      pendingRequest,
+      turn: 0,
+      status: 'awaiting_input',
+    });
+    emit(request);
   }
 
   /**

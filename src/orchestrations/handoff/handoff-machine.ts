@@ -62,6 +62,8 @@ export function compileHandoffMachine(
                 target: agent,
                 guard: { type: 'selected', params: { agent } },
               })),
+              // The classifier chose someone who declined this user turn: the user is asked.
+              user_asked: { target: 'awaitingInput' },
             },
           }
         : {

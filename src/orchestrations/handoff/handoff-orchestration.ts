@@ -173,6 +173,11 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
             .filter((a) => !declined.has(a.name))
             .map((a) => ({ name: a.name, description: a.description }));
           const agent = await router.classify(latestUserText(state.thread), infos);
+          if (declined.has(agent)) {
+            // It picked someone who declined this user turn (it was not offered them): rather
+            // than send the request round the same loop, the latest decline is asked of the user.
+            return { askUser: latestDecline(state.thread, lazy?.phrase ?? '') };
+          }
           if (!infos.some((i) => i.name === agent)) {
             throw new Error(
               `The classifier of workflow "${topology.name}" returned "${String(agent)}", which is not a ` +
@@ -244,6 +249,20 @@ function declinedThisTurn(thread: readonly AgentMessage[], phrase: string | RegE
     }
   }
   return declined;
+}
+
+/** The latest answer that said the lazy-routing phrase, as a request to the user. */
+function latestDecline(
+  thread: readonly AgentMessage[],
+  phrase: string | RegExp,
+): { agent: string; prompt: string } {
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const m = thread[i];
+    if (m === undefined || !isChatMessage(m) || m.type === 'HandoffMessage') continue;
+    const text = messageToText(m);
+    if (m.source !== 'user' && saysPhrase(phrase, text)) return { agent: m.source, prompt: text };
+  }
+  throw new Error('latestDecline(): the thread holds no declining answer.');
 }
 
 /** The text of the latest real user message (autonomous prompts aside). */
