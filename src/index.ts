@@ -116,6 +116,15 @@ export {
 export type { UserReplyRouting } from './orchestrations/handoff/handoff-machine.js';
 export { HandoffWorkflow } from './orchestrations/handoff/handoff-workflow.js';
 export {
+  GraphBuilder,
+  type GraphBuilderOptions,
+  type GraphEdgeOptions,
+  type GraphNodeOptions,
+} from './orchestrations/graph/graph-builder.js';
+export { DIGRAPH_COMPLETE } from './orchestrations/graph/graph-orchestration.js';
+export type { Activation, EdgeCondition } from './orchestrations/graph/graph-topology.js';
+export { GraphWorkflow } from './orchestrations/graph/graph-workflow.js';
+export {
   RoundRobinGroupChat,
   type RoundRobinGroupChatOptions,
 } from './orchestrations/teams/round-robin-group-chat.js';
