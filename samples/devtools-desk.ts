@@ -78,15 +78,32 @@ function triageStep(request: ModelRequest): ScriptedStep {
   return say(request, 'Hello! Is it about an invoice or a problem with your line?');
 }
 
+/** The invoice the customer talks about: the latest one named, else INV-1001. */
+const invoiceOf = (messages: readonly LLMMessage[]) =>
+  messages
+    .filter((m) => m.role === 'user')
+    .map((m) => /INV-\d+/i.exec(m.content)?.[0]?.toUpperCase())
+    .findLast((id) => id !== undefined) ?? 'INV-1001';
+
 function billingStep(request: ModelRequest): ScriptedStep {
   const result = toolResult(request.messages);
-  if (result?.includes('"refunded"'))
-    return say(request, 'Done: $49 refunded on INV-1001. Anything else?');
-  if (result !== undefined)
-    return say(request, 'INV-1001 ($49) was charged twice. Shall I refund the duplicate?');
+  const invoiceId = invoiceOf(request.messages);
+  if (result?.startsWith('Tool call "refund_duplicate_charge" was rejected'))
+    return say(request, `Understood: no refund on ${invoiceId}. Anything else?`);
+  if (result?.includes('"refunded"')) {
+    const refunded = (JSON.parse(result) as { refunded: number }).refunded;
+    return say(request, `Done: $${refunded} refunded on ${invoiceId}. Anything else?`);
+  }
+  if (result !== undefined) {
+    const amount = (JSON.parse(result) as { amount?: number }).amount;
+    return say(
+      request,
+      `${invoiceId} ($${amount}) was charged twice. Shall I refund the duplicate?`,
+    );
+  }
   if (/\b(yes|please|ok|sure)\b/i.test(lastUser(request.messages)))
-    return scriptedToolCall('refund_duplicate_charge', { invoiceId: 'INV-1001' });
-  return scriptedToolCall('lookup_invoice', { invoiceId: 'INV-1001' });
+    return scriptedToolCall('refund_duplicate_charge', { invoiceId });
+  return scriptedToolCall('lookup_invoice', { invoiceId });
 }
 
 /** Options of `createWorkflow()`. */
@@ -99,7 +116,10 @@ export interface DevtoolsDeskOptions {
 
 /** Builds the desk; the CLI calls this with `--store <dir>`. */
 export function createWorkflow(options: DevtoolsDeskOptions = {}) {
-  const invoices = new Map([['INV-1001', { amount: 49, charges: 2 }]]);
+  const invoices = new Map([
+    ['INV-1001', { amount: 49, charges: 2 }],
+    ['INV-1003', { amount: 89, charges: 2 }],
+  ]);
   const lookupInvoice = tool({
     name: 'lookup_invoice',
     description: 'Looks an invoice up by id.',
@@ -110,6 +130,8 @@ export function createWorkflow(options: DevtoolsDeskOptions = {}) {
     name: 'refund_duplicate_charge',
     description: 'Refunds the charges of an invoice beyond the first.',
     parameters: z.object({ invoiceId: z.string() }),
+    // A person approves refunds over $50 (the Approve / Reject buttons of `baton dev`).
+    needsApproval: ({ invoiceId }) => (invoices.get(invoiceId)?.amount ?? 0) > 50,
     execute: ({ invoiceId }) => {
       const invoice = invoices.get(invoiceId);
       if (!invoice || invoice.charges < 2) throw new Error(`Nothing to refund on ${invoiceId}.`);

@@ -14,7 +14,27 @@ export type {
 export { guardrail } from './agents/guardrail.js';
 export type { HandoffOptions } from './agents/handoff.js';
 export { Handoff } from './agents/handoff.js';
-export type { NeedsApproval, Tool, ToolContext, ToolOptions } from './agents/tool.js';
+export type { JsonSchemaObject } from './agents/json-schema-arguments.js';
+export type {
+  McpHttpServerConfig,
+  McpServerConfig,
+  McpStdioServerConfig,
+} from './agents/mcp/mcp-server-config.js';
+export type {
+  McpTool,
+  McpToolApproval,
+  McpTools,
+  McpToolsOptions,
+} from './agents/mcp/mcp-tools.js';
+export { mcpTools } from './agents/mcp/mcp-tools.js';
+export type {
+  NeedsApproval,
+  Tool,
+  ToolArguments,
+  ToolContext,
+  ToolOptions,
+  ToolParameters,
+} from './agents/tool.js';
 export { tool } from './agents/tool.js';
 export type { Timer, ToolMiddleware } from './agents/tool-execution.js';
 export type {

@@ -59,8 +59,9 @@ describe('tool()', () => {
       'Tool "f" needs `parameters` to be a z.object({ ... }); models send arguments as an object, ' +
         'but this schema has type "string".',
     );
-    expect(make({} as z.ZodType)).toThrow(
-      'Tool "f" needs `parameters` to be a zod schema such as z.object({ ... }).',
+    expect(make(42 as unknown as z.ZodType)).toThrow(
+      'Tool "f" needs `parameters` to be a zod schema such as z.object({ ... }) or a JSON ' +
+        'Schema object such as { type: "object", properties: { ... } }.',
     );
     expect(make(z.object({ when: z.date() }))).toThrow(
       'Tool "f": its parameters cannot be described in JSON Schema (Date cannot be represented in ' +

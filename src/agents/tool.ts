@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { ConfigError } from '../errors.js';
 import type { ToolSchema } from '../models/chat-client.js';
+import { type JsonSchemaObject, jsonSchemaArguments } from './json-schema-arguments.js';
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -24,23 +25,35 @@ export type NeedsApproval<Args> =
   // Method syntax: a tool of specific arguments is still a `Tool` (as with `execute`).
   | { decide(args: Args, ctx: ToolContext): boolean | Promise<boolean> }['decide'];
 
+/** What `tool()` accepts as `parameters`: a zod object schema or a JSON Schema object. */
+export type ToolParameters = z.ZodType | JsonSchemaObject;
+
+/** The arguments `execute` receives: the zod schema's output, or a plain object for JSON Schema. */
+export type ToolArguments<S extends ToolParameters> = S extends z.ZodType
+  ? z.output<S>
+  : Record<string, unknown>;
+
 /** Options of `tool()`. */
-export interface ToolOptions<S extends z.ZodType> {
+export interface ToolOptions<S extends ToolParameters> {
   /** 1 to 64 letters, digits, `_` or `-`: what model providers accept. */
   name: string;
   /** What the tool does, for the model. @default '' */
   description?: string;
-  /** A zod object schema of the arguments; the JSON Schema the model sees is derived from it. */
+  /**
+   * The arguments: a zod object schema, from which the JSON Schema the model sees is derived, or
+   * a JSON Schema object (`{ type: 'object', ... }`), which the model sees unchanged and which
+   * arguments are checked against (with Ajv) before `execute` runs.
+   */
   parameters: S;
   /** Runs the tool with validated arguments; a string is sent as is, anything else as JSON. */
-  execute: (args: z.output<S>, ctx: ToolContext) => unknown;
+  execute: (args: ToolArguments<S>, ctx: ToolContext) => unknown;
   /** How long a call may take before it becomes an error result. @default 60_000 */
   timeoutMs?: number;
   /**
    * A call pauses the agent's turn until the user approves or rejects it (API.md §10); a function
    * decides per call from the validated arguments. @default false
    */
-  needsApproval?: NeedsApproval<z.output<S>>;
+  needsApproval?: NeedsApproval<ToolArguments<S>>;
 }
 
 /** A function a model can call, made by `tool()`. */
@@ -71,10 +84,20 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  *   parameters: z.object({ invoiceId: z.string() }),
  *   execute: async ({ invoiceId }) => `Invoice ${invoiceId} is paid.`,
  * });
- * @throws ConfigError for a bad name, a schema that is not a zod object, a bad timeout or a bad
- *   `needsApproval`.
+ * @example
+ * const add = tool({
+ *   name: 'add',
+ *   parameters: {
+ *     type: 'object',
+ *     properties: { a: { type: 'number' }, b: { type: 'number' } },
+ *     required: ['a', 'b'],
+ *   },
+ *   execute: ({ a, b }) => String(Number(a) + Number(b)),
+ * });
+ * @throws ConfigError for a bad name, a schema that is not an object schema, a bad timeout or a
+ *   bad `needsApproval`.
  */
-export function tool<S extends z.ZodType>(options: ToolOptions<S>): Tool<z.output<S>> {
+export function tool<S extends ToolParameters>(options: ToolOptions<S>): Tool<ToolArguments<S>> {
   const {
     name,
     description = '',
@@ -105,25 +128,56 @@ export function tool<S extends z.ZodType>(options: ToolOptions<S>): Tool<z.outpu
       { path: 'needsApproval' },
     );
   }
-  const jsonSchema = toObjectSchema(name, parameters);
+  const checked = isZodSchema(parameters)
+    ? { validator: parameters, jsonSchema: toObjectSchema(name, parameters) }
+    : fromJsonSchema(name, parameters);
   return Object.freeze({
     name,
     description,
-    parameters: parameters as z.ZodType<z.output<S>>,
-    schema: { name, description, parameters: jsonSchema },
+    parameters: checked.validator as z.ZodType<ToolArguments<S>>,
+    schema: { name, description, parameters: checked.jsonSchema },
     timeoutMs,
     needsApproval,
     execute,
   });
 }
 
-function toObjectSchema(name: string, parameters: unknown): Record<string, unknown> {
-  if (!isZodSchema(parameters)) {
+/**
+ * A JSON Schema given as `parameters`: the model sees a copy of it unchanged (later changes to
+ * the caller's object affect nothing) and arguments are checked against that copy.
+ */
+function fromJsonSchema(
+  name: string,
+  parameters: unknown,
+): { validator: z.ZodType; jsonSchema: Record<string, unknown> } {
+  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
     throw new ConfigError(
-      `Tool "${name}" needs \`parameters\` to be a zod schema such as z.object({ ... }).`,
+      `Tool "${name}" needs \`parameters\` to be a zod schema such as z.object({ ... }) or a ` +
+        'JSON Schema object such as { type: "object", properties: { ... } }.',
       { path: 'parameters' },
     );
   }
+  const type = (parameters as { type?: unknown }).type;
+  if (type !== 'object') {
+    throw new ConfigError(
+      `Tool "${name}" needs its JSON Schema \`parameters\` to have type "object"; models send ` +
+        `arguments as an object, but this schema has type ${JSON.stringify(type ?? null)}.`,
+      { path: 'parameters.type' },
+    );
+  }
+  try {
+    const jsonSchema = structuredClone(parameters) as JsonSchemaObject;
+    return { validator: jsonSchemaArguments(jsonSchema), jsonSchema };
+  } catch (error) {
+    throw new ConfigError(
+      `Tool "${name}": its JSON Schema \`parameters\` is invalid ` +
+        `(${error instanceof Error ? error.message : String(error)}). Fix the schema.`,
+      { path: 'parameters', cause: error },
+    );
+  }
+}
+
+function toObjectSchema(name: string, parameters: z.ZodType): Record<string, unknown> {
   let schema: Record<string, unknown>;
   try {
     schema = z.toJSONSchema(parameters, { io: 'input' }) as Record<string, unknown>;

@@ -2,9 +2,11 @@ import type { Pool } from 'pg';
 
 import { CheckpointError, ConfigError } from '../errors.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
+import { causeText, errorCode, hasLoneSurrogate, readBound } from './store-helpers.js';
 
 /** The largest value of a PostgreSQL `integer`, the type of the step column. */
 const MAX_STEP = 2_147_483_647;
+const STORE = 'PostgresCheckpointStore';
 /** Tables are `<table>_checkpoints` and `<table>_leases`; 40 + 12 stays under the 63-byte limit. */
 const TABLE_PATTERN = /^[a-z_][a-z0-9_]{0,39}$/;
 /** Error codes (Node's and SQLSTATE classes 08, 28, 3D, 57P) that mean the server is out of reach. */
@@ -113,7 +115,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
       const result = await pool.query(this.#sql.append, values);
       return result.rowCount === 1;
     } catch (error) {
-      if (code(error) === '23505') return false; // another writer took this step first
+      if (errorCode(error) === '23505') return false; // another writer took this step first
       throw this.#failure(
         `append step ${record.step} of session ${JSON.stringify(sessionId)}`,
         error,
@@ -124,14 +126,18 @@ export class PostgresCheckpointStore implements CheckpointStore {
   async read(sessionId: string, options: ReadOptions = {}): Promise<CheckpointRecord[]> {
     checkText('session id', sessionId);
     const from = options.from ?? 'snapshot';
-    const upTo = clampStep(options.upTo ?? MAX_STEP, 'upTo');
+    const upTo = readBound(STORE, options.upTo ?? MAX_STEP, 'upTo', MAX_STEP);
     const pool = await this.#connect();
     const [text, values] =
       from === 'snapshot'
         ? [this.#sql.readFromSnapshot, [sessionId, upTo]]
         : [
             this.#sql.readRange,
-            [sessionId, from === 'start' ? 0 : clampStep(from.after, 'after'), upTo],
+            [
+              sessionId,
+              from === 'start' ? 0 : readBound(STORE, from.after, 'after', MAX_STEP),
+              upTo,
+            ],
           ];
     let rows: LogRow[];
     try {
@@ -211,7 +217,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
         await pool.query(this.#sql.createTables);
         return pool;
       } catch (error) {
-        if (attempt < 3 && ['23505', '42P07', '42710'].includes(code(error) ?? '')) continue;
+        if (attempt < 3 && ['23505', '42P07', '42710'].includes(errorCode(error) ?? '')) continue;
         throw this.#failure('create its tables', error);
       }
     }
@@ -243,7 +249,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   #failure(action: string, cause: unknown): Error {
     const detail = causeText(cause);
     const message =
-      UNREACHABLE.test(code(cause) ?? '') || /timeout|terminated/i.test(detail)
+      UNREACHABLE.test(errorCode(cause) ?? '') || /timeout|terminated/i.test(detail)
         ? `PostgresCheckpointStore cannot connect to PostgreSQL at ${this.#target}: ${detail}. ` +
           'Check that the server is running and reachable there, and the connection settings.'
         : `PostgresCheckpointStore cannot ${action} on PostgreSQL at ${this.#target}: ${detail}. ` +
@@ -306,7 +312,7 @@ function statements(table: string) {
 
 /** Rejects strings PostgreSQL `text` cannot hold (U+0000) or UTF-8 cannot encode (lone surrogates). */
 function checkText(what: string, value: string): void {
-  if (typeof value !== 'string' || value.includes('\u0000') || /\p{Cs}/u.test(value)) {
+  if (typeof value !== 'string' || value.includes('\u0000') || hasLoneSurrogate(value)) {
     throw new TypeError(
       `PostgresCheckpointStore: the ${what} ${JSON.stringify(value)} is not a string of ` +
         'well-formed text without U+0000, which PostgreSQL cannot store. Use another one.',
@@ -323,7 +329,7 @@ function checkData(sessionId: string, record: CheckpointRecord): void {
     );
   }
   // UTF-8 would turn a lone surrogate into U+FFFD: refuse rather than change the data.
-  if (typeof data !== 'string' || /\p{Cs}/u.test(data)) {
+  if (typeof data !== 'string' || hasLoneSurrogate(data)) {
     throw new TypeError(
       `PostgresCheckpointStore: the data of step ${step} of session ${JSON.stringify(sessionId)} ` +
         'is not well-formed text (a lone UTF-16 surrogate?). Encode it with JSON.stringify.',
@@ -338,31 +344,6 @@ function checkTtl(ttlMs: number): void {
         'ttlMs of a few seconds.',
     );
   }
-}
-
-/** A bound of `read()` as an integer the step column can be compared with. */
-function clampStep(value: number, name: string): number {
-  if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new TypeError(
-      `PostgresCheckpointStore.read(): \`${name}\` must be a number, got ${value}.`,
-    );
-  }
-  return Math.min(Math.max(Math.floor(value), 0), MAX_STEP);
-}
-
-function code(error: unknown): string | undefined {
-  const value = (error as { code?: unknown } | null)?.code;
-  if (typeof value === 'string') return value;
-  const inner = (error as { errors?: unknown[] } | null)?.errors?.[0];
-  return inner === undefined ? undefined : code(inner);
-}
-
-/** The cause's message; Node's AggregateError (IPv4 and IPv6 both refused) has an empty one. */
-function causeText(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  if (error.message !== '') return error.message.replace(/\.$/, '');
-  const inner = (error as { errors?: unknown[] }).errors?.[0];
-  return inner === undefined ? (code(error) ?? error.name) : causeText(inner);
 }
 
 /** `host:port (database "name")` of a connection string, without user name or password. */

@@ -4,6 +4,9 @@ import type { Redis } from 'ioredis';
 
 import { CheckpointError, ConfigError } from '../errors.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
+import { causeText, hasLoneSurrogate, readBound } from './store-helpers.js';
+
+const STORE = 'RedisCheckpointStore';
 
 /**
  * The part of an ioredis client the store uses. Any `Redis` or `Cluster` from `ioredis` fits; it is
@@ -169,8 +172,14 @@ export class RedisCheckpointStore implements CheckpointStore {
   async read(sessionId: string, options: ReadOptions = {}): Promise<CheckpointRecord[]> {
     const from = options.from ?? 'snapshot';
     const mode = typeof from === 'object' ? 'after' : from;
-    const after = typeof from === 'object' ? bound(from.after, 'after') : 0;
-    const upTo = bound(options.upTo ?? Number.MAX_SAFE_INTEGER, 'upTo');
+    const after =
+      typeof from === 'object' ? readBound(STORE, from.after, 'after', Number.MAX_SAFE_INTEGER) : 0;
+    const upTo = readBound(
+      STORE,
+      options.upTo ?? Number.MAX_SAFE_INTEGER,
+      'upTo',
+      Number.MAX_SAFE_INTEGER,
+    );
     const action = `read session ${JSON.stringify(sessionId)}`;
     const keys = this.#logKeys(sessionId);
     const reply = await this.#run(sessionId, action, READ, keys, [mode, after, upTo]);
@@ -319,30 +328,13 @@ export class RedisCheckpointStore implements CheckpointStore {
 
 /** Rejects strings UTF-8 cannot encode (lone surrogates), which would merge distinct ids. */
 function checkText(what: string, value: string): string {
-  if (typeof value !== 'string' || /\p{Cs}/u.test(value)) {
+  if (typeof value !== 'string' || hasLoneSurrogate(value)) {
     throw new TypeError(
       `RedisCheckpointStore: the ${what} ${JSON.stringify(value)} is not a string of ` +
         'well-formed text (a lone UTF-16 surrogate?). Use another one.',
     );
   }
   return value;
-}
-
-/** A bound of `read()` as an integer the scripts can compare steps with. */
-function bound(value: number, name: string): number {
-  if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new TypeError(`RedisCheckpointStore.read(): \`${name}\` must be a number, got ${value}.`);
-  }
-  return Math.min(Math.max(Math.floor(value), 0), Number.MAX_SAFE_INTEGER);
-}
-
-/** The cause's message; Node's AggregateError (IPv4 and IPv6 both refused) has an empty one. */
-function causeText(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  if (error.message !== '') return error.message.replace(/\.$/, '');
-  const inner = (error as { errors?: unknown[] }).errors?.[0];
-  const code = (error as { code?: unknown }).code;
-  return inner !== undefined ? causeText(inner) : typeof code === 'string' ? code : error.name;
 }
 
 /** `host:port` (and database) of a Redis URL, without user name or password. */

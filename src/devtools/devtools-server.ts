@@ -6,7 +6,7 @@ import { isConditionLike } from './condition-progress.js';
 import { devtoolsPage } from './page-html.js';
 import { checkRequest } from './request-guard.js';
 import { graphStates } from './session-activity.js';
-import { type DevWorkflow, HubRequestError, SessionHub } from './session-hub.js';
+import { type Decision, type DevWorkflow, HubRequestError, SessionHub } from './session-hub.js';
 import { type WorkflowGraph, workflowGraph } from './workflow-graph.js';
 
 /** Options of `startDevtoolsServer()`. */
@@ -178,6 +178,10 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
         return send(response, 200, await hub.snapshot(id));
       if (method === 'POST' && action === 'run') {
         const body = await readJson(request);
+        if (body.decisions !== undefined) {
+          await hub.run(id, null, decisionsOf(body.decisions));
+          return send(response, 202, { ok: true });
+        }
         const text = body.text;
         if (text !== undefined && text !== null && typeof text !== 'string') {
           throw new HubRequestError(
@@ -244,4 +248,26 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The `decisions` of a run request: `[{ callId, approved, reason? }]`. */
+function decisionsOf(value: unknown): Decision[] {
+  const fine =
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every(
+      (d: unknown) =>
+        typeof d === 'object' &&
+        d !== null &&
+        typeof (d as Decision).callId === 'string' &&
+        typeof (d as Decision).approved === 'boolean' &&
+        ((d as Decision).reason === undefined || typeof (d as Decision).reason === 'string'),
+    );
+  if (!fine) {
+    throw new HubRequestError(
+      400,
+      'decisions must be a non-empty array of { callId: string, approved: boolean, reason?: string }.',
+    );
+  }
+  return value as Decision[];
 }

@@ -65,6 +65,7 @@ export function devtoolsPage(nonce: string): string {
     </div>
     <form id="reply-form" class="panel">
       <label id="ask" for="reply">Send a message to start the session.</label>
+      <div id="approvals"></div>
       <div class="row">
         <input id="reply" autocomplete="off" placeholder="Type a message and press Enter">
         <button id="send" type="submit" disabled>Send</button>

@@ -119,6 +119,15 @@ ${GRAPH_SCRIPT}
         return bubble(m, 'thought', 'thinks', h('div', 'body', [m.content]));
       case 'SelectSpeakerEvent':
         return bubble(m, 'ask', 'selected ' + m.content.join(', '), null);
+      case 'ToolApprovalRequestEvent':
+        return bubble(m, 'ask', 'asks to approve', h('div', null, m.content.map(function (c) {
+          return h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']);
+        })));
+      case 'ToolApprovalResponseEvent':
+        return bubble(m, 'user', m.approved ? 'approved' : 'rejected',
+          h('div', 'body', [m.callId + (m.reason ? ': ' + m.reason : '')]));
+      case 'GuardrailTrippedEvent':
+        return bubble(m, 'text', 'guardrail tripped', h('div', 'body', [m.content]));
       default:
         return bubble(m, 'text', m.type, h('div', 'body', [JSON.stringify(m.content)]));
     }
@@ -207,12 +216,44 @@ ${GRAPH_SCRIPT}
     var waiting = status === 'awaiting_input' || (status === 'terminated' && ui.handoffFrom);
     form.classList.toggle('waiting', Boolean(waiting));
     var ask = $('ask');
+    renderApprovals(status === 'awaiting_input' && detail && detail.kind === 'approval' ? detail : null);
     if (status === 'running') ask.textContent = 'The session is running…';
+    else if (status === 'awaiting_input' && detail && detail.kind === 'approval')
+      ask.textContent = detail.agent + ' asks you to approve ' + detail.calls.length +
+        (detail.calls.length === 1 ? ' call' : ' calls') + ' (or send a message, which rejects them):';
     else if (status === 'awaiting_input' && detail) ask.textContent = detail.agent + ' asks: ' + detail.prompt;
     else if (waiting && ui.handoffFrom) ask.textContent = ui.handoffFrom + ' handed off to you: your answer goes back to ' + ui.handoffFrom + '.';
     else if (status === 'terminated') ask.textContent = 'The session stopped. Send a message to continue it.';
     else if (status === 'cancelled') ask.textContent = 'Stopped. Send a message to continue, or start a new session.';
     else ask.textContent = 'Send a message to start the session.';
+  }
+
+  /** One row per call awaiting approval, with its arguments and Approve / Reject buttons. */
+  function renderApprovals(request) {
+    var box = $('approvals');
+    box.textContent = '';
+    if (!request) return;
+    request.calls.forEach(function (c) {
+      var decide = function (approved) {
+        return function () {
+          box.querySelectorAll('button').forEach(function (b) { b.disabled = true; });
+          api('POST', '/api/sessions/' + encodeURIComponent(ui.sessionId) + '/run',
+            { decisions: [{ callId: c.id, approved: approved }] })
+            .catch(function (err) { showError(err.message); });
+        };
+      };
+      var approveButton = h('button', 'approve', ['Approve']);
+      approveButton.type = 'button';
+      approveButton.setAttribute('data-call', c.id);
+      approveButton.addEventListener('click', decide(true));
+      var rejectButton = h('button', 'reject', ['Reject']);
+      rejectButton.type = 'button';
+      rejectButton.setAttribute('data-call', c.id);
+      rejectButton.addEventListener('click', decide(false));
+      box.appendChild(h('div', 'approval', [
+        h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']), approveButton, rejectButton,
+      ]));
+    });
   }
 
   function applySnapshot(snap) {

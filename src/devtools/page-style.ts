@@ -91,5 +91,9 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 .divider.failure { color: var(--bad); border-color: var(--bad); }
 #reply-form.waiting { border-color: var(--accent); box-shadow: 0 0 0 2px #dbeafe; }
 #ask { display: block; font-size: 12px; color: var(--dim); margin-bottom: 6px; }
+#approvals .approval { display: flex; gap: 6px; align-items: center; margin-bottom: 6px; }
+#approvals .approval pre { flex: 1; margin: 0; font-size: 12px; }
+#approvals button.approve { background: #15803d; color: #fff; }
+#approvals button.reject { background: #b91c1c; color: #fff; }
 #reply-form.waiting #ask { color: #1e40af; font-weight: 600; }
 `;

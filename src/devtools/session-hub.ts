@@ -5,6 +5,7 @@ import type { AnyStateMachine } from 'xstate';
 import type { RunOptions, Session, SessionInfo, Task, TaskResult } from '../engine/runnable.js';
 import type { CheckpointInfo } from '../engine/session-log.js';
 import type { AgentMessage } from '../messages/message.js';
+import { approve, reject } from '../messages/message-factories.js';
 import { type ConditionProgress, conditionProgress } from './condition-progress.js';
 import {
   activeAfter,
@@ -15,6 +16,12 @@ import {
 } from './session-activity.js';
 import { storedSessionIds } from './stored-sessions.js';
 
+/** A decision on a call awaiting approval, as the page sends it. */
+export interface Decision {
+  readonly callId: string;
+  readonly approved: boolean;
+  readonly reason?: string;
+}
 /** A session as the devtools drive it; `checkpoints` exists on workflows that can have a store. */
 export interface DevSession extends Omit<Session, 'run' | 'runStream'> {
   runStream(task?: Task, options?: RunOptions): AsyncIterable<AgentMessage | TaskResult>;
@@ -195,7 +202,11 @@ export class SessionHub {
    * Starts a run of session `id` with the user's `text` (or, with `null`, continues without a
    * task) and streams it to the pages. Resolves once the run has started.
    */
-  async run(id: string, text: string | null): Promise<void> {
+  /**
+   * Starts a run of session `id`: with `text` (or `null` to continue without a task), or with
+   * `decisions` on the calls awaiting approval (the Approve / Reject buttons).
+   */
+  async run(id: string, text: string | null, decisions?: readonly Decision[]): Promise<void> {
     const tracked = this.#track(id);
     if (tracked.controller !== undefined) {
       throw new HubRequestError(409, `Session "${id}" is running; stop it or wait for it.`);
@@ -205,7 +216,11 @@ export class SessionHub {
     let task: Task | undefined;
     try {
       task =
-        text === null ? undefined : userTask(text, await tracked.session.messages(), this.#states);
+        decisions !== undefined
+          ? decisions.map((d) => (d.approved ? approve(d.callId) : reject(d.callId, d.reason)))
+          : text === null
+            ? undefined
+            : userTask(text, await tracked.session.messages(), this.#states);
     } catch (error) {
       tracked.controller = undefined;
       throw new HubRequestError(400, errorText(error), { cause: error });

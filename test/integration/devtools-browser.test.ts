@@ -165,6 +165,40 @@ describe.skipIf(!runs)('devtools page in Chromium', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('asks to approve a refund over $50: Approve pays it, Reject pays nothing', async () => {
+    const url = await devServer(['samples/devtools-desk.ts']);
+    const { page, errors } = await browser();
+    await page.goto(url);
+    await send(page, 'I was charged twice for INV-1003');
+    await page.locator('#status.awaiting_input').waitFor();
+    await send(page, 'yes please');
+    await page.locator('#approvals button.approve').waitFor();
+    expect(await page.textContent('#ask')).toBe(
+      'billing asks you to approve 1 call (or send a message, which rejects them):',
+    );
+    expect(await page.textContent('#approvals pre')).toBe(
+      'refund_duplicate_charge({"invoiceId":"INV-1003"})',
+    );
+    expect(await transcript(page).textContent()).toContain('asks to approve');
+    mkdirSync(results, { recursive: true });
+    await page.screenshot({ path: join(results, 'devtools-approval.png') });
+    await page.click('#approvals button.approve');
+    await transcript(page).getByText('Done: $89 refunded on INV-1003. Anything else?').waitFor();
+    await expect(page.locator('#approvals button').count()).resolves.toBe(0);
+
+    await page.click('#new-session');
+    await page.locator('#status.idle').waitFor();
+    await send(page, 'I was charged twice for INV-1003');
+    await page.locator('#status.awaiting_input').waitFor();
+    await send(page, 'yes please');
+    await page.locator('#approvals button.reject').click();
+    await transcript(page).getByText('Understood: no refund on INV-1003. Anything else?').waitFor();
+    expect(await transcript(page).textContent()).toContain(
+      'Tool call "refund_duplicate_charge" was rejected by the user',
+    );
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('lists the step log of a stored session and forks from a step', async () => {
     const store = mkdtempSync(join(tmpdir(), 'baton-devtools-store-'));
     const url = await devServer(['samples/devtools-desk.ts', '--store', store]);

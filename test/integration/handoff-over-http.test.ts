@@ -158,6 +158,7 @@ describe('HandoffWorkflow over HTTP', () => {
         id: expect.any(String),
         agent: 'billing',
         prompt: 'INV-7 is 40 EUR and unpaid. Is the amount wrong?',
+        kind: 'input',
       },
     ]);
     expect(first.usage).toEqual({ promptTokens: 120, completionTokens: 20 });

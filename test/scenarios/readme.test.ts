@@ -27,8 +27,8 @@ function runBlock(index: number): string {
 }
 
 describe('README tour', () => {
-  it('has the six blocks this suite runs', () => {
-    expect(blocks).toHaveLength(6);
+  it('has the seven blocks this suite runs', () => {
+    expect(blocks).toHaveLength(7);
   });
 
   it('termination conditions print what the comments say', () => {
@@ -63,8 +63,22 @@ describe('README tour', () => {
     expect(out.trimEnd().endsWith("Text 'APPROVE' mentioned")).toBe(true);
   });
 
+  it('the MCP block reads package.json through the filesystem server', () => {
+    const [names, results, ...rest] = runBlock(5).split('\n');
+    expect(names).toBe("secure-filesystem-server [ 'files_read_text_file' ]");
+    expect(JSON.parse(results ?? '')).toEqual([
+      {
+        callId: expect.any(String),
+        name: 'files_read_text_file',
+        content: '{\n  "name": "baton",',
+        isError: false,
+      },
+    ]);
+    expect(rest).toEqual(['']);
+  });
+
   it('approvals pause before the refund, resume in another workflow object, and guardrails stop', () => {
-    expect(runBlock(5)).toBe(
+    expect(runBlock(6)).toBe(
       'awaiting_input approval call_1\n' +
         "Done: $80 refunded. [ 'INV-7:call_1' ]\n" +
         'Guardrail "no_card_numbers" tripped: a card number\n',

@@ -78,6 +78,24 @@ describe('samples', () => {
     expect(out).toContain('Model calls for 4 user turns: 7 (triage 2).');
   });
 
+  it('mcp-files.ts reads the files the user asks about through the MCP filesystem server', () => {
+    const out = runSample('mcp-files');
+    expect(out).toContain(
+      '---------- ToolCallRequestEvent (archivist) ----------\nfiles_list_directory({"path":"."})\n' +
+        '---------- ToolCallExecutionEvent (archivist) ----------\n' +
+        'files_list_directory: [FILE] on-call.md\n[FILE] release-checklist.md\n',
+    );
+    expect(out).toContain(
+      '---------- TextMessage (archivist) ----------\nHere it is:\n# Release checklist\n\n' +
+        '1. Freeze main on Thursday at noon.\n',
+    );
+    expect(out).toContain(
+      'files_read_text_file({"path":"on-call.md"})\n---------- ToolCallExecutionEvent (archivist) ' +
+        '----------\nfiles_read_text_file: # On call\n\nThis week: Ada (primary), Grace (backup).\n',
+    );
+    expect(out).toContain("[terminated: Text 'bye' mentioned]");
+  });
+
   it('structured-resolver.ts routes by structured output without tools, or answers itself', () => {
     const out = runSample('structured-resolver');
     expect(out).toContain(

@@ -1,0 +1,95 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import { z } from 'zod';
+
+/** A JSON Schema of a tool's arguments: an object schema, as models and MCP servers use them. */
+export type JsonSchemaObject = { readonly type: 'object'; readonly [keyword: string]: unknown };
+
+type AjvInstance = Ajv | Ajv2019 | Ajv2020;
+type Dialect = 'draft-07' | '2019-09' | '2020-12';
+
+const instances = new Map<Dialect, AjvInstance>();
+
+/**
+ * One validator per dialect, made on first use. Arguments pass to the tool unchanged: no
+ * defaults filled in, no coercion, no properties removed. `strict: false` because a server's
+ * schema may carry keywords or formats of its own, which JSON Schema says to ignore.
+ */
+function validatorFor(dialect: Dialect): AjvInstance {
+  let ajv = instances.get(dialect);
+  if (ajv === undefined) {
+    const options = {
+      allErrors: true,
+      strict: false,
+      logger: false,
+      addUsedSchema: false,
+    } as const;
+    ajv =
+      dialect === '2020-12'
+        ? new Ajv2020(options)
+        : dialect === '2019-09'
+          ? new Ajv2019(options)
+          : new Ajv(options);
+    ajvFormats.default(ajv);
+    instances.set(dialect, ajv);
+  }
+  return ajv;
+}
+
+/**
+ * The dialect named by `$schema`. Without one it is 2020-12, the default of the MCP
+ * specification; draft-04 and draft-06 schemas are read as draft-07, the closest dialect Ajv has.
+ */
+function dialectOf(schema: JsonSchemaObject): { dialect: Dialect; schema: JsonSchemaObject } {
+  const uri = schema.$schema;
+  if (uri === undefined || (typeof uri === 'string' && uri.includes('/draft/2020-12/'))) {
+    return { dialect: '2020-12', schema };
+  }
+  if (typeof uri === 'string' && uri.includes('/draft/2019-09/')) {
+    return { dialect: '2019-09', schema };
+  }
+  if (typeof uri === 'string' && uri.includes('/draft-07/')) return { dialect: 'draft-07', schema };
+  const { $schema: _older, ...rest } = schema;
+  return { dialect: 'draft-07', schema: rest as JsonSchemaObject };
+}
+
+/**
+ * Compiles `schema` into a zod schema that checks arguments with Ajv, so a tool defined by a JSON
+ * Schema is validated exactly where a zod tool is, with issues in the same `path: message` form.
+ * Throws (Ajv's error) when the schema itself is invalid.
+ */
+export function jsonSchemaArguments(schema: JsonSchemaObject): z.ZodType<Record<string, unknown>> {
+  const { dialect, schema: compiled } = dialectOf(schema);
+  const ajv = validatorFor(dialect);
+  const validate: ValidateFunction = ajv.compile(compiled);
+  // The compiled function stands alone; dropping Ajv's cache entry keeps memory flat when tools
+  // are made again and again (one `mcpTools()` per session, say).
+  ajv.removeSchema(compiled);
+  return z.custom<Record<string, unknown>>().superRefine((value, ctx) => {
+    if (validate(value)) return;
+    for (const error of validate.errors ?? []) {
+      const { path, message } = issueOf(error);
+      ctx.addIssue({ code: 'custom', path, message });
+    }
+  });
+}
+
+/** An Ajv error as a zod issue: the path of the bad value and what is wrong with it. */
+function issueOf(error: ErrorObject): { path: (string | number)[]; message: string } {
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((key) => key.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((key) => (/^(0|[1-9]\d*)$/.test(key) ? Number(key) : key));
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
+    return { path: [...path, params.missingProperty], message: 'is required' };
+  }
+  if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+    return { path: [...path, params.additionalProperty], message: 'is not allowed' };
+  }
+  return { path, message: error.message ?? `fails "${error.keyword}"` };
+}

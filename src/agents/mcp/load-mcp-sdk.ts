@@ -1,0 +1,58 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+
+import { ConfigError } from '../../errors.js';
+
+/** The parts of `@modelcontextprotocol/sdk` that MCP tools use. */
+export interface McpSdk {
+  Client: typeof Client;
+  StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
+  getDefaultEnvironment: typeof getDefaultEnvironment;
+  ReadBuffer: typeof ReadBuffer;
+  serializeMessage: typeof serializeMessage;
+}
+
+const PACKAGE = '@modelcontextprotocol/sdk';
+
+/** Imports the SDK's modules; only `mcpTools()` calls this, so the peer stays optional. */
+async function importSdk(): Promise<McpSdk> {
+  const [client, http, stdio, framing] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/shared/stdio.js'),
+  ]);
+  return {
+    Client: client.Client,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    ReadBuffer: framing.ReadBuffer,
+    serializeMessage: framing.serializeMessage,
+  };
+}
+
+/**
+ * Loads the MCP SDK, an optional peer dependency. When it is not installed the error says so and
+ * gives the install command; any other failure is rethrown as it is.
+ */
+export async function loadMcpSdk(load: () => Promise<McpSdk> = importSdk): Promise<McpSdk> {
+  try {
+    return await load();
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    const message = error instanceof Error ? error.message : '';
+    if (
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+      message.includes(PACKAGE)
+    ) {
+      throw new ConfigError(
+        `mcpTools() needs the optional peer dependency "${PACKAGE}", which is not installed. ` +
+          `Install it with: npm install ${PACKAGE}`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
