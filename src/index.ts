@@ -144,6 +144,7 @@ export {
 export { DIGRAPH_COMPLETE } from './orchestrations/graph/graph-orchestration.js';
 export type { Activation, EdgeCondition } from './orchestrations/graph/graph-topology.js';
 export { GraphWorkflow } from './orchestrations/graph/graph-workflow.js';
+export { type AsAgentOptions, asAgent } from './orchestrations/as-agent.js';
 export {
   RoundRobinGroupChat,
   type RoundRobinGroupChatOptions,
