@@ -66,6 +66,7 @@ const STATE_KEYS: ReadonlySet<string> = new Set([
   'termination',
   'bookmarks',
   'lastSpeaker',
+  'progress',
   'step',
 ]);
 const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
