@@ -56,6 +56,33 @@ export type FrameworkKind = keyof typeof FRAMEWORKS;
 export const isFrameworkKind = (kind: string | undefined): kind is FrameworkKind =>
   kind !== undefined && Object.hasOwn(FRAMEWORKS, kind);
 
+/** The peer frameworks, which `npm run bench:peers` installs into bench/peers/ on first use. */
+export const PEER_KINDS: readonly FrameworkKind[] = [
+  'openai',
+  'langgraph-memory',
+  'langgraph-sqlite',
+];
+
+type PeerModules = {
+  'openai-relay.ts': {
+    openaiRelay(options: RelayOptions): RelayFramework | Promise<RelayFramework>;
+  };
+  'langgraph-relay.ts': {
+    langgraphRelay(
+      options: RelayOptions & { saver?: 'memory' | 'sqlite' },
+    ): Promise<RelayFramework>;
+  };
+};
+
+/**
+ * Imports a peer's relay by URL rather than by a literal path, so that the project's typecheck
+ * does not follow it into packages that only bench/peers/ installs (bench/peers/tsconfig.json
+ * checks those files).
+ */
+async function peer<F extends keyof PeerModules>(file: F): Promise<PeerModules[F]> {
+  return (await import(new URL(`./peers/${file}`, import.meta.url).href)) as PeerModules[F];
+}
+
 /** Opens the relay desk on one framework. */
 export async function openRelay(
   kind: FrameworkKind,
@@ -67,14 +94,11 @@ export async function openRelay(
     case 'baton-file':
       return (await import('./relay-desk.js')).batonRelay({ ...options, store: 'file' });
     case 'openai':
-      return (await import('./peers/openai-relay.js')).openaiRelay(options);
+      return (await peer('openai-relay.ts')).openaiRelay(options);
     case 'langgraph-memory':
-      return (await import('./peers/langgraph-relay.js')).langgraphRelay(options);
+      return (await peer('langgraph-relay.ts')).langgraphRelay(options);
     case 'langgraph-sqlite':
-      return (await import('./peers/langgraph-relay.js')).langgraphRelay({
-        ...options,
-        saver: 'sqlite',
-      });
+      return (await peer('langgraph-relay.ts')).langgraphRelay({ ...options, saver: 'sqlite' });
   }
 }
 

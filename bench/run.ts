@@ -1,20 +1,41 @@
-// `npm run bench`: runs every measurement in a fresh child process, prints one table with the same
-// figures for Baton and its peers (@openai/agents, LangGraph.js swarm) and writes bench/RESULTS.md.
-// Never part of `npm test`: these machines are shared, so figures are medians and ratios.
+// `npm run bench`: runs Baton's own measurements, each in a fresh child process, and prints them.
+// `npm run bench:peers` (`--peers`) adds the same figures for its peers (@openai/agents, LangGraph.js
+// swarm), which live in their own package, bench/peers/, installed there on first use, and writes
+// the side-by-side to bench/RESULTS.md. Never part of `npm test`: these machines are shared, so
+// figures are medians and ratios.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 import { summarize } from './cpu-profile.js';
-import { FRAMEWORKS, type FrameworkKind } from './relay.js';
+import { FRAMEWORKS, type FrameworkKind, PEER_KINDS } from './relay.js';
 
 type Figures = Record<string, unknown>;
 type BytesRow = { turns: number; threadBytes: number; persistedBytes?: number | undefined };
 
 const here = import.meta.dirname;
 const tsx = join(here, '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
+const peersDir = join(here, 'peers');
+const withPeers = process.argv.includes('--peers');
 const began = performance.now();
+
+// The peers' own package is installed on first use only: the project's `npm install` stays free of
+// them (they are 111 MB, and better-sqlite3 compiles SQLite from source where no prebuilt binary can
+// be downloaded).
+if (withPeers && !existsSync(join(peersDir, 'node_modules'))) {
+  console.log('Installing the peer frameworks into bench/peers/node_modules (first run only)...');
+  const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], {
+    cwd: peersDir,
+    stdio: 'inherit',
+  });
+  if (install.status !== 0) {
+    console.error(
+      '`npm ci` in bench/peers failed; fix the error above and run `npm run bench:peers` again.',
+    );
+    process.exit(1);
+  }
+}
 
 function measure(script: string, args: string[] = [], nodeArgs: string[] = []): Figures {
   const run = spawnSync(
@@ -63,7 +84,10 @@ const out = (line = '') => {
 // Read from the file, not `require`: some packages (@openai/agents) do not export package.json.
 const version = (pkg: string) => {
   try {
-    const manifest = readFileSync(join(here, '..', 'node_modules', pkg, 'package.json'), 'utf8');
+    const modules = existsSync(join(peersDir, 'node_modules', pkg))
+      ? join(peersDir, 'node_modules')
+      : join(here, '..', 'node_modules');
+    const manifest = readFileSync(join(modules, pkg, 'package.json'), 'utf8');
     return (JSON.parse(manifest) as { version: string }).version;
   } catch {
     return 'n/a';
@@ -71,8 +95,12 @@ const version = (pkg: string) => {
 };
 
 // The measurements, each in its own child process.
-const kinds = Object.keys(FRAMEWORKS) as FrameworkKind[];
-const inMemory: FrameworkKind[] = ['baton', 'openai', 'langgraph-memory'];
+const kinds = (Object.keys(FRAMEWORKS) as FrameworkKind[]).filter(
+  (kind) => withPeers || !PEER_KINDS.includes(kind),
+);
+const inMemory = (['baton', 'openai', 'langgraph-memory'] as FrameworkKind[]).filter((kind) =>
+  kinds.includes(kind),
+);
 const overhead = Object.fromEntries(kinds.map((k) => [k, measure('relay-overhead.ts', [k])]));
 const heap = Object.fromEntries(
   inMemory.map((k) => [k, measure('paused-heap.ts', [k], ['--expose-gc'])]),
@@ -400,4 +428,13 @@ out(
 out('even without switches; a function classifier (`lazy_function`) meets the budget.');
 out();
 out(`The whole run took ${fmt((performance.now() - began) / 1000)} s.`);
-writeFileSync(join(here, 'RESULTS.md'), `${lines.join('\n')}\n`);
+if (withPeers) {
+  writeFileSync(join(here, 'RESULTS.md'), `${lines.join('\n')}\n`);
+} else {
+  console.log(
+    '\nBaton\'s own figures only ("n/a" where a peer would be); bench/RESULTS.md is left as it was. ' +
+      'For the side-by-side with OpenAI Agents and LangGraph.js swarm, run `npm run bench:peers`: it installs ' +
+      'the peers into bench/peers/ on first use (about 1 minute, plus a few more where better-sqlite3 compiles ' +
+      'SQLite) and rewrites bench/RESULTS.md.',
+  );
+}

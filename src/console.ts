@@ -1,5 +1,10 @@
 import type { TaskResult } from './engine/runnable.js';
-import type { AgentMessage } from './messages/message.js';
+import type {
+  AgentMessage,
+  HandoffMessage,
+  ToolCallExecutionEvent,
+  ToolCallRequestEvent,
+} from './messages/message.js';
 import { messageToText } from './messages/message-text.js';
 
 /** Options of `Console()`. */
@@ -17,9 +22,22 @@ export interface ConsoleOptions {
 const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
 const bold = (text: string) => `\u001b[1m${text}\u001b[22m`;
 
+/** Usage already written with another message. */
+const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
+
+/** The calls of a request and their results, held until it is known whether they were a handoff. */
+interface PendingCalls {
+  request: ToolCallRequestEvent;
+  execution?: ToolCallExecutionEvent;
+}
+
 /**
- * Renders a `runStream()` for a terminal: a header per message with its type and source, its
- * text, token usage when present, streamed chunks as they arrive; resolves to the `TaskResult`.
+ * Renders a `runStream()` for a terminal and resolves to the `TaskResult`. Each message is written
+ * once, under a header with its final type and source (`---------- TextMessage (billing) ----------`):
+ * streamed chunks appear under the header of the message they become, as they arrive, and that
+ * message is not written again. A handoff is written as its `HandoffMessage` alone (the tool call
+ * that made it and its result are the same fact). A pause is one short line naming the agent that
+ * waits, with the question only when it was not just written. Token usage follows its message.
  *
  * @example
  * const result = await Console(workflow.runStream('My invoice is wrong'), { outputStats: true });
@@ -35,13 +53,64 @@ export async function Console(
   const started = clock();
   const header = (type: string, source: string) =>
     write(`${paint(`---------- ${type} (${source}) ----------`)}\n`);
+  const usageLine = (usage: AgentMessage['usage']) => {
+    if (usage !== undefined && usage.promptTokens + usage.completionTokens > 0) {
+      write(
+        `${faint(`[Prompt tokens: ${usage.promptTokens}, Completion tokens: ${usage.completionTokens}]`)}\n`,
+      );
+    }
+  };
+  // What each source last said, so that a pause does not repeat the answer it follows.
+  const lastText = new Map<string, string>();
+  const print = (message: AgentMessage, usage = message.usage) => {
+    header(message.type, message.source);
+    const text = consoleText(message);
+    for (const line of text.split('\n')) write(`${line}\n`);
+    lastText.set(message.source, text);
+    usageLine(usage);
+  };
 
   let streamingFrom: string | undefined;
+  let streamed = '';
   let partial = '';
   const flushChunks = () => {
     if (partial !== '') write(`${partial}\n`);
     partial = '';
     streamingFrom = undefined;
+  };
+
+  let pending: PendingCalls | undefined;
+  const flushPending = () => {
+    if (pending === undefined) return;
+    const { request, execution } = pending;
+    pending = undefined;
+    print(request);
+    if (execution !== undefined) print(execution);
+  };
+  /** The handoff's own call is dropped; any other call of the same request is still written. */
+  const printHandoff = (handoff: HandoffMessage) => {
+    const calls = pending;
+    pending = undefined;
+    const handoffIds = new Set(
+      (calls?.execution?.content ?? [])
+        .filter((r) => !r.isError && r.content === handoff.content)
+        .map((r) => r.callId),
+    );
+    if (calls !== undefined && handoffIds.size > 0) {
+      const others = calls.request.content.filter((c) => !handoffIds.has(c.id));
+      if (others.length > 0) print({ ...calls.request, content: others }, NO_USAGE);
+      const results = (calls.execution?.content ?? []).filter((r) => !handoffIds.has(r.callId));
+      if (calls.execution !== undefined && results.length > 0) {
+        print({ ...calls.execution, content: results });
+      }
+      print(handoff, calls.request.usage ?? handoff.usage);
+    } else {
+      if (calls !== undefined) {
+        pending = calls;
+        flushPending();
+      }
+      print(handoff);
+    }
   };
 
   let result: TaskResult | undefined;
@@ -51,29 +120,60 @@ export async function Console(
       continue;
     }
     if (item.type === 'ModelClientStreamingChunkEvent') {
+      flushPending();
       if (streamingFrom !== item.source) {
         flushChunks();
-        header(item.type, item.source);
+        // Streamed text becomes the agent's TextMessage: the header names that, not the chunks.
+        header('TextMessage', item.source);
         streamingFrom = item.source;
+        streamed = '';
       }
+      streamed += item.content;
       const lines = (partial + item.content).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) write(`${line}\n`);
       continue;
     }
-    const streamed = streamingFrom === item.source && item.type === 'TextMessage';
-    if (streamed) flushChunks();
-    else {
+    if (item.type === 'ToolCallRequestEvent') {
       flushChunks();
-      header(item.type, item.source);
-      for (const line of consoleText(item).split('\n')) write(`${line}\n`);
+      flushPending();
+      pending = { request: item };
+      continue;
     }
-    if (item.usage !== undefined && item.usage.promptTokens + item.usage.completionTokens > 0) {
+    if (
+      item.type === 'ToolCallExecutionEvent' &&
+      pending?.request.source === item.source &&
+      pending.execution === undefined
+    ) {
+      pending.execution = item;
+      continue;
+    }
+    if (item.type === 'HandoffMessage' && pending?.request.source === item.source) {
+      printHandoff(item);
+      continue;
+    }
+    flushPending();
+    if (streamingFrom === item.source && item.type === 'TextMessage') {
+      flushChunks();
+      lastText.set(item.source, streamed);
+      usageLine(item.usage);
+      continue;
+    }
+    flushChunks();
+    if (item.type === 'UserInputRequestedEvent') {
+      const asked = item.content.trim();
       write(
-        `${faint(`[Prompt tokens: ${item.usage.promptTokens}, Completion tokens: ${item.usage.completionTokens}]`)}\n`,
+        `${faint(
+          asked === '' || asked === lastText.get(item.source)?.trim()
+            ? `(${item.source} awaits your reply)`
+            : `(${item.source} asks: ${asked.split('\n').join(' ')})`,
+        )}\n`,
       );
+      continue;
     }
+    print(item);
   }
+  flushPending();
   flushChunks();
   if (result === undefined) {
     throw new Error(

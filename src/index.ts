@@ -132,7 +132,13 @@ export {
   type AutonomousModeOptions,
   HandoffBuilder,
   type HandoffBuilderOptions,
+  type LazyRoutingOptions,
+  type ResolverOptions,
 } from './orchestrations/handoff/handoff-builder.js';
+export type {
+  ClassifierFunction,
+  ParticipantInfo,
+} from './orchestrations/handoff/handoff-router.js';
 export type { UserReplyRouting } from './orchestrations/handoff/handoff-machine.js';
 export { HandoffWorkflow } from './orchestrations/handoff/handoff-workflow.js';
 export {

@@ -5,7 +5,7 @@ import { HandoffBuilder } from '../orchestrations/handoff/handoff-builder.js';
 import type { HandoffWorkflow } from '../orchestrations/handoff/handoff-workflow.js';
 import { MaxMessageTermination } from '../termination/budget-conditions.js';
 import { ExternalTermination } from '../termination/control-conditions.js';
-import { TextMentionTermination } from '../termination/message-conditions.js';
+import { FarewellTermination } from './demo-farewell.js';
 import type { DeskRole } from './demo-model.js';
 import { DeskStore } from './demo-store.js';
 
@@ -19,7 +19,8 @@ export interface SupportDesk {
 /**
  * Builds the support desk: a triage coordinator and billing, technical and account specialists
  * (billing may escalate to technical), with tools over an in-memory store. The session ends when
- * the user says "bye", after 60 messages, or when `stop` is set.
+ * the user says goodbye (a message that is a farewell, not "bye" inside a sentence), after 60
+ * messages, or when `stop` is set.
  */
 export function createSupportDesk(
   clientFor: (role: DeskRole) => ChatClient,
@@ -32,7 +33,8 @@ export function createSupportDesk(
     instructions:
       'You are the triage agent of a support desk. Decide whether the request is about billing ' +
       '(invoices, charges, refunds), a technical problem (internet, email, the app) or the account ' +
-      '(passwords, locked accounts) and hand off to that specialist at once. If it is unclear, ask ' +
+      '(passwords, locked accounts, cancelling or closing the account) and hand off to that ' +
+      'specialist at once. If it is unclear, ask ' +
       'one short question.',
     client: clientFor('triage'),
     stream: true,
@@ -62,13 +64,14 @@ export function createSupportDesk(
   });
   const account = new Agent({
     name: 'account',
-    description: 'Sign-in problems, locked accounts and password resets.',
+    description: 'Sign-in problems, locked accounts, password resets and account cancellations.',
     instructions:
-      'You are the account specialist. Ask for the sign-in email, then reset the password. Keep ' +
-      'answers to two sentences.',
+      'You are the account specialist. Ask for the sign-in email, then reset the password; when ' +
+      'the customer wants to cancel, close the account under that email. Keep answers to two ' +
+      'sentences.',
     client: clientFor('account'),
     stream: true,
-    tools: [store.resetPassword],
+    tools: [store.resetPassword, store.closeAccount],
     maxToolIterations: 3,
   });
   const stop = new ExternalTermination();
@@ -83,11 +86,7 @@ export function createSupportDesk(
     .addHandoff(billing, [technical], {
       description: 'Escalate a technical cause of a billing problem.',
     })
-    .withTerminationCondition(
-      new TextMentionTermination('bye', { sources: ['user'] })
-        .or(new MaxMessageTermination(60))
-        .or(stop),
-    )
+    .withTerminationCondition(new FarewellTermination().or(new MaxMessageTermination(60)).or(stop))
     .build();
   return { workflow, store, stop };
 }

@@ -7,7 +7,11 @@ import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-clien
 /** The roles of the demo desk the offline model can play. */
 export type DeskRole = 'triage' | 'billing' | 'technical' | 'account';
 
+/** A request to cancel or close the account: the account specialist's, whatever else it names. */
+const CANCELLATION = /\bcancel|\bclose (?:my|the) account|\bdelete (?:my|the) account|unsubscribe/i;
+
 const TOPICS: readonly [Exclude<DeskRole, 'triage'>, RegExp][] = [
+  ['account', CANCELLATION],
   ['billing', /invoice|inv-\d+|refund|charged|charge|bill|payment|paid/i],
   ['technical', /internet|wifi|connection|outage|error|crash|slow|down|bug|\bapp\b|not working/i],
   ['account', /password|log ?in|sign ?in|locked|account|e-?mail address/i],
@@ -129,7 +133,7 @@ export class OfflineDeskModel implements ChatClient {
       case 'technical':
         return technical(results, text, texts, offered);
       case 'account':
-        return account(results, text, offered);
+        return account(results, text, texts);
     }
   }
 }
@@ -243,7 +247,7 @@ function technical(
 function account(
   results: { name: string; content: string }[],
   text: string,
-  _offered: ReadonlySet<string>,
+  texts: readonly string[],
 ): Answer {
   const [result] = results;
   if (result !== undefined) {
@@ -252,13 +256,25 @@ function account(
       return {
         text: `I could not do that: ${result.content} Which email address do you sign in with?`,
       };
+    if (result.name === 'close_account') {
+      return {
+        text: `I closed the account of ${data.email}; a confirmation is on its way by email. Anything else?`,
+      };
+    }
     return {
       text: `${data.wasLocked ? 'I unlocked' : 'I checked'} ${data.email} and sent a password reset link. Anything else?`,
     };
   }
+  const cancelling = texts.some((t) => CANCELLATION.test(t));
   const email = text.match(/[\w.+-]+@[\w-]+\.[\w.]+/)?.[0];
-  if (email !== undefined) return { call: 'reset_password', args: { email } };
-  return { text: 'Which email address do you sign in with?' };
+  if (email !== undefined) {
+    return { call: cancelling ? 'close_account' : 'reset_password', args: { email } };
+  }
+  return {
+    text: cancelling
+      ? 'I can close your account. Which email address is it registered under?'
+      : 'Which email address do you sign in with?',
+  };
 }
 
 function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -15,6 +15,7 @@ interface Account {
   name: string;
   locked: boolean;
   resets: number;
+  closed: boolean;
 }
 
 interface Ticket {
@@ -58,10 +59,13 @@ export class DeskStore {
     ],
   ]);
   readonly accounts = new Map<string, Account>([
-    ['ada@example.com', { email: 'ada@example.com', name: 'Ada Byron', locked: true, resets: 0 }],
+    [
+      'ada@example.com',
+      { email: 'ada@example.com', name: 'Ada Byron', locked: true, resets: 0, closed: false },
+    ],
     [
       'alan@example.com',
-      { email: 'alan@example.com', name: 'Alan Turing', locked: false, resets: 0 },
+      { email: 'alan@example.com', name: 'Alan Turing', locked: false, resets: 0, closed: false },
     ],
   ]);
   readonly tickets: Ticket[] = [];
@@ -141,6 +145,20 @@ export class DeskStore {
       account.locked = false;
       account.resets++;
       return { email: account.email, wasLocked, resetLinkSent: true };
+    },
+  });
+
+  /** Account: close an account at the customer's request. */
+  readonly closeAccount: Tool<{ email: string }> = tool({
+    name: 'close_account',
+    description: 'Closes (cancels) the account registered under an email address.',
+    parameters: z.object({ email: z.string().email() }),
+    execute: ({ email }) => {
+      const account = this.accounts.get(email.toLowerCase());
+      if (account === undefined) throw new Error(`No account for ${email}.`);
+      if (account.closed) throw new Error(`The account of ${account.email} is closed already.`);
+      account.closed = true;
+      return { email: account.email, closed: true };
     },
   });
 }

@@ -40,8 +40,8 @@ export function demoClients(
 
 /**
  * The `baton demo` conversation: a support desk with the user in the loop. Each user line is a
- * run; the session ends when the user says "bye", input ends, or Ctrl-C stops it. Returns the
- * exit code.
+ * run; the session ends when the user says goodbye, input ends, or Ctrl-C stops it. Returns the
+ * exit code (130 after Ctrl-C).
  */
 export async function runDemo(
   terminal: DemoTerminal,
@@ -63,7 +63,7 @@ export async function runDemo(
       'Baton support-desk demo',
       banner,
       'Agents: triage (the coordinator) hands off to billing, technical or account; billing can escalate to technical.',
-      'Type your message and press Enter. Say "bye" to finish; Ctrl-C stops at any time.',
+      'Type your message and press Enter. Say "bye" (or "thanks, goodbye") to finish; Ctrl-C stops at any time.',
       'Try: "I was charged twice for invoice INV-1001", then "yes please", then "my internet keeps dropping".',
       `Session ${session.id} is saved in ${directory}/; resume it with: npm start -- --session ${session.id}`,
       '',

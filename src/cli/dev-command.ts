@@ -76,15 +76,18 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
     throw error;
   }
   process.stdout.write(`Baton devtools: ${server.url}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
+  // Exit codes follow the shell's 128 + signal convention: 130 after Ctrl-C, 143 after SIGTERM.
+  const code = await new Promise<number>((resolve) => {
+    const onInterrupt = () => stop(130);
+    const onTerminate = () => stop(143);
+    const stop = (exitCode: number) => {
+      process.off('SIGINT', onInterrupt);
+      process.off('SIGTERM', onTerminate);
+      resolve(exitCode);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    process.on('SIGINT', onInterrupt);
+    process.on('SIGTERM', onTerminate);
   });
   await server.close();
-  return 0;
+  return code;
 }

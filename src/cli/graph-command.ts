@@ -18,22 +18,51 @@ the user). Paste it into any Mermaid renderer.
 /** Mermaid ids must be plain words; agent names may hold `-`. */
 const id = (name: string) => `n_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
 
+/**
+ * Mermaid ids named after what a node shows (`n_user`, `n_selector`, `n_<agent>`), never after
+ * the machine's internal state keys (`awaitingInput`, `selecting`).
+ */
+function mermaidIds(graph: WorkflowGraph): Map<string, string> {
+  const ids = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const node of graph.nodes) {
+    const shown =
+      node.kind === 'input'
+        ? 'user'
+        : node.kind === 'select'
+          ? 'selector'
+          : node.kind === 'stopped'
+            ? 'stopped'
+            : (node.agent ?? node.label);
+    let candidate = id(shown);
+    for (let n = 2; taken.has(candidate); n++) candidate = `${id(shown)}_${n}`;
+    taken.add(candidate);
+    ids.set(node.id, candidate);
+  }
+  return ids;
+}
+
 /** A team's graph (read from its machine) as a Mermaid flowchart. */
 export function graphMermaid(graph: WorkflowGraph): string {
   const lines = ['flowchart LR'];
-  const linked = new Set(graph.edges.flatMap((e) => [e.from, e.to]));
+  const ids = mermaidIds(graph);
+  const of = (key: string) => ids.get(key) ?? id(key);
+  // The Mermaid text shows routing: the `stopped` state (where any run can end) is left out.
+  const stopped = new Set(graph.nodes.filter((n) => n.kind === 'stopped').map((n) => n.id));
+  const edges = graph.edges.filter((e) => !stopped.has(e.from) && !stopped.has(e.to));
+  const linked = new Set(edges.flatMap((e) => [e.from, e.to]));
   for (const node of graph.nodes) {
     if (!linked.has(node.id)) continue;
-    if (node.kind === 'input') lines.push(`  ${id(node.id)}((user))`);
-    else if (node.kind === 'select') lines.push(`  ${id(node.id)}{"${node.label}"}`);
-    else lines.push(`  ${id(node.id)}["${node.label}"]`);
+    if (node.kind === 'input') lines.push(`  ${of(node.id)}((user))`);
+    else if (node.kind === 'select') lines.push(`  ${of(node.id)}{"selector"}`);
+    else lines.push(`  ${of(node.id)}["${node.label}"]`);
   }
-  for (const e of graph.edges) {
+  for (const e of edges) {
     const dashed = e.kind === 'asks' || e.kind === 'leaves' || e.kind === 'continues';
     lines.push(
       dashed
-        ? `  ${id(e.from)} -. ${e.label} .-> ${id(e.to)}`
-        : `  ${id(e.from)} -->|${e.label}| ${id(e.to)}`,
+        ? `  ${of(e.from)} -. ${e.label} .-> ${of(e.to)}`
+        : `  ${of(e.from)} -->|${e.label}| ${of(e.to)}`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -57,7 +57,7 @@ async function* spinning(
  * A conversation with `session` in a terminal, shared by `baton demo` and `baton run`: says where a
  * resumed session stands, then each user line is a run rendered by `Console` (with a spinner);
  * it ends when the session stops asking, input ends, or Ctrl-C aborts the run in flight, and
- * prints the summary. Returns the exit code.
+ * prints the summary. Returns the exit code: 130 after Ctrl-C, else 0.
  */
 export async function talk(
   terminal: TerminalIO,
@@ -112,7 +112,11 @@ export async function talk(
     }
     controller = new AbortController();
     const result = await Console(
-      spinning(session.runStream(task, { signal: controller.signal }), terminal),
+      // The user's own line is on screen already (typed at the prompt, or echoed when piped).
+      spinning(
+        session.runStream(task, { signal: controller.signal, outputTaskMessages: false }),
+        terminal,
+      ),
       { write: (text) => terminal.write(text), color: terminal.color },
     );
     usage.promptTokens += result.usage.promptTokens;
@@ -129,7 +133,8 @@ export async function talk(
     seconds: (performance.now() - started) / 1000,
   });
   terminal.write(`${lines.join('\n')}\n`);
-  return 0;
+  // 128 + SIGINT: the shell's convention for a program stopped with Ctrl-C.
+  return interrupted ? 130 : 0;
 }
 
 /**

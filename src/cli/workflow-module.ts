@@ -1,9 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-import { register as registerCommonJs } from 'tsx/cjs/api';
-import { register } from 'tsx/esm/api';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { DevWorkflow } from '../devtools/session-hub.js';
@@ -30,15 +27,28 @@ export interface WorkflowModule {
 
 let registered = false;
 
+/** Extensions that only load through tsx. */
+const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
+
 /**
  * Lets `import()` load TypeScript, so modules need no build step: tsx's ESM loader, and its
  * CommonJS one for `.ts` files outside an ESM package (no `"type": "module"`), which Node loads
- * as CommonJS.
+ * as CommonJS. tsx is an optional peer dependency, imported only when a `.ts` module is met, so a
+ * project of plain JavaScript modules installs without it.
  */
-function registerTypeScript(): void {
+async function registerTypeScript(fail: (text: string) => never, path: string): Promise<void> {
   if (registered) return;
-  register();
-  registerCommonJs();
+  let loaders: [{ register(): unknown }, { register(): unknown }];
+  try {
+    loaders = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+  } catch {
+    return fail(
+      `${path} is TypeScript, and loading it needs the optional peer dependency "tsx", which is not installed. ` +
+        'Install it (`npm install --save-dev tsx`) or give a compiled .js module.',
+    );
+  }
+  loaders[0].register();
+  loaders[1].register();
   registered = true;
 }
 
@@ -60,6 +70,15 @@ function asWorkflow(value: unknown): CliWorkflow | undefined {
     typeof (value as { session?: unknown }).session === 'function'
     ? (value as CliWorkflow)
     : undefined;
+}
+
+/** A `HandoffBuilder` (or any builder) exported before `.build()` was called. */
+function isBuilder(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { build?: unknown }).build === 'function'
+  );
 }
 
 /** The first line of an error ("... failed with 1 error:" takes the line that names it too). */
@@ -92,7 +111,7 @@ export async function loadWorkflowModule(
   if (info === undefined) fail(`no such file "${path}".`);
   if (info?.isDirectory() === true) fail(`"${path}" is a directory, not a workflow module.`);
 
-  registerTypeScript();
+  if (TYPESCRIPT.has(extname(absolute).toLowerCase())) await registerTypeScript(fail, path);
   let loaded: Record<string, unknown>;
   try {
     loaded = exportsOf((await import(pathToFileURL(absolute).href)) as Record<string, unknown>);
@@ -120,7 +139,11 @@ export async function loadWorkflowModule(
     }
     workflow = asWorkflow(built);
     if (workflow === undefined)
-      fail(`createWorkflow() of ${path} did not return a workflow or team.`);
+      fail(
+        isBuilder(built)
+          ? `createWorkflow() of ${path} returned a builder, not a workflow: did you forget .build()?`
+          : `createWorkflow() of ${path} did not return a workflow or team.`,
+      );
     storeGiven = true;
   } else {
     const exported = loaded.workflow ?? loaded.default;
@@ -131,8 +154,11 @@ export async function loadWorkflowModule(
     }
     workflow = asWorkflow(exported);
     if (workflow === undefined) {
+      const which = loaded.workflow === undefined ? 'default' : '"workflow"';
       fail(
-        `the ${loaded.workflow === undefined ? 'default' : '"workflow"'} export of ${path} is not a workflow or team (it has no session() method).`,
+        isBuilder(exported)
+          ? `the ${which} export of ${path} is a builder, not a workflow: did you forget .build()?`
+          : `the ${which} export of ${path} is not a workflow or team (it has no session() method).`,
       );
     }
   }

@@ -8,7 +8,8 @@ import { RoundRobinGroupChat } from '../orchestrations/teams/round-robin-group-c
 import { SelectorGroupChat } from '../orchestrations/teams/selector-group-chat.js';
 import { Swarm } from '../orchestrations/teams/swarm.js';
 import { graphStates } from './session-activity.js';
-import { workflowGraph } from './workflow-graph.js';
+import { labelBox } from './edge-labels.js';
+import { shownLabel, workflowGraph } from './workflow-graph.js';
 
 const agent = (name: string, handoffs: string[] = []) =>
   new Agent({ name, handoffs, client: new ScriptedChatClient([]) });
@@ -41,6 +42,7 @@ describe('workflowGraph()', () => {
       'billing-asks->awaitingInput',
       'tech-asks->awaitingInput',
       'awaitingInput-message->triage',
+      'stopped-message->triage',
     ]);
     expect(graph.edges.find((e) => e.kind === 'handoff')?.label).toBe('handoff_to_billing');
     // Columns by distance from the user: user, coordinator, specialists.
@@ -58,6 +60,8 @@ describe('workflowGraph()', () => {
       'critic-next->writer',
       'awaitingInput-reply->writer',
       'awaitingInput-reply->critic',
+      'stopped-reply->writer',
+      'stopped-reply->critic',
     ]);
     const selector = new SelectorGroupChat([agent('a'), agent('b')], { selectorFunc: () => 'a' });
     expect(edges(workflowGraph(selector.machine))).toEqual([
@@ -66,6 +70,7 @@ describe('workflowGraph()', () => {
       'selecting-selects->a',
       'selecting-selects->b',
       'awaitingInput-message->selecting',
+      'stopped-message->selecting',
     ]);
   });
 
@@ -76,18 +81,39 @@ describe('workflowGraph()', () => {
         'flowchart LR',
         '  n_travel["travel"]',
         '  n_refunds["refunds"]',
-        '  n_awaitingInput((user))',
+        '  n_user((user))',
         '  n_travel -->|handoff_to_refunds| n_refunds',
-        '  n_travel -. hands off to user .-> n_awaitingInput',
+        '  n_travel -. hands off to user .-> n_user',
         '  n_travel -. continues .-> n_travel',
         '  n_refunds -->|handoff_to_travel| n_travel',
-        '  n_refunds -. hands off to user .-> n_awaitingInput',
+        '  n_refunds -. hands off to user .-> n_user',
         '  n_refunds -. continues .-> n_refunds',
-        '  n_awaitingInput -->|reply| n_travel',
-        '  n_awaitingInput -->|reply| n_refunds',
+        '  n_user -->|reply| n_travel',
+        '  n_user -->|reply| n_refunds',
         '',
       ].join('\n'),
     );
+  });
+
+  it('names Mermaid nodes after what they show, never after internal state keys', () => {
+    const selector = new SelectorGroupChat([agent('a'), agent('b')], { selectorFunc: () => 'a' });
+    const text = graphMermaid(workflowGraph(selector.machine));
+    expect(text).toBe(
+      [
+        'flowchart LR',
+        '  n_a["a"]',
+        '  n_b["b"]',
+        '  n_selector{"selector"}',
+        '  n_user((user))',
+        '  n_a -->|next| n_selector',
+        '  n_b -->|next| n_selector',
+        '  n_selector -->|selected| n_a',
+        '  n_selector -->|selected| n_b',
+        '  n_user -->|message| n_selector',
+        '',
+      ].join('\n'),
+    );
+    expect(text).not.toMatch(/awaitingInput|selecting|stopped/);
   });
 
   it('marks the router state of lazy routing and keeps the agent on its own state', () => {
@@ -104,4 +130,56 @@ describe('workflowGraph()', () => {
     expect(edges(graph)).toContain('billing-reroute->classifying');
     expect(graphStates(graph).agents.get('triage')).toBe('triage');
   });
+});
+
+describe('workflowGraph() layout of labels and the stop', () => {
+  const graphs = {
+    'a support desk with four specialists': new HandoffBuilder({
+      participants: ['triage', 'billing', 'technical', 'account', 'sales'].map((n) => agent(n)),
+    })
+      .coordinator('triage')
+      .addHandoff('billing', ['technical'])
+      .build().machine,
+    'lazy routing': new HandoffBuilder({
+      participants: [agent('triage'), agent('billing'), agent('tech')],
+    })
+      .coordinator('triage')
+      .withUserReplyRouting('lazy')
+      .build().machine,
+    'a round-robin team': new RoundRobinGroupChat([agent('writer'), agent('critic')]).machine,
+    'a swarm': new Swarm([agent('travel', ['refunds', 'user']), agent('refunds', ['user'])])
+      .machine,
+  };
+
+  for (const [name, machine] of Object.entries(graphs)) {
+    it(`keeps every edge label of ${name} clear of the others and of the nodes`, () => {
+      const graph = workflowGraph(machine);
+      const boxes = graph.edges.map((e) =>
+        labelBox(shownLabel(e.kind, e.label), { x: e.labelX, y: e.labelY }),
+      );
+      const clash: string[] = [];
+      boxes.forEach((a, i) => {
+        boxes.slice(i + 1).forEach((b, j) => {
+          if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+            clash.push(`${graph.edges[i]?.id} × ${graph.edges[i + 1 + j]?.id}`);
+        });
+        for (const n of graph.nodes) {
+          const inside =
+            a.left < n.x + n.width / 2 &&
+            n.x - n.width / 2 < a.right &&
+            a.top < n.y + n.height / 2 &&
+            n.y - n.height / 2 < a.bottom;
+          if (inside) clash.push(`${graph.edges[i]?.id} × node ${n.id}`);
+        }
+      });
+      expect(clash).toEqual([]);
+    });
+
+    it(`draws the stopped state of ${name} connected`, () => {
+      const graph = workflowGraph(machine);
+      const stopped = graph.nodes.find((n) => n.kind === 'stopped');
+      expect(stopped).toBeDefined();
+      expect(graph.edges.filter((e) => e.from === stopped?.id).length).toBeGreaterThan(0);
+    });
+  }
 });

@@ -1,5 +1,8 @@
 import type { AnyStateMachine } from 'xstate';
 
+import { placeLabels } from './edge-labels.js';
+import { curve, selfLoop } from './graph-curves.js';
+
 /** What a node of the drawn graph stands for: a participant, the user, a selector, the stop. */
 export type GraphNodeKind = 'agent' | 'input' | 'select' | 'stopped';
 
@@ -127,10 +130,11 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
   const seen = new Set<string>();
   for (const [key, node] of states) {
     const fromKind = kinds.get(key) ?? 'input';
-    // From `stopped`, user input routes exactly as from the input state: drawn once, there.
-    if (fromKind === 'stopped') continue;
     for (const [event, transitions] of node.transitions) {
       if (!ROUTING_EVENTS.has(event)) continue;
+      // From `stopped` only user input leads on (a message continues a stopped session), so the
+      // node is drawn connected, by those edges.
+      if (fromKind === 'stopped' && event !== 'user_replied') continue;
       for (const t of transitions) {
         const to = t.target?.[0]?.key;
         if (to === undefined || !kinds.has(to)) continue;
@@ -164,25 +168,50 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
     maxY: Math.max(...nodes.map((n) => n.y + n.height / 2)),
   };
   const centre = { x: (bounds.minX + bounds.maxX) / 2, y: (bounds.minY + bounds.maxY) / 2 };
-  const edges = raw.map((e): GraphEdge => {
+  const shaped = raw.map((e) => {
     const from = byId.get(e.from) as GraphNode;
     const to = byId.get(e.to) as GraphNode;
-    const { control, ...shape } =
+    const shape =
       e.from === e.to
         ? selfLoop(from)
         : curve(from, to, pairs.has(`${e.to}->${e.from}`), nodes, centre);
     // A quadratic curve stays inside the triangle of its points: the control point bounds it.
-    bounds.minX = Math.min(bounds.minX, control.x);
-    bounds.minY = Math.min(bounds.minY, control.y);
-    bounds.maxX = Math.max(bounds.maxX, control.x);
-    bounds.maxY = Math.max(bounds.maxY, control.y);
+    bounds.minX = Math.min(bounds.minX, shape.control.x);
+    bounds.minY = Math.min(bounds.minY, shape.control.y);
+    bounds.maxX = Math.max(bounds.maxX, shape.control.x);
+    bounds.maxY = Math.max(bounds.maxY, shape.control.y);
+    return { ...e, shape, label: LABELS[e.kind](agents.get(e.to)?.agent ?? e.to) };
+  });
+  const places = placeLabels(
+    shaped.map(({ kind, label, shape }) => ({
+      text: shownLabel(kind, label),
+      preferred: { x: shape.labelX, y: shape.labelY },
+      ...(shape.ends === undefined
+        ? {}
+        : { curve: [shape.ends[0], shape.control, shape.ends[1]] as const }),
+    })),
+    nodes.map((n) => ({
+      left: n.x - n.width / 2,
+      right: n.x + n.width / 2,
+      top: n.y - n.height / 2,
+      bottom: n.y + n.height / 2,
+    })),
+  );
+  const edges = shaped.map((e, i): GraphEdge => {
+    const at = places[i] ?? { x: e.shape.labelX, y: e.shape.labelY };
+    bounds.minX = Math.min(bounds.minX, at.x - 40);
+    bounds.maxX = Math.max(bounds.maxX, at.x + 40);
+    bounds.minY = Math.min(bounds.minY, at.y - 12);
+    bounds.maxY = Math.max(bounds.maxY, at.y + 6);
     return {
       id: `${e.from}->${e.to}`,
       from: e.from,
       to: e.to,
       kind: e.kind,
-      label: LABELS[e.kind](agents.get(e.to)?.agent ?? e.to),
-      ...shape,
+      label: e.label,
+      path: e.shape.path,
+      labelX: at.x,
+      labelY: at.y,
     };
   });
   const pad = MARGIN / 2;
@@ -192,9 +221,9 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
   return { id: machine.id, initial, nodes, edges, viewBox, width, height };
 }
 
-type Shape = Pick<GraphEdge, 'path' | 'labelX' | 'labelY'> & {
-  readonly control: { x: number; y: number };
-};
+/** The text the page writes on an edge: a handoff's target is its arrow (the name is the tooltip). */
+export const shownLabel = (kind: GraphEdgeKind, label: string) =>
+  kind === 'handoff' ? 'handoff' : label;
 
 /** Columns by breadth-first distance from the initial state; `stopped` sits under the user. */
 function layout(
@@ -246,80 +275,4 @@ function layout(
     });
   }
   return nodes.sort((a, b) => keys.indexOf(a.id) - keys.indexOf(b.id));
-}
-
-const round = (n: number) => Math.round(n * 10) / 10;
-
-/** Where the ray from a node's centre towards (x, y) leaves its rectangle. */
-function border(node: GraphNode, x: number, y: number): { x: number; y: number } {
-  const dx = x - node.x;
-  const dy = y - node.y;
-  if (dx === 0 && dy === 0) return { x: node.x, y: node.y };
-  const scale = Math.min(
-    dx === 0 ? Number.POSITIVE_INFINITY : node.width / 2 / Math.abs(dx),
-    dy === 0 ? Number.POSITIVE_INFINITY : node.height / 2 / Math.abs(dy),
-  );
-  return { x: node.x + dx * scale, y: node.y + dy * scale };
-}
-
-/**
- * A quadratic curve between two nodes. Edges in both directions bend to opposite sides; an edge
- * whose straight line would cross another node bends around it, towards the outside of the graph.
- */
-function curve(
-  from: GraphNode,
-  to: GraphNode,
-  twoWay: boolean,
-  nodes: readonly GraphNode[],
-  centre: { x: number; y: number },
-): Shape {
-  const mx = (from.x + to.x) / 2;
-  const my = (from.y + to.y) / 2;
-  const length = Math.hypot(to.x - from.x, to.y - from.y) || 1;
-  // The unit normal, on the left of the direction from → to.
-  let nx = -(to.y - from.y) / length;
-  let ny = (to.x - from.x) / length;
-  let bend = twoWay ? 22 : 0;
-  const blocked = nodes.some(
-    (n) => n !== from && n !== to && distanceToSegment(n, from, to) < n.height,
-  );
-  if (blocked) {
-    bend = Math.min(120, 30 + length / 6) + bend;
-    const outwards = (mx + nx - centre.x) ** 2 + (my + ny - centre.y) ** 2;
-    const inwards = (mx - nx - centre.x) ** 2 + (my - ny - centre.y) ** 2;
-    if (inwards > outwards) {
-      nx = -nx;
-      ny = -ny;
-    }
-  }
-  const cx = mx + nx * bend * 2;
-  const cy = my + ny * bend * 2;
-  const start = border(from, cx, cy);
-  const end = border(to, cx, cy);
-  return {
-    path: `M${round(start.x)},${round(start.y)} Q${round(cx)},${round(cy)} ${round(end.x)},${round(end.y)}`,
-    labelX: round(0.25 * start.x + 0.5 * cx + 0.25 * end.x),
-    labelY: round(0.25 * start.y + 0.5 * cy + 0.25 * end.y),
-    control: { x: cx, y: cy },
-  };
-}
-
-function distanceToSegment(p: GraphNode, a: GraphNode, b: GraphNode): number {
-  const dx = b.x - a.x;
-  const dy = b.y - a.y;
-  const t = Math.max(0, Math.min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / (dx * dx + dy * dy)));
-  return Math.hypot(p.x - (a.x + t * dx), p.y - (a.y + t * dy));
-}
-
-/** A loop on the right of a node (the last column is usually free there). */
-function selfLoop(node: GraphNode): Shape {
-  const right = node.x + node.width / 2;
-  const y1 = node.y - 10;
-  const y2 = node.y + 10;
-  return {
-    path: `M${right},${y1} C${right + 46},${y1 - 18} ${right + 46},${y2 + 18} ${right},${y2}`,
-    labelX: right + 30,
-    labelY: node.y - 24,
-    control: { x: right + 64, y: node.y },
-  };
 }

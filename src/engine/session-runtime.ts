@@ -1,17 +1,20 @@
 import { newId } from '../ids.js';
 
-import type { AgentPause, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
+import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { firstTripped, infoText, type Tripped, trippedReason } from '../agents/guardrail.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentEvent, AgentMessage, StopMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
-import {
-  guardrailTrippedEvent,
-  stopMessage,
-  userInputRequestedEvent,
-} from '../messages/message-factories.js';
+import { guardrailTrippedEvent, userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
 import { recordAppend } from '../messages/thread-index.js';
+import {
+  chooseSpeaker,
+  respondAs,
+  resumeWithoutTask,
+  RunCancelled,
+  type TurnContext,
+} from './agent-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
@@ -24,7 +27,7 @@ import {
   type SessionState,
   type StepChange,
 } from './session-state.js';
-import type { SessionStopRule } from './stop-rule.js';
+import { SessionStop, type StopCheck } from './session-stop.js';
 import { toTaskMessages, totalUsage } from './task-messages.js';
 
 /** Receives every message of a run as it is produced (streaming chunks included). */
@@ -53,29 +56,22 @@ function isAnswer(message: AgentMessage): boolean {
   return message.type === 'TextMessage' || message.type === 'StructuredMessage';
 }
 
-/** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
-class RunCancelled extends Error {
-  override readonly name = 'RunCancelled';
-}
-
 /**
  * One conversation: its state and the loop that advances it. Each pass of the loop is one step
  * (one agent response, or one user input) committed before the next begins.
  */
-export class SessionRuntime {
+export class SessionRuntime implements TurnContext {
   readonly id: string;
-  readonly #orchestration: Orchestration;
-  readonly #driver: MachineDriver;
+  readonly orchestration: Orchestration;
+  readonly driver: MachineDriver;
   readonly #link: CheckpointLink | undefined;
   readonly #origin: SessionOrigin;
   #state: SessionState;
   #loading: Promise<void> | undefined;
   #loaded = false;
   #running = false;
-  /** This session's own stop rule (its own condition instance), made on first use. */
-  #rule: SessionStopRule | undefined;
-  /** The reason `stop()` gave, until the session's next check answers it. */
-  #stopRequest: string | undefined;
+  /** This session's own stop rule and `stop()` requests. */
+  readonly #stop: SessionStop;
 
   constructor(
     id: string,
@@ -85,11 +81,12 @@ export class SessionRuntime {
     origin: SessionOrigin = {},
   ) {
     this.id = id;
-    this.#orchestration = orchestration;
-    this.#driver = driver;
+    this.orchestration = orchestration;
+    this.driver = driver;
     this.#state = fresh;
     this.#link = origin.link;
     this.#origin = origin;
+    this.#stop = new SessionStop(id, orchestration.stopRule);
   }
 
   /**
@@ -98,9 +95,7 @@ export class SessionRuntime {
    */
   get evictable(): boolean {
     return (
-      !this.#running &&
-      this.#stopRequest === undefined &&
-      (this.#origin.fork === undefined || this.#loaded)
+      !this.#running && !this.#stop.requested && (this.#origin.fork === undefined || this.#loaded)
     );
   }
 
@@ -114,7 +109,7 @@ export class SessionRuntime {
    * input), with `reason` as the stop reason.
    */
   stop(reason: string): void {
-    this.#stopRequest = reason;
+    this.#stop.request(reason);
   }
 
   /** The state as last loaded or committed (call `current()` to catch up with the store). */
@@ -221,8 +216,8 @@ export class SessionRuntime {
   }
 
   async #run(task: Task | undefined, options: RunOptions, sink?: MessageSink): Promise<TaskResult> {
-    const orchestration = this.#orchestration;
-    const driver = this.#driver;
+    const orchestration = this.orchestration;
+    const driver = this.driver;
     const taskMessages = toTaskMessages(task);
     const out: AgentMessage[] = [];
     const emit = (m: AgentMessage): void => {
@@ -313,8 +308,8 @@ export class SessionRuntime {
       }
       if (check.stop !== null) return result('terminated', check.stop.content);
     } else {
-      const resumed = this.#resumeWithoutTask();
-      const waiting = this.#driver.meta(resumed).kind === 'input';
+      const resumed = resumeWithoutTask(this, this.#state);
+      const waiting = this.driver.meta(resumed).kind === 'input';
       const status = waiting ? 'awaiting_input' : 'idle';
       if (resumed !== this.#state.machineState || status !== this.#state.status) {
         await this.#commit({ event: 'resume', machineState: resumed, resumeState: null, status });
@@ -337,7 +332,7 @@ export class SessionRuntime {
       }
       if (options.signal?.aborted) return this.#cancel(result);
       // A run that lost its lease or its store stops here, before paying for a model call.
-      await this.#link?.lease.confirm(state.step + 1);
+      if (this.#link !== undefined) await this.#link.lease.confirm(state.step + 1);
       if (meta.kind === 'group') {
         const ended = await this.#groupStep(state, options, out, emit, sink, result);
         if (ended !== undefined) return ended;
@@ -347,7 +342,7 @@ export class SessionRuntime {
       let speaking: string;
       let selection: AgentEvent | undefined;
       try {
-        ({ speaking, selection } = await this.#speaker(state, options.signal));
+        ({ speaking, selection } = await chooseSpeaker(this, state, options.signal));
       } catch (error) {
         if (error instanceof RunCancelled) return this.#cancel(result);
         throw error;
@@ -363,7 +358,7 @@ export class SessionRuntime {
         // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
         const seen =
           selection === undefined ? state : { ...state, thread: appended(state.thread, selection) };
-        response = await this.#respond(agent, speaking, seen, options.signal, (event) => {
+        response = await respondAs(this, agent, speaking, seen, options.signal, (event) => {
           if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
           sink?.(event);
         });
@@ -521,8 +516,8 @@ export class SessionRuntime {
     sink: MessageSink | undefined,
     result: (status: TaskResult['status'], stopReason: string | null) => TaskResult,
   ): Promise<TaskResult | undefined> {
-    const orchestration = this.#orchestration;
-    const driver = this.#driver;
+    const orchestration = this.orchestration;
+    const driver = this.driver;
     const { selectSpeakers, routeGroup } = orchestration;
     if (selectSpeakers === undefined || routeGroup === undefined) {
       throw new Error(
@@ -542,7 +537,7 @@ export class SessionRuntime {
     const emitted = new Set<string>();
     const settled = await Promise.allSettled(
       agents.map((agent) =>
-        this.#respond(agent, state.machineState, state, options.signal, (event) => {
+        respondAs(this, agent, state.machineState, state, options.signal, (event) => {
           if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
           sink?.(event);
         }),
@@ -675,10 +670,17 @@ export class SessionRuntime {
     const emitted = new Set<string>();
     let response: AgentResponse | AgentPause;
     try {
-      response = await this.#respond(agent, state.machineState, state, options.signal, (event) => {
-        if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
-        emit(event);
-      });
+      response = await respondAs(
+        this,
+        agent,
+        state.machineState,
+        state,
+        options.signal,
+        (event) => {
+          if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
+          emit(event);
+        },
+      );
     } catch (error) {
       if (error instanceof RunCancelled) return;
       throw error;
@@ -695,132 +697,12 @@ export class SessionRuntime {
     await this.#commit({ event: `approval_progress:${agent}`, append });
   }
 
-  /** The state of the agent who speaks next: the current state, or the one a selector picks. */
-  async #speaker(
-    state: SessionState,
-    signal: AbortSignal | undefined,
-  ): Promise<{ speaking: string; selection?: AgentEvent }> {
-    if (this.#driver.meta(state.machineState).kind === 'agent')
-      return { speaking: state.machineState };
-    const select = this.#orchestration.selectSpeaker;
-    if (select === undefined) {
-      throw new Error(
-        `Workflow "${this.#orchestration.name}" has a select state but no selectSpeaker().`,
-      );
-    }
-    let choice: Awaited<ReturnType<typeof select>>;
-    try {
-      choice = await select(state, signal);
-    } catch (error) {
-      if (signal?.aborted) throw new RunCancelled();
-      throw error;
-    }
-    if (signal?.aborted) throw new RunCancelled();
-    const chosen = typeof choice === 'string' ? choice : choice.agent;
-    const speaking = this.#driver.next(state.machineState, {
-      type: 'speaker_selected',
-      agent: chosen,
-    });
-    if (this.#driver.meta(speaking).kind !== 'agent') {
-      throw new Error(
-        `Workflow "${this.#orchestration.name}" selected "${chosen}", which is not a participant.`,
-      );
-    }
-    return typeof choice === 'string' ? { speaking } : { speaking, selection: choice.event };
-  }
-
-  /** The state a run without a task starts from (an input state when only the user can go on). */
-  #resumeWithoutTask(): string {
-    const state = this.#state;
-    const driver = this.#driver;
-    let current = state.machineState;
-    if (driver.meta(current).kind === 'stopped') {
-      current = driver.next(current, {
-        type: 'resume',
-        to: state.resumeState ?? driver.initialState,
-      });
-    }
-    if (driver.meta(current).kind !== 'input') return current;
-    // A fresh session started without a task: the first speaker begins.
-    if (state.thread.length === 0 && state.pendingRequest === null) {
-      return driver.next(current, this.#orchestration.routeUserInput(state, []));
-    }
-    this.#orchestration.checkWaiting?.(state);
-    return current;
-  }
-
-  async #respond(
-    agentName: string,
-    speaking: string,
-    state: SessionState,
-    signal: AbortSignal | undefined,
-    emit: (event: AgentEvent) => void,
-  ): Promise<AgentResponse | AgentPause> {
-    const agent = this.#agent(agentName);
-    const { conversationFrom = 0, ...turn } = this.#orchestration.turnOptions(
-      agentName,
-      speaking,
-      state,
-    );
-    const bookmark = Math.max(state.bookmarks[agentName] ?? 0, conversationFrom);
-    const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
-    const turnSignal = signal ?? new AbortController().signal;
-    let response: AgentResponse | AgentPause;
-    try {
-      const turnOf = agent.takeTurn?.bind(agent) ?? agent.respond.bind(agent);
-      response = await turnOf({
-        conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
-        newMessages,
-        signal: turnSignal,
-        sessionId: this.id,
-        emit,
-        ...turn,
-      });
-    } catch (error) {
-      if (signal?.aborted) throw new RunCancelled();
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`Agent "${agentName}" failed in session "${this.id}": ${reason}`, {
-        cause: error,
-      });
-    }
-    if (signal?.aborted) throw new RunCancelled();
-    if (
-      response !== null &&
-      typeof response === 'object' &&
-      'approvalRequest' in response &&
-      response.approvalRequest?.type === 'ToolApprovalRequestEvent'
-    ) {
-      return response;
-    }
-    if (
-      response === null ||
-      typeof response !== 'object' ||
-      !isChatMessage((response as AgentResponse).chatMessage)
-    ) {
-      throw new Error(
-        `Agent "${agentName}" returned no chat message in session "${this.id}". respond() must ` +
-          'resolve to { chatMessage, innerMessages? } with a ChatMessage.',
-      );
-    }
-    return response;
-  }
-
-  #agent(name: string): ChatAgent {
-    const agent = this.#orchestration.participants.get(name);
-    if (agent === undefined) {
-      throw new Error(
-        `Session "${this.id}" expects participant "${name}", which this workflow lacks.`,
-      );
-    }
-    return agent;
-  }
-
   /** The first input guardrail that trips on the task's chat messages, or null. */
   async #checkInput(
     task: readonly AgentMessage[],
     signal: AbortSignal | undefined,
   ): Promise<Tripped | null> {
-    const guardrails = this.#orchestration.guardrails?.input ?? [];
+    const guardrails = this.orchestration.guardrails?.input ?? [];
     const chat = task.filter(isChatMessage);
     if (guardrails.length === 0 || chat.length === 0) return null;
     return firstTripped(guardrails, {
@@ -839,7 +721,7 @@ export class SessionRuntime {
     messages: readonly AgentMessage[],
     signal: AbortSignal | undefined,
   ): Promise<Tripped | null> {
-    const guardrails = this.#orchestration.guardrails?.output ?? [];
+    const guardrails = this.orchestration.guardrails?.output ?? [];
     if (guardrails.length === 0) return null;
     return firstTripped(guardrails, {
       text: messageToText(answer),
@@ -858,53 +740,21 @@ export class SessionRuntime {
   }
 
   /** Feeds one delta to the stop rule; `before` is what precedes it in this step. */
-  async #checkStop(
+  #checkStop(
     delta: readonly AgentMessage[],
     conditionState: unknown = this.#state.termination,
     before: readonly AgentMessage[] = [],
-  ): Promise<{ stop: StopMessage | null; state: unknown }> {
-    const rule = this.#stopRule();
-    let check = { stop: null as StopMessage | null, state: conditionState };
-    if (rule !== undefined) {
-      const thread = (): readonly AgentMessage[] => [...this.#state.thread, ...before, ...delta];
-      try {
-        check = await rule.check(delta, thread, conditionState);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new Error(`Termination condition failed in session "${this.id}": ${reason}`, {
-          cause: error,
-        });
-      }
-    }
-    const requested = this.#stopRequest;
-    if (requested === undefined) return check;
-    this.#stopRequest = undefined;
-    if (check.stop !== null) return check;
-    return {
-      stop: stopMessage({ source: 'ExternalTermination', content: requested }),
-      state: check.state,
-    };
-  }
-
-  #stopRule(): SessionStopRule | undefined {
-    this.#rule ??= this.#orchestration.stopRule?.forSession();
-    return this.#rule;
+  ): Promise<StopCheck> {
+    return this.#stop.check(delta, conditionState, () => [
+      ...this.#state.thread,
+      ...before,
+      ...delta,
+    ]);
   }
 
   /** What a stop changes: the machine stops (remembering where), the condition is reset. */
-  async #stopChange(
-    machineState: string,
-    conditionState: unknown,
-  ): Promise<Omit<StepChange, 'event'>> {
-    const rule = this.#stopRule();
-    const termination = rule === undefined ? conditionState : await rule.resetState(conditionState);
-    return {
-      machineState: this.#driver.next(machineState, { type: 'stop' }),
-      resumeState: machineState,
-      status: 'terminated',
-      turn: 0,
-      termination,
-    };
+  #stopChange(machineState: string, conditionState: unknown): Promise<Omit<StepChange, 'event'>> {
+    return this.#stop.change(this.driver, machineState, conditionState);
   }
 
   async #cancel(

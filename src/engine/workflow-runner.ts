@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
+import type { AnyStateMachine } from 'xstate';
+
 import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
 import { firstIssue } from '../zod-issues.js';
@@ -51,6 +53,13 @@ export class WorkflowRunner implements Runnable {
   readonly #checkpointing: Checkpointing | undefined;
   /** Idle sessions kept in memory when a store holds them all (`Infinity` without a store). */
   readonly #cacheSize: number;
+  /** What every handle of this runner reaches its session through (one object, not per handle). */
+  readonly #hooks: HandleHooks = {
+    runtime: (id) => this.#runtime(id, undefined),
+    settle: () => this.#trim(),
+    dispose: (id) => this.#dispose(id),
+    bounded: false,
+  };
 
   constructor(orchestration: Orchestration, checkpointing?: Checkpointing) {
     this.#orchestration = orchestration;
@@ -60,6 +69,7 @@ export class WorkflowRunner implements Runnable {
       checkpointing === undefined
         ? Number.POSITIVE_INFINITY
         : (checkpointing.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
+    this.#hooks.bounded = checkpointing !== undefined;
   }
 
   /** Sessions held in memory right now (running ones included). */
@@ -68,7 +78,7 @@ export class WorkflowRunner implements Runnable {
   }
 
   /** The compiled XState machine this workflow runs. */
-  get machine(): Orchestration['machine'] {
+  get machine(): AnyStateMachine {
     return this.#orchestration.machine;
   }
 
@@ -131,22 +141,24 @@ export class WorkflowRunner implements Runnable {
         );
       }
     }
-    const runtime = this.#runtime(id, from);
+    this.#runtime(id, from);
     this.#trim();
-    return new SessionHandle(runtime, this, {
-      runtime: () => this.#runtime(id, undefined),
-      settle: () => this.#trim(),
-      dispose: () => this.#dispose(id),
-    });
+    return new SessionHandle(id, this, this.#hooks);
   }
 
-  /** A fresh state for a new or reset session. */
+  /**
+   * A fresh state for a new or reset session.
+   * @internal the engine's (its sessions call it); not part of the public API.
+   */
   freshState(): SessionState {
     const rule = this.#orchestration.stopRule;
     return initialSessionState(this.#driver.initialState, rule?.initialState ?? null);
   }
 
-  /** Validates a saved state (from `saveState()`) against the schema and this workflow's machine. */
+  /**
+   * Validates a saved state (from `saveState()`) against the schema and this workflow's machine.
+   * @internal the engine's (its sessions call it); not part of the public API.
+   */
   parseState(state: unknown, sessionId: string): Omit<SessionState, 'step'> {
     const parsed = SavedStateSchema.safeParse(state);
     if (!parsed.success) {
@@ -170,7 +182,10 @@ export class WorkflowRunner implements Runnable {
     return value;
   }
 
-  /** What is wrong with a stored state for this workflow (states it can never be in), or null. */
+  /**
+   * What is wrong with a stored state for this workflow (states it can never be in), or null.
+   * @internal the engine's (its sessions call it); not part of the public API.
+   */
   problemWith(state: SessionState): string | null {
     for (const name of [state.machineState, state.resumeState]) {
       if (name !== null && !this.#driver.has(name))
@@ -240,22 +255,21 @@ export class WorkflowRunner implements Runnable {
 /** How a handle reaches its session's runtime, which the runner may drop and rebuild. */
 interface HandleHooks {
   /** The session's runtime, rebuilt (reloaded from the store) when it was dropped. */
-  runtime(): SessionRuntime;
+  runtime(id: string): SessionRuntime;
   /** Called when an operation ends, so the runner can drop idle sessions beyond its cache. */
   settle(): void;
-  dispose(): void;
+  dispose(id: string): void;
+  /** True when the runner drops idle sessions (it has a store), so `settle()` must run. */
+  bounded: boolean;
 }
 
 class SessionHandle implements CheckpointedSession {
   readonly id: string;
   readonly #runner: WorkflowRunner;
   readonly #hooks: HandleHooks;
-  /** The runtime this handle last used; replaced when the runner dropped it. */
-  #runtime: SessionRuntime;
 
-  constructor(runtime: SessionRuntime, runner: WorkflowRunner, hooks: HandleHooks) {
-    this.id = runtime.id;
-    this.#runtime = runtime;
+  constructor(id: string, runner: WorkflowRunner, hooks: HandleHooks) {
+    this.id = id;
     this.#runner = runner;
     this.#hooks = hooks;
   }
@@ -305,23 +319,16 @@ class SessionHandle implements CheckpointedSession {
         { path: 'reason' },
       );
     }
-    this.#current().stop(reason);
+    this.#hooks.runtime(this.id).stop(reason);
   }
 
   dispose(): void {
-    this.#hooks.dispose();
+    this.#hooks.dispose(this.id);
   }
 
-  #current(): SessionRuntime {
-    this.#runtime = this.#hooks.runtime();
-    return this.#runtime;
-  }
-
-  async #use<T>(work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
-    try {
-      return await work(this.#current());
-    } finally {
-      this.#hooks.settle();
-    }
+  #use<T>(work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
+    const hooks = this.#hooks;
+    const done = work(hooks.runtime(this.id));
+    return hooks.bounded ? done.finally(hooks.settle) : done;
   }
 }

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { CheckpointRecord, CheckpointStore } from '../../src/checkpoint/checkpoint-store.js';
+import { skipNoteFor } from '../support/skip-notes.js';
 
 /** Two handles on one backend (as two processes would have), and how to clean up. */
 export interface StoreFixture {
@@ -43,13 +44,13 @@ export function describeCheckpointStore(
     });
 
     it('reads an unknown session as an empty log', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       expect(await stores().a.read(id())).toEqual([]);
       expect(await stores().a.read(id(), { from: 'start' })).toEqual([]);
     });
 
     it('starts a log only with a snapshot, at any step', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a } = stores();
       const s = id();
       expect(await a.append(s, rec(1, 'patch'))).toBe(false);
@@ -59,7 +60,7 @@ export function describeCheckpointStore(
     });
 
     it('appends only the next step, so a stale writer loses', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a, b } = stores();
       const s = id();
       expect(await a.append(s, rec(1, 'one', true))).toBe(true);
@@ -71,7 +72,7 @@ export function describeCheckpointStore(
     });
 
     it('reads from the latest snapshot, from the start, after a step and up to a step', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a, b } = stores();
       const s = id();
       for (const r of [
@@ -94,7 +95,7 @@ export function describeCheckpointStore(
     });
 
     it('keeps data byte for byte, large and non-ASCII included', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a, b } = stores();
       const s = id();
       const odd = 'line\nbreak\r\n"quotes" \\ tab\t ünïcødé 🚀 \u0000 end';
@@ -107,7 +108,7 @@ export function describeCheckpointStore(
     });
 
     it('lets exactly one of many concurrent writers of a step win', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a, b } = stores();
       const s = id();
       await a.append(s, rec(1, 'base', true));
@@ -121,7 +122,7 @@ export function describeCheckpointStore(
     });
 
     it('keeps sessions apart, whatever their ids contain', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a } = stores();
       const base = id();
       const ids = [`${base}/a:b c`, `${base}/a:b c/`, `${base}-ünï 🚀`, `${base}%2F..`];
@@ -132,7 +133,7 @@ export function describeCheckpointStore(
     });
 
     it('holds a lease for one owner at a time until it expires or is released', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a, b } = stores();
       const s = id();
       expect(await a.leaseHolder(s)).toBeNull();
@@ -151,7 +152,7 @@ export function describeCheckpointStore(
     });
 
     it('lets exactly one of many concurrent lease takers win', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a, b } = stores();
       const s = id();
       const tries = Array.from({ length: 10 }, (_, i) =>
@@ -161,7 +162,7 @@ export function describeCheckpointStore(
     });
 
     it('lets one of two writers opening a log at once win, even at different steps', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a, b } = stores();
       for (let i = 0; i < 10; i++) {
         const s = id();
@@ -176,7 +177,7 @@ export function describeCheckpointStore(
     });
 
     it('continues a log that opens at a later step, as a fork does', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a, b } = stores();
       const s = id();
       expect(await a.append(s, rec(7, 'fork', true))).toBe(true);
@@ -190,7 +191,7 @@ export function describeCheckpointStore(
     });
 
     it('renews a lease for its owner and ignores releases of leases nobody holds', async (ctx) => {
-      if (fixture === undefined) return ctx.skip();
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
       const { a, b } = stores();
       const s = id();
       expect(await a.acquireLease(s, 'one', 200)).toBe(true);

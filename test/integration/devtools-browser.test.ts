@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { SKIP_NOTES } from '../support/skip-notes.js';
 
 // End to end: `baton dev` on a sample with a scripted model, driven in Debian's Chromium through
 // playwright-core (no browser download). Skipped only where Chromium is absent and CI did not ask
@@ -87,14 +89,51 @@ async function send(page: Page, text: string): Promise<void> {
   await page.press('#reply', 'Enter');
 }
 
+/**
+ * Edge labels that overlap another label or a node on screen, from the drawn boxes (the label
+ * text's bounding rect, the node's rect), as "label a->b × node c".
+ */
+async function labelClashes(page: Page): Promise<string[]> {
+  const boxes = await page.locator('#graph .edge text, #graph .node rect').evaluateAll((elements) =>
+    elements.map((el) => {
+      const r = el.getBoundingClientRect();
+      const edge = el.closest('.edge');
+      const name = edge
+        ? `label ${edge.getAttribute('data-from')}->${edge.getAttribute('data-to')}`
+        : `node ${el.closest('.node')?.getAttribute('data-state')}`;
+      return { name, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    }),
+  );
+  expect(boxes.filter((b) => b.name.startsWith('label')).length).toBeGreaterThan(0);
+  return boxes.flatMap((a, i) =>
+    boxes
+      .slice(i + 1)
+      .filter(
+        (b) =>
+          (a.name.startsWith('label') || b.name.startsWith('label')) &&
+          a.left < b.right &&
+          b.left < a.right &&
+          a.top < b.bottom &&
+          b.top < a.bottom,
+      )
+      .map((b) => `${a.name} × ${b.name}`),
+  );
+}
+
 const transcript = (page: Page) => page.locator('#transcript');
 
-describe.skipIf(!runs)('devtools page in Chromium', () => {
+describe('devtools page in Chromium', () => {
+  beforeEach((ctx) => {
+    if (!runs) ctx.skip(SKIP_NOTES.chromium);
+  });
+
   it('drives a session: handoff highlighted, the pause answered, a run stopped', async () => {
     const url = await devServer(['samples/devtools-desk.ts']);
     const { page, errors } = await browser();
     await page.goto(url);
     await expect(page.locator('#graph .node').count()).resolves.toBe(5);
+    expect(await labelClashes(page)).toEqual([]);
+    await expect(page.locator('#graph .edge[data-from="stopped"]').count()).resolves.toBe(1);
     expect(await page.textContent('#workflow-name')).toBe(
       'devtools-desk · samples/devtools-desk.ts',
     );
@@ -148,6 +187,8 @@ describe.skipIf(!runs)('devtools page in Chromium', () => {
     const url = await devServer(['samples/support-desk.ts']);
     const { page, errors } = await browser();
     await page.goto(url);
+    await page.locator('#graph .edge text').first().waitFor();
+    expect(await labelClashes(page)).toEqual([]);
     await send(page, 'I was charged twice for INV-1001');
     await page
       .locator('#graph .edge.handoff-last[data-from="triage"][data-to="billing"]')

@@ -14,6 +14,7 @@ import {
   describeCheckpointStore,
   type StoreFixture,
 } from '../contracts/checkpoint-store.contract.js';
+import { SKIP_NOTES } from '../support/skip-notes.js';
 
 const DATABASE_URL =
   process.env.BATON_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -112,7 +113,7 @@ describe('PostgresCheckpointStore', () => {
   });
 
   it('creates its tables once when many stores start at once', async (ctx) => {
-    if (admin === undefined) return ctx.skip();
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
     const name = table();
     const stores = Array.from(
       { length: 8 },
@@ -126,7 +127,7 @@ describe('PostgresCheckpointStore', () => {
   });
 
   it('uses a pool it is given and leaves it open on close()', async (ctx) => {
-    if (admin === undefined) return ctx.skip();
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
     const pool = new pg.Pool({ connectionString: DATABASE_URL });
     const store: CheckpointStore = new PostgresCheckpointStore({ pool, table: table() });
     expect(await store.append('s', { step: 1, snapshot: true, data: 'one' })).toBe(true);
@@ -138,7 +139,7 @@ describe('PostgresCheckpointStore', () => {
   });
 
   it('stores data as UTF-8 bytes that SQL can read back', async (ctx) => {
-    if (admin === undefined) return ctx.skip();
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
     const name = table();
     const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: name });
     await store.append('s', { step: 1, snapshot: true, data: '{"text":"ünï 🚀"}' });
@@ -150,7 +151,7 @@ describe('PostgresCheckpointStore', () => {
   });
 
   it('refuses text that PostgreSQL or UTF-8 would change', async (ctx) => {
-    if (admin === undefined) return ctx.skip();
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
     const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: table() });
     await expect(
       store.append('s', { step: 1, snapshot: true, data: 'half \ud83d' }),

@@ -20,6 +20,7 @@ import {
   raceSessionIds,
   userReply,
 } from '../support/race-worker.js';
+import { SKIP_NOTES } from '../support/skip-notes.js';
 
 const DATABASE_URL =
   process.env.BATON_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -161,7 +162,7 @@ const STEPS = [
 describe('PostgresCheckpointStore shared by several processes', () => {
   it(`lets ${WORKERS} worker processes race over ${SESSIONS} sessions; each ends complete, every message once`, async (ctx) => {
     const admin = await connect();
-    if (admin === undefined) return ctx.skip();
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
     const table = `baton_race_${randomBytes(6).toString('hex')}`;
     const workers: ReturnType<typeof startWorker>[] = [];
     const started = Date.now();

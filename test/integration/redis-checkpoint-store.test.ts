@@ -14,6 +14,7 @@ import {
   describeCheckpointStore,
   type StoreFixture,
 } from '../contracts/checkpoint-store.contract.js';
+import { SKIP_NOTES } from '../support/skip-notes.js';
 
 const REDIS_URL = process.env.BATON_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const START =
@@ -128,7 +129,7 @@ describe('RedisCheckpointStore', () => {
   });
 
   it('uses a client it is given and leaves it open on close()', async (ctx) => {
-    if (admin === undefined) return ctx.skip();
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.redis);
     const client = new Redis(REDIS_URL);
     const store: CheckpointStore = new RedisCheckpointStore({ client, keyPrefix: prefix() });
     expect(await store.append('s', { step: 1, snapshot: true, data: 'one' })).toBe(true);
@@ -139,7 +140,7 @@ describe('RedisCheckpointStore', () => {
   });
 
   it('keeps a session under one hash tag, with its id encoded', async (ctx) => {
-    if (admin === undefined) return ctx.skip();
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.redis);
     const keyPrefix = prefix();
     const store = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix });
     await store.append('a}{b:c', { step: 1, snapshot: true, data: 'one' });
@@ -155,7 +156,7 @@ describe('RedisCheckpointStore', () => {
   });
 
   it('reports a log whose snapshot index was deleted as a CheckpointError', async (ctx) => {
-    if (admin === undefined) return ctx.skip();
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.redis);
     const keyPrefix = prefix();
     const store = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix });
     await store.append('s', { step: 1, snapshot: true, data: 'one' });
@@ -167,7 +168,7 @@ describe('RedisCheckpointStore', () => {
   });
 
   it('refuses text that UTF-8 would change', async (ctx) => {
-    if (admin === undefined) return ctx.skip();
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.redis);
     const store = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix: prefix() });
     await expect(
       store.append('s', { step: 1, snapshot: true, data: 'half \ud83d' }),

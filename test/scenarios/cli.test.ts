@@ -61,6 +61,12 @@ describe('baton CLI: bad input', { timeout: 60_000 }, () => {
     writeFileSync(join(dir, 'plain.ts'), 'export const answer: number = 42;\n');
     writeFileSync(join(dir, 'wrong.ts'), 'export const workflow = { name: "not runnable" };\n');
     writeFileSync(join(dir, 'broken.ts'), 'export const workflow = {\n');
+    writeFileSync(
+      join(dir, 'unbuilt.ts'),
+      `import { Agent, HandoffBuilder, ScriptedChatClient } from ${JSON.stringify(join(root, 'src/index.ts'))};\n` +
+        "const helper = new Agent({ name: 'helper', client: new ScriptedChatClient([]) });\n" +
+        'export const workflow = new HandoffBuilder({ participants: [helper] }).coordinator(helper);\n',
+    );
     await refuses(
       ['run', join(dir, 'plain.ts')],
       `baton run: ${join(dir, 'plain.ts')} exports no workflow: export a built HandoffWorkflow or team as "workflow" (or as the default export).`,
@@ -68,6 +74,10 @@ describe('baton CLI: bad input', { timeout: 60_000 }, () => {
     await refuses(
       ['graph', join(dir, 'wrong.ts')],
       `baton graph: the "workflow" export of ${join(dir, 'wrong.ts')} is not a workflow or team (it has no session() method).`,
+    );
+    await refuses(
+      ['graph', join(dir, 'unbuilt.ts')],
+      `baton graph: the "workflow" export of ${join(dir, 'unbuilt.ts')} is a builder, not a workflow: did you forget .build()?`,
     );
     await refuses(
       ['run', join(dir, 'broken.ts')],
@@ -154,9 +164,12 @@ describe('baton CLI: commands', { timeout: 60_000 }, () => {
     const run = await baton(['run', 'samples/travel-swarm.ts'], {
       input: 'I need to refund my flight.\nThe reference is BA-2417.\n',
     });
+    // The reply goes back as a handoff to the agent that asked, which goes on with it; the
+    // user's own line is not printed again under a header.
     expect(run.stdout).toContain(
-      '---------- HandoffMessage (user) ----------\nThe reference is BA-2417.\n',
+      'you> The reference is BA-2417.\n---------- ToolCallRequestEvent (flights_refunder) ----------\nrefund_flight({"flightId":"BA-2417"})\n',
     );
+    expect(run.stdout).not.toContain('HandoffMessage (user)');
     expect(run.stdout).toContain('refund_flight: Flight BA-2417 refunded');
     expect(run.stdout).toMatch(/Finish reason: Text 'TERMINATE' mentioned\n/);
   });
@@ -183,7 +196,7 @@ describe('baton CLI: commands', { timeout: 60_000 }, () => {
     expect(second.stdout).toContain('Done: $49 refunded on INV-1001. Anything else?');
   });
 
-  it('serves the devtools and prints exactly one line; Ctrl-C stops it', async () => {
+  it('serves the devtools and prints exactly one line; Ctrl-C stops it with exit code 130', async () => {
     const child = spawn(
       process.execPath,
       ['--import', tsx, join(root, 'src/cli/main.ts'), 'dev', 'samples/support-desk.ts'],
@@ -208,7 +221,7 @@ describe('baton CLI: commands', { timeout: 60_000 }, () => {
       child.on('close', done);
       child.kill('SIGINT');
     });
-    expect(status).toBe(0);
+    expect(status).toBe(130);
     expect(stdout).toBe(line);
     expect(stderr).toBe('');
   });

@@ -65,9 +65,59 @@ describe('baton demo', () => {
     expect(out).toContain('check_service_status({"service":"app"})');
     expect(out).toContain('Ticket T-1001 is open for app');
     expect(out).toMatch(
-      /---------- Summary ----------\nNumber of messages: \d+\nFinish reason: Text 'bye' mentioned\n/,
+      /---------- Summary ----------\nNumber of messages: \d+\nFinish reason: The user said goodbye\n/,
     );
     expect(out).not.toContain('never read');
+    // A clean transcript: no internal event names, each answer once, a pause as one short line.
+    expect(out).not.toMatch(/ModelClientStreamingChunkEvent|UserInputRequestedEvent/);
+    expect(out).not.toContain('ToolCallRequestEvent (triage)');
+    expect(out.split('Done: $49.00 refunded on INV-1001').length - 1).toBe(1);
+    expect(out).toContain(
+      '---------- TextMessage (billing) ----------\nInvoice INV-1001 ($49.00) was charged 2 times. Shall I refund the duplicate charge?\n',
+    );
+    expect(out).toContain('(billing awaits your reply)\nyou> yes please\n');
+    expect(out).not.toContain('---------- TextMessage (user) ----------');
+  });
+
+  it('sends a cancellation to the account specialist and ends on the goodbye, not on "goodbye" inside it', async () => {
+    const terminal = scriptedTerminal([
+      'I want to cancel my account and say goodbye to your service',
+      'ada@example.com',
+      'Thanks, goodbye!',
+      'never read',
+    ]);
+    expect(await runDemo(terminal, { env: offlineEnv, storeDirectory: scratch() })).toBe(0);
+    const out = terminal.output();
+    expect(out).toContain(
+      '---------- HandoffMessage (triage) ----------\nTransferred to account, adopting the role of account immediately.\n',
+    );
+    expect(out).toContain(
+      '---------- TextMessage (account) ----------\nI can close your account. Which email address is it registered under?\n',
+    );
+    expect(out).toContain('close_account: {"email":"ada@example.com","closed":true}');
+    expect(out).toMatch(/Number of messages: 15\nFinish reason: The user said goodbye\n/);
+    expect(out).not.toContain('never read');
+  });
+
+  it('exits with 130 when Ctrl-C stops it', async () => {
+    let interrupt = () => {};
+    let asked = 0;
+    const written: string[] = [];
+    const terminal: DemoTerminal = {
+      color: false,
+      echoInput: true,
+      write: (text) => written.push(text),
+      onInterrupt: (handler) => {
+        interrupt = handler;
+      },
+      ask: async () => {
+        if (++asked === 1) return 'hello';
+        interrupt();
+        return null;
+      },
+    };
+    expect(await runDemo(terminal, { env: offlineEnv, storeDirectory: scratch() })).toBe(130);
+    expect(written.join('')).toMatch(/Finish reason: stopped with Ctrl-C\n/);
   });
 
   it('ends cleanly at the end of input, with the summary', async () => {
@@ -89,6 +139,12 @@ describe('baton demo', () => {
     await session.run('invoice INV-1001 was charged twice');
     await session.run('yes refund it');
     expect(desk.store.invoices.get('INV-1001')).toMatchObject({ charges: 1, refundedCents: 4900 });
+    const leaving = desk.workflow.session();
+    await leaving.run('Please close my account');
+    const closed = await leaving.run('alan@example.com');
+    expect(closed.pendingRequest?.agent).toBe('account');
+    expect(desk.store.accounts.get('alan@example.com')?.closed).toBe(true);
+    expect(desk.store.accounts.get('ada@example.com')?.closed).toBe(false);
   });
 
   it('asks before a refund over $50: y approves and the refund is paid', async () => {
@@ -139,7 +195,7 @@ describe('baton demo', () => {
     expect(run.stdout).toContain(
       'I unlocked ada@example.com and sent a password reset link. Anything else?',
     );
-    expect(run.stdout).toContain("Finish reason: Text 'bye' mentioned");
+    expect(run.stdout).toContain('Finish reason: The user said goodbye');
   });
 
   it('resumes a saved session with --session, where it paused', () => {
@@ -158,7 +214,7 @@ describe('baton demo', () => {
       'billing asked: Invoice INV-1001 ($49.00) was charged 2 times. Shall I refund the duplicate charge?\n',
     );
     expect(second.stdout).toContain('refund_duplicate_charge({"invoiceId":"INV-1001"})');
-    expect(second.stdout).toMatch(/Number of messages: 17\nFinish reason: Text 'bye' mentioned\n/);
+    expect(second.stdout).toMatch(/Number of messages: 17\nFinish reason: The user said goodbye\n/);
   });
 
   it('refuses --session without an id', () => {

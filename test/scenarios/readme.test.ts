@@ -1,13 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
-const blocks = [
-  ...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g),
-].map((m) => m[1] ?? '');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+/** The README's own tsconfig.json (its first json block). */
+const tsconfig = JSON.parse(/```json\n([\s\S]*?)```/.exec(readme)?.[1] ?? '{}') as {
+  compilerOptions: Record<string, unknown>;
+};
 
 /** Runs one README block as a program, with `from 'baton'` pointing at this checkout's source. */
 function runBlock(index: number): string {
@@ -36,6 +39,31 @@ describe('README tour', () => {
       'user → writer → critic → writer → critic → fr → de → checks\nDigraph execution is complete\n',
     );
   });
+
+  it("type-checks every block with the README's tsconfig.json", () => {
+    const dir = join(root, 'node_modules', '.cache', 'baton-readme-types');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    blocks.forEach((block, i) => writeFileSync(join(dir, `block-${i}.mts`), block));
+    // As an installed package would: 'baton' resolves to the library (here, its source).
+    const config = {
+      compilerOptions: {
+        ...tsconfig.compilerOptions,
+        noEmit: true,
+        paths: { baton: [join(root, 'src', 'index.ts')] },
+      },
+      include: ['*.mts'],
+    };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config));
+    const tsc = spawnSync(
+      process.execPath,
+      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    expect(tsconfig.compilerOptions).toMatchObject({ target: 'ES2023', strict: true });
+    expect(tsc.stdout).toBe('');
+    expect(tsc.status).toBe(0);
+  }, 120_000);
 
   it('termination conditions print what the comments say', () => {
     const out = runBlock(0);

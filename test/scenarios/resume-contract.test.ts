@@ -34,6 +34,7 @@ import {
   type OpenAICompatibleServer,
   startOpenAICompatibleServer,
 } from '../support/openai-compatible-server.js';
+import { skipNoteFor } from '../support/skip-notes.js';
 
 /**
  * The resume contract of API.md §7 and issue 5, run against every checkpoint store: a session
@@ -318,7 +319,7 @@ describe.each([memory, file, postgres, redis])('resume contract: $name store', (
 
   /** The backend, or a skip when its server is down. */
   const need = (ctx: { skip: (note?: string) => never }): Backend => {
-    if (backend === undefined) return ctx.skip(`${setup.name} is not reachable`);
+    if (backend === undefined) return ctx.skip(skipNoteFor(setup.name));
     return backend;
   };
   const newId = () => `${setup.name}-${randomUUID()}`;

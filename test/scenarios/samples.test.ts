@@ -73,7 +73,7 @@ describe('samples', () => {
       'user> It is INV-7, please refund it\n---------- TextMessage (billing) ----------\nRefunded INV-7.\n',
     );
     expect(out).toContain(
-      '---------- TextMessage (billing) ----------\nThis is outside my area: let me find the right person.\n---------- ToolCallRequestEvent (triage) ----------\nhandoff_to_tech({})\n',
+      '---------- TextMessage (billing) ----------\nThis is outside my area: let me find the right person.\n---------- HandoffMessage (triage) ----------\nTransferred to tech, adopting the role of tech immediately.\n',
     );
     expect(out).toContain('Model calls for 4 user turns: 7 (triage 2).');
   });

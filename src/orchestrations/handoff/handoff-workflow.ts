@@ -14,6 +14,7 @@ export class HandoffWorkflow extends WorkflowRunner {
   /** Per participant, the agents it may hand off to. */
   readonly handoffTargets: ReadonlyMap<string, readonly string[]>;
 
+  /** @internal `HandoffBuilder.build()` makes workflows; this constructor is not public API. */
   constructor(
     orchestration: Orchestration,
     topology: HandoffTopology,

@@ -1,0 +1,139 @@
+import type { AgentPause, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
+import type { AgentEvent } from '../messages/message.js';
+import { isChatMessage } from '../messages/message.js';
+import type { MachineDriver } from './machine-driver.js';
+import type { Orchestration } from './orchestration.js';
+import type { SessionState } from './session-state.js';
+
+/** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
+export class RunCancelled extends Error {
+  override readonly name = 'RunCancelled';
+}
+
+/** What an agent turn needs: the workflow, its machine and the session it runs in. */
+export interface TurnContext {
+  readonly orchestration: Orchestration;
+  readonly driver: MachineDriver;
+  readonly id: string;
+}
+
+/** The state of the agent who speaks next: the current state, or the one a selector picks. */
+export async function chooseSpeaker(
+  ctx: TurnContext,
+  state: SessionState,
+  signal: AbortSignal | undefined,
+): Promise<{ speaking: string; selection?: AgentEvent }> {
+  const { driver, orchestration } = ctx;
+  if (driver.meta(state.machineState).kind === 'agent') return { speaking: state.machineState };
+  const select = orchestration.selectSpeaker;
+  if (select === undefined) {
+    throw new Error(`Workflow "${orchestration.name}" has a select state but no selectSpeaker().`);
+  }
+  let choice: Awaited<ReturnType<typeof select>>;
+  try {
+    choice = await select(state, signal);
+  } catch (error) {
+    if (signal?.aborted) throw new RunCancelled();
+    throw error;
+  }
+  if (signal?.aborted) throw new RunCancelled();
+  const chosen = typeof choice === 'string' ? choice : choice.agent;
+  const speaking = driver.next(state.machineState, { type: 'speaker_selected', agent: chosen });
+  if (driver.meta(speaking).kind !== 'agent') {
+    throw new Error(
+      `Workflow "${orchestration.name}" selected "${chosen}", which is not a participant.`,
+    );
+  }
+  return typeof choice === 'string' ? { speaking } : { speaking, selection: choice.event };
+}
+
+/** The state a run without a task starts from (an input state when only the user can go on). */
+export function resumeWithoutTask(ctx: TurnContext, state: SessionState): string {
+  const { driver, orchestration } = ctx;
+  let current = state.machineState;
+  if (driver.meta(current).kind === 'stopped') {
+    current = driver.next(current, {
+      type: 'resume',
+      to: state.resumeState ?? driver.initialState,
+    });
+  }
+  if (driver.meta(current).kind !== 'input') return current;
+  // A fresh session started without a task: the first speaker begins.
+  if (state.thread.length === 0 && state.pendingRequest === null) {
+    return driver.next(current, orchestration.routeUserInput(state, []));
+  }
+  orchestration.checkWaiting?.(state);
+  return current;
+}
+
+/**
+ * One agent's response in the machine state `speaking`, with the orchestration's turn options; an
+ * agent with `takeTurn()` may pause its turn for approvals instead (API.md §10).
+ */
+export async function respondAs(
+  ctx: TurnContext,
+  agentName: string,
+  speaking: string,
+  state: SessionState,
+  signal: AbortSignal | undefined,
+  emit: (event: AgentEvent) => void,
+): Promise<AgentResponse | AgentPause> {
+  const sessionId = ctx.id;
+  const agent = participant(ctx, agentName);
+  const { conversationFrom = 0, ...turn } = ctx.orchestration.turnOptions(
+    agentName,
+    speaking,
+    state,
+  );
+  const bookmark = Math.max(state.bookmarks[agentName] ?? 0, conversationFrom);
+  const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
+  const turnSignal = signal ?? new AbortController().signal;
+  let response: AgentResponse | AgentPause;
+  try {
+    const turnOf = agent.takeTurn?.bind(agent) ?? agent.respond.bind(agent);
+    response = await turnOf({
+      conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
+      newMessages,
+      signal: turnSignal,
+      sessionId,
+      emit,
+      ...turn,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw new RunCancelled();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`Agent "${agentName}" failed in session "${sessionId}": ${reason}`, {
+      cause: error,
+    });
+  }
+  if (signal?.aborted) throw new RunCancelled();
+  if (
+    response !== null &&
+    typeof response === 'object' &&
+    'approvalRequest' in response &&
+    response.approvalRequest?.type === 'ToolApprovalRequestEvent'
+  ) {
+    return response;
+  }
+  if (
+    response === null ||
+    typeof response !== 'object' ||
+    !isChatMessage((response as AgentResponse).chatMessage)
+  ) {
+    throw new Error(
+      `Agent "${agentName}" returned no chat message in session "${sessionId}". respond() must ` +
+        'resolve to { chatMessage, innerMessages? } with a ChatMessage.',
+    );
+  }
+  return response;
+}
+
+function participant(ctx: TurnContext, name: string): ChatAgent {
+  const agent = ctx.orchestration.participants.get(name);
+  if (agent === undefined) {
+    throw new Error(
+      `Session "${ctx.id}" expects participant "${name}", which this workflow lacks.`,
+    );
+  }
+  return agent;
+}
