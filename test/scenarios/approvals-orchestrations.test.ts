@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type {
-  MemoryCheckpointStore} from '../../src/index.js';
+import type { MemoryCheckpointStore } from '../../src/index.js';
 import {
   Agent,
   approve,
