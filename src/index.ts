@@ -146,6 +146,7 @@ export {
   type GraphBuilderOptions,
   type GraphEdgeOptions,
   type GraphNodeOptions,
+  type GraphNodeRef,
 } from './orchestrations/graph/graph-builder.js';
 export { DIGRAPH_COMPLETE } from './orchestrations/graph/graph-orchestration.js';
 export type { Activation, EdgeCondition } from './orchestrations/graph/graph-topology.js';

@@ -33,9 +33,10 @@ export interface GraphEdgeOptions {
   when?: EdgeCondition;
 }
 
-type NodeRef = ChatAgent | string;
+/** A node in `addEdge()` and `setEntryPoint()`: the agent, or its name. */
+export type GraphNodeRef = ChatAgent | string;
 
-function nameOf(ref: NodeRef, method: string): string {
+function nameOf(ref: GraphNodeRef, method: string): string {
   if (typeof ref === 'string' && ref.length > 0) return ref;
   if (ref !== null && typeof ref === 'object' && typeof ref.name === 'string') return ref.name;
   throw new ConfigError(
@@ -46,8 +47,8 @@ function nameOf(ref: NodeRef, method: string): string {
   );
 }
 
-function namesOf(refs: NodeRef | readonly NodeRef[], method: string): string[] {
-  const list = Array.isArray(refs) ? (refs as readonly NodeRef[]) : [refs as NodeRef];
+function namesOf(refs: GraphNodeRef | readonly GraphNodeRef[], method: string): string[] {
+  const list = Array.isArray(refs) ? (refs as readonly GraphNodeRef[]) : [refs as GraphNodeRef];
   if (list.length === 0)
     throw new ConfigError(`${method}: the node list is empty.`, { path: 'edges' });
   return list.map((r) => nameOf(r, method));
@@ -108,8 +109,8 @@ export class GraphBuilder {
 
   /** Adds an edge from each source to each target (fan-out, fan-in), optionally conditional. */
   addEdge(
-    sources: NodeRef | readonly NodeRef[],
-    targets: NodeRef | readonly NodeRef[],
+    sources: GraphNodeRef | readonly GraphNodeRef[],
+    targets: GraphNodeRef | readonly GraphNodeRef[],
     options: GraphEdgeOptions = {},
   ): this {
     const when = options.when;
@@ -132,7 +133,7 @@ export class GraphBuilder {
   }
 
   /** The nodes a run starts at. @default the nodes with no incoming edge */
-  setEntryPoint(nodes: NodeRef | readonly NodeRef[]): this {
+  setEntryPoint(nodes: GraphNodeRef | readonly GraphNodeRef[]): this {
     this.#entryPoints = namesOf(nodes, 'setEntryPoint()');
     return this;
   }

@@ -16,6 +16,7 @@ export class GraphWorkflow extends WorkflowRunner {
   readonly entryPoints: readonly string[];
   readonly #graph: GraphTopology;
 
+  /** @internal `GraphBuilder.build()` makes graph workflows; this constructor is not public API. */
   constructor(orchestration: Orchestration, graph: GraphTopology, checkpointing?: Checkpointing) {
     super(orchestration, checkpointing);
     this.#graph = graph;
