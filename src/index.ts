@@ -155,6 +155,17 @@ export type {
 export type { UserReplyRouting } from './orchestrations/handoff/handoff-machine.js';
 export { HandoffWorkflow } from './orchestrations/handoff/handoff-workflow.js';
 export {
+  GraphBuilder,
+  type GraphBuilderOptions,
+  type GraphEdgeOptions,
+  type GraphNodeOptions,
+  type GraphNodeRef,
+} from './orchestrations/graph/graph-builder.js';
+export { DIGRAPH_COMPLETE } from './orchestrations/graph/graph-orchestration.js';
+export type { Activation, EdgeCondition } from './orchestrations/graph/graph-topology.js';
+export { GraphWorkflow } from './orchestrations/graph/graph-workflow.js';
+export { type AsAgentOptions, asAgent } from './orchestrations/as-agent.js';
+export {
   RoundRobinGroupChat,
   type RoundRobinGroupChatOptions,
 } from './orchestrations/teams/round-robin-group-chat.js';

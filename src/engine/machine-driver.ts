@@ -38,6 +38,14 @@ export class MachineDriver {
     return meta;
   }
 
+  /** The first state where `agent` speaks alone, if any. */
+  agentState(agent: string): string | undefined {
+    for (const [state, meta] of this.#meta) {
+      if (meta.kind === 'agent' && meta.agent === agent) return state;
+    }
+    return undefined;
+  }
+
   /** True when the machine has a state named `state`. */
   has(state: string): boolean {
     return this.#meta.has(state);

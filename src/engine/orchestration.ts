@@ -13,6 +13,11 @@ export type StateMeta =
   | { readonly kind: 'input'; readonly asks?: boolean }
   /** The orchestration picks the next speaker (`selectSpeaker`), e.g. with a model. */
   | { readonly kind: 'select' }
+  /**
+   * Several participants answer at once: the orchestration names them (`selectSpeakers`), they
+   * run concurrently on the same thread, and their answers are committed as one step.
+   */
+  | { readonly kind: 'group' }
   | { readonly kind: 'stopped' };
 
 /**
@@ -44,6 +49,20 @@ export interface ResponseRouting {
   readonly event: MachineEvent;
   /** Messages the orchestration adds after the response, in the same step (e.g. a prompt). */
   readonly followUp?: readonly ChatMessage[];
+  /** The orchestration's own progress after this step (`SessionState.progress`); omitted: kept. */
+  readonly progress?: unknown;
+}
+
+/** Who answers in a `group` state: some participants, or nobody (the run is complete). */
+export type SpeakerGroup =
+  | { readonly agents: readonly string[] }
+  /** Nobody is due: the run ends `terminated` with this stop reason (no StopMessage). */
+  | { readonly complete: string };
+
+/** One participant's answer in a `group` step. */
+export interface GroupAnswer {
+  readonly agent: string;
+  readonly response: AgentResponse;
 }
 
 /** Extra fields an orchestration gives an agent for one turn (handoff tools, view options). */
@@ -101,6 +120,15 @@ export interface Orchestration {
    * (before anything is committed) when the input cannot be accepted.
    */
   routeUserInput(state: SessionState, messages: readonly AgentMessage[]): MachineEvent;
+  /**
+   * In a `group` state: who answers now, all at once (in the order their answers are recorded).
+   * Reads only the state, so a resumed session picks the same group.
+   */
+  selectSpeakers?(state: SessionState): SpeakerGroup;
+  /** In a `group` state: the machine event (and progress) for the answers of one step. */
+  routeGroup?(answers: readonly GroupAnswer[], state: SessionState): ResponseRouting;
+  /** The orchestration's progress once a task is accepted (`SessionState.progress`). */
+  progressOnInput?(state: SessionState): unknown;
   /** In a `select` state: the next speaker's name. */
   selectSpeaker?(state: SessionState, signal: AbortSignal | undefined): Promise<SpeakerChoice>;
   /** A run without a task found the session waiting for input: throw if it cannot just wait. */

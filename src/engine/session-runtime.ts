@@ -3,7 +3,7 @@ import { newId } from '../ids.js';
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { firstTripped, infoText, type Tripped, trippedReason } from '../agents/guardrail.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
-import type { AgentEvent, AgentMessage, StopMessage } from '../messages/message.js';
+import type { AgentMessage, StopMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { guardrailTrippedEvent, userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
@@ -20,7 +20,7 @@ import { undecidedAfter } from './approval-decisions.js';
 import { traceRun } from '../observability/gen-ai-spans.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
-import type { Orchestration } from './orchestration.js';
+import type { GroupAnswer, Orchestration } from './orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
 import {
@@ -274,6 +274,7 @@ export class SessionRuntime implements TurnContext {
           ? await this.#checkStop(taskMessages)
           : { stop: null, state: state.termination };
       const stops = tripped !== null || check.stop !== null;
+      const progress = orchestration.progressOnInput?.(state);
       await this.#commit({
         event: 'user_input',
         append: tripped === null ? taskMessages : [...taskMessages, this.#trippedEvent(tripped)],
@@ -282,6 +283,7 @@ export class SessionRuntime implements TurnContext {
         pendingRequest: null,
         status: 'idle',
         termination: check.state,
+        ...(progress === undefined ? {} : { progress }),
         ...(stops ? await this.#stopChange(machineState, check.state) : {}),
       });
       if (options.outputTaskMessages !== false) for (const m of taskMessages) emit(m);
@@ -303,7 +305,8 @@ export class SessionRuntime implements TurnContext {
     for (;;) {
       const state = this.#state;
       const meta = driver.meta(state.machineState);
-      if (meta.kind !== 'agent' && meta.kind !== 'select') return result('awaiting_input', null);
+      if (meta.kind !== 'agent' && meta.kind !== 'select' && meta.kind !== 'group')
+        return result('awaiting_input', null);
       if (state.turn >= orchestration.maxTurns) {
         const reason = `Maximum number of turns ${orchestration.maxTurns} reached.`;
         await this.#commit({
@@ -315,6 +318,11 @@ export class SessionRuntime implements TurnContext {
       if (options.signal?.aborted) return this.#cancel(result);
       // A run that lost its lease or its store stops here, before paying for a model call.
       if (this.#link !== undefined) await this.#link.lease.confirm(state.step + 1);
+      if (meta.kind === 'group') {
+        const ended = await this.#groupStep(state, options, out, emit, sink, result);
+        if (ended !== undefined) return ended;
+        continue;
+      }
 
       let chosen: SpeakerTurn;
       try {
@@ -466,6 +474,7 @@ export class SessionRuntime implements TurnContext {
         termination: check.state,
         responder: agent,
         unseenByResponder: followUp.length,
+        ...(routing.progress === undefined ? {} : { progress: routing.progress }),
         status: waits ? 'awaiting_input' : 'idle',
         ...(check.stop === null ? {} : await this.#stopChange(next, check.state)),
       });
@@ -505,6 +514,166 @@ export class SessionRuntime implements TurnContext {
       status: 'awaiting_input',
     });
     emit(request);
+  }
+
+  /**
+   * One step of a `group` state: the participants the orchestration names answer concurrently,
+   * each on the thread as it is now, and their answers are committed together in the named order.
+   * Returns the run's result when the run ends in this step.
+   *
+   * A member that pauses for approvals pauses the session (the others' answers are committed with
+   * the pause); when two pause at once, the later ones are asked again once the first is decided.
+   */
+  async #groupStep(
+    state: SessionState,
+    options: RunOptions,
+    out: AgentMessage[],
+    emit: (m: AgentMessage) => void,
+    sink: MessageSink | undefined,
+    result: (status: TaskResult['status'], stopReason: string | null) => TaskResult,
+  ): Promise<TaskResult | undefined> {
+    const orchestration = this.orchestration;
+    const driver = this.driver;
+    const { selectSpeakers, routeGroup } = orchestration;
+    if (selectSpeakers === undefined || routeGroup === undefined) {
+      throw new Error(
+        `Workflow "${orchestration.name}" has a group state but no selectSpeakers() and routeGroup().`,
+      );
+    }
+    const group = selectSpeakers.call(orchestration, state);
+    if ('complete' in group) {
+      await this.#commit({
+        event: 'complete',
+        ...(await this.#stopChange(state.machineState, state.termination)),
+      });
+      return result('terminated', group.complete);
+    }
+    // Each answer is one turn: only as many members answer as turns remain.
+    const agents = group.agents.slice(0, Math.max(1, orchestration.maxTurns - state.turn));
+    const emitted = new Set<string>();
+    const settled = await Promise.allSettled(
+      agents.map((agent) =>
+        respondAs(this, agent, state.machineState, state, options.signal, (event) => {
+          if (event.type !== 'ModelClientStreamingChunkEvent') emitted.add(event.id);
+          sink?.(event);
+        }),
+      ),
+    );
+    const responses: (AgentResponse | AgentPause)[] = [];
+    for (const outcome of settled) {
+      if (outcome.status === 'fulfilled') responses.push(outcome.value);
+      else if (outcome.reason instanceof RunCancelled) return this.#cancel(result);
+    }
+    const failure = settled.find((o) => o.status === 'rejected');
+    if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
+
+    const record = (messages: readonly AgentMessage[]): void => {
+      for (const m of messages) {
+        if (emitted.has(m.id)) out.push(m);
+        else emit(m);
+      }
+    };
+    const append: AgentMessage[] = [];
+    const answers: GroupAnswer[] = [];
+    let paused: { agent: string; pause: AgentPause } | undefined;
+    let tripped: Tripped | null = null;
+    for (const [i, agent] of agents.entries()) {
+      const response = responses[i] as AgentResponse | AgentPause;
+      if ('approvalRequest' in response) {
+        paused ??= { agent, pause: response };
+        continue;
+      }
+      const inner = response.innerMessages ?? [];
+      if (tripped === null && isAnswer(response.chatMessage)) {
+        const seen = [...state.thread, ...inner, response.chatMessage];
+        tripped = await this.#checkOutput(agent, response.chatMessage, seen, options.signal);
+        if (tripped !== null) {
+          // The answer is not recorded: only what led to it and the event.
+          append.push(...inner, this.#trippedEvent(tripped));
+          continue;
+        }
+      }
+      answers.push({ agent, response });
+      append.push(...inner, response.chatMessage);
+    }
+    const responders = answers.map((a) => a.agent);
+    const routing =
+      answers.length === 0
+        ? { event: { type: 'agent_responded' as const } }
+        : routeGroup.call(orchestration, answers, state);
+    const progress = routing.progress === undefined ? {} : { progress: routing.progress };
+
+    if (tripped !== null) {
+      await this.#commit({
+        event: `guardrail:${tripped.guardrail.name}`,
+        append,
+        responders,
+        ...progress,
+        ...(await this.#stopChange(state.machineState, state.termination)),
+      });
+      record(append);
+      return result('terminated', trippedReason(tripped));
+    }
+    if (paused !== undefined) {
+      const { agent, pause } = paused;
+      const speaking = driver.agentState(agent);
+      if (speaking === undefined) {
+        throw new Error(
+          `Workflow "${orchestration.name}" has no state where "${agent}" alone speaks, so its ` +
+            'turn cannot pause for approvals.',
+        );
+      }
+      const request = pause.approvalRequest;
+      append.push(...pause.innerMessages.filter((m) => m !== request), request);
+      const pendingRequest: PendingRequest = {
+        id: newId(),
+        agent,
+        prompt: messageToText(request),
+        kind: 'approval',
+        calls: request.content,
+      };
+      await this.#commit({
+        event: `approval_request:${agent}`,
+        append,
+        machineState: speaking,
+        pendingRequest,
+        turn: 0,
+        responders,
+        ...progress,
+        status: 'awaiting_input',
+      });
+      record(append);
+      return result('awaiting_input', null);
+    }
+
+    const next = driver.next(state.machineState, routing.event);
+    let check: { stop: StopMessage | null; state: unknown } = {
+      stop: null,
+      state: state.termination,
+    };
+    let conditionError: unknown;
+    try {
+      check = await this.#checkStop(append, state.termination);
+    } catch (error) {
+      conditionError = error;
+    }
+    const waits = driver.meta(next).kind === 'input';
+    await this.#commit({
+      event: `agent_response:${responders.join(',')}`,
+      append,
+      machineState: next,
+      turn: waits ? 0 : state.turn + answers.length,
+      termination: check.state,
+      responders,
+      ...progress,
+      status: waits ? 'awaiting_input' : 'idle',
+      ...(check.stop === null ? {} : await this.#stopChange(next, check.state)),
+    });
+    record(append);
+    if (conditionError !== undefined) throw conditionError;
+    if (check.stop !== null) return result('terminated', check.stop.content);
+    if (waits) return result('awaiting_input', null);
+    return undefined;
   }
 
   /**

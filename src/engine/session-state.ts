@@ -46,6 +46,11 @@ export interface SessionState {
   readonly bookmarks: Readonly<Record<string, number>>;
   /** The agent that spoke last, for `last_agent` routing. */
   readonly lastSpeaker: string | null;
+  /**
+   * The orchestration's own record of where a run stands beyond the machine state (e.g. which
+   * participants are due next), as plain JSON; `null` when it keeps none.
+   */
+  readonly progress?: unknown;
   /** Steps committed so far; the optimistic-concurrency token of checkpoint stores. */
   readonly step: number;
 }
@@ -70,6 +75,7 @@ const SessionStateObject = z.object({
   termination: z.unknown(),
   bookmarks: z.record(z.string(), z.number().int().nonnegative()),
   lastSpeaker: z.string().nullable(),
+  progress: z.unknown().optional(),
   step: z.number().int().nonnegative(),
 });
 
@@ -94,6 +100,7 @@ export function initialSessionState(machineState: string, termination: unknown):
     termination,
     bookmarks: {},
     lastSpeaker: null,
+    progress: null,
     step: 0,
   };
 }
@@ -113,6 +120,10 @@ export interface StepChange {
   readonly responder?: string;
   /** How many appended messages at the end the responder has not seen (e.g. a follow-up prompt). */
   readonly unseenByResponder?: number;
+  /** Several agents responded in this step (a group step): each bookmark moves to its end. */
+  readonly responders?: readonly string[];
+  /** The orchestration's new progress (see `SessionState.progress`). */
+  readonly progress?: unknown;
 }
 
 /** One committed step: the next state and the patches from the previous one. */
@@ -165,16 +176,22 @@ export function applyStep(state: SessionState, change: StepChange): CommittedSte
   set('pendingRequest', change.pendingRequest);
   set('turn', change.turn);
   set('termination', change.termination);
-  if (change.responder !== undefined) {
-    const seen = thread.length - (change.unseenByResponder ?? 0);
-    const known = Object.hasOwn(state.bookmarks, change.responder);
-    if (!known || state.bookmarks[change.responder] !== seen) {
-      const op = known ? 'replace' : 'add';
-      next.bookmarks = Object.freeze({ ...state.bookmarks, [change.responder]: seen });
-      patches.push({ op, path: ['bookmarks', change.responder], value: seen });
-    }
-    set('lastSpeaker', change.responder);
+  if (change.progress !== undefined && !Object.is(state.progress, change.progress)) {
+    next.progress = freezeDeep(change.progress);
+    const op = Object.hasOwn(state, 'progress') ? 'replace' : 'add';
+    patches.push({ op, path: ['progress'], value: change.progress });
   }
+  const responders =
+    change.responders ?? (change.responder === undefined ? [] : [change.responder]);
+  const seen = thread.length - (change.unseenByResponder ?? 0);
+  for (const responder of responders) {
+    const bookmarks = next.bookmarks;
+    if (bookmarks[responder] === seen) continue;
+    const op = Object.hasOwn(bookmarks, responder) ? 'replace' : 'add';
+    next.bookmarks = Object.freeze({ ...bookmarks, [responder]: seen });
+    patches.push({ op, path: ['bookmarks', responder], value: seen });
+  }
+  set('lastSpeaker', responders[responders.length - 1]);
   set('step', state.step + 1);
   return { state: Object.freeze(next), patches, event: change.event };
 }

@@ -12,6 +12,7 @@ const REPLACEABLE: ReadonlySet<string> = new Set([
   'turn',
   'termination',
   'lastSpeaker',
+  'progress',
 ]);
 
 /**
@@ -79,7 +80,9 @@ export class StepReplay {
       });
       return null;
     }
-    if (typeof key === 'string' && REPLACEABLE.has(key) && path.length === 1 && op === 'r') {
+    // `progress` (an orchestration's own, e.g. a graph's) is added to states stored before it existed.
+    const writes = op === 'r' || (op === 'a' && key === 'progress');
+    if (typeof key === 'string' && REPLACEABLE.has(key) && path.length === 1 && writes) {
       this.#fields[key] = value;
       return null;
     }

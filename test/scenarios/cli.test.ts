@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { workflow as supportDesk } from '../../samples/support-desk.js';
+import { workflow as reviewGraph } from '../../samples/review-graph.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
@@ -129,6 +130,20 @@ describe('baton CLI: commands', { timeout: 60_000 }, () => {
     const team = await baton(['graph', 'samples/writer-critic.ts']);
     expect(team.stdout).toContain('flowchart LR\n');
     expect(team.stdout).toContain('  n_writer -->|next| n_critic\n  n_critic -->|next| n_writer\n');
+  });
+
+  it('prints the Mermaid graph of a graph workflow and runs it to completion', async () => {
+    const drawn = await baton(['graph', 'samples/review-graph.ts']);
+    expect(drawn.stderr).toBe('');
+    expect(drawn.stdout).toBe(reviewGraph.toMermaid());
+    const run = await baton(['run', 'samples/review-graph.ts'], { input: 'Write a blurb\n' });
+    expect([run.status, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toContain(
+      '---------- TextMessage (translator_german) ----------\nGerman: Planen Sie',
+    );
+    expect(run.stdout).toMatch(
+      /Number of messages: 8\nFinish reason: Digraph execution is complete\n/,
+    );
   });
 
   it('runs a module in the terminal with piped replies, and says it cannot resume it', async () => {

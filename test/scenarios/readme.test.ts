@@ -30,8 +30,14 @@ function runBlock(index: number): string {
 }
 
 describe('README tour', () => {
-  it('has the seven blocks this suite runs', () => {
-    expect(blocks).toHaveLength(7);
+  it('has the eight blocks this suite runs', () => {
+    expect(blocks).toHaveLength(8);
+  });
+
+  it('the graph block loops until APPROVE, fans out and in, and completes', () => {
+    expect(runBlock(7)).toBe(
+      'user → writer → critic → writer → critic → fr → de → checks\nDigraph execution is complete\n',
+    );
   });
 
   it("type-checks every block with the README's tsconfig.json", () => {

@@ -106,4 +106,33 @@ describe('samples', () => {
     );
     expect(out).toContain('The router was offered 0 tools and this output format:');
   });
+  it('review-graph.ts loops writer and critic until APPROVE, translates twice at once, then summarizes', () => {
+    const out = runSample('review-graph');
+    expect(out).toContain('  critic -->|"REVISE"| writer\n');
+    const order = [...out.matchAll(/---------- TextMessage \((\w+)\) ----------/g)].map(
+      (m) => m[1],
+    );
+    expect(order).toEqual([
+      'user',
+      'writer',
+      'critic',
+      'writer',
+      'critic',
+      'translator_french',
+      'translator_german',
+      'summary',
+    ]);
+    expect(out).toContain('Approved after 2 drafts; translated into 2 languages.\n');
+    expect(out).toContain('Stop reason: Digraph execution is complete\nThread: 8 messages\n');
+  });
+
+  it('nested-desk.ts hands off to a nested team whose messages stream and whose answer is recorded', () => {
+    const out = runSample('nested-desk');
+    expect(out).toContain(
+      '---------- TextMessage (fact_checker) ----------\nVerified: Water boils at 100 °C at sea level (about 93 °C at 2,000 m).\n---------- TextMessage (research) ----------\nVerified: Water boils at 100 °C',
+    );
+    expect(out).toContain(
+      'Desk thread: TextMessage(user), ToolCallRequestEvent(triage), ToolCallExecutionEvent(triage), HandoffMessage(triage), TextMessage(research), UserInputRequestedEvent(research)\n',
+    );
+  });
 });

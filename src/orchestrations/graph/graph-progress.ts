@@ -1,0 +1,69 @@
+import type { GroupAnswer } from '../../engine/orchestration.js';
+import { messageToText } from '../../messages/message-text.js';
+import { edgeHolds, type GraphTopology } from './graph-topology.js';
+
+/**
+ * Where a graph run stands, kept in the session (`SessionState.progress`): the nodes due in the
+ * next step (in `addNode` order), and per `all` node the sources it waits for whose edges to it
+ * have fired since it last ran.
+ */
+export interface GraphProgress {
+  readonly ready: readonly string[];
+  readonly fired: Readonly<Record<string, readonly string[]>>;
+}
+
+/** A run starting at the entry points. */
+export function startProgress(graph: GraphTopology): GraphProgress {
+  return { ready: [...graph.entryPoints], fired: {} };
+}
+
+/** The progress stored in a session, or null when no run has started. */
+export function readProgress(value: unknown): GraphProgress | null {
+  if (value === null || value === undefined || typeof value !== 'object') return null;
+  return value as GraphProgress;
+}
+
+/**
+ * The progress after `answers`: answered nodes leave the ready set; each edge whose condition
+ * holds for its source's answer fires; an `any` node is ready on its first edge, an `all` node once
+ * an edge from each source it waits for has fired, or on an edge closing a loop back to it.
+ */
+export function advance(
+  graph: GraphTopology,
+  progress: GraphProgress,
+  answers: readonly GroupAnswer[],
+): GraphProgress {
+  const answered = new Set(answers.map((a) => a.agent));
+  const ready = new Set(progress.ready.filter((n) => !answered.has(n)));
+  const fired = new Map(Object.entries(progress.fired).map(([k, v]) => [k, new Set(v)]));
+  for (const { agent, response } of answers) {
+    const answer = response.chatMessage;
+    const text = messageToText(answer);
+    for (const edge of graph.edges) {
+      if (edge.source !== agent || !edgeHolds(edge, answer, text)) continue;
+      const target = edge.target;
+      if (graph.activation.get(target) === 'any') {
+        ready.add(target);
+        continue;
+      }
+      const waits = graph.waitsFor.get(target) ?? new Set<string>();
+      if (!waits.has(agent)) {
+        // A loop's edge back: the node runs again.
+        ready.add(target);
+        continue;
+      }
+      const got = fired.get(target) ?? new Set<string>();
+      got.add(agent);
+      if ([...waits].every((s) => got.has(s))) {
+        ready.add(target);
+        fired.delete(target);
+      } else {
+        fired.set(target, got);
+      }
+    }
+  }
+  return {
+    ready: graph.nodes.filter((n) => ready.has(n)),
+    fired: Object.fromEntries([...fired].map(([k, v]) => [k, [...v]])),
+  };
+}
