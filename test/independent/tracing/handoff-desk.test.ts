@@ -1,5 +1,6 @@
 // Independent black-box tests of API.md §11 on a HandoffBuilder desk (issue 16).
 import { trace } from '@opentelemetry/api';
+import { DataPointType } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -85,9 +86,9 @@ describe('a handoff desk', () => {
     expect(parentId(billing)).toBe(wf.spanContext().spanId);
     expect(childrenOf(spans, wf)).toEqual(['invoke_agent triage', 'invoke_agent billing']);
     // The handoff tool is intercepted, never "executed": only model calls under triage.
-    expect(childrenOf(spans, triage).filter((n) => n !== 'execute_tool handoff_to_billing')).toEqual([
-      'chat triage-model',
-    ]);
+    expect(
+      childrenOf(spans, triage).filter((n) => n !== 'execute_tool handoff_to_billing'),
+    ).toEqual(['chat triage-model']);
     expect(childrenOf(spans, billing)).toEqual([
       'chat billing-model',
       'execute_tool lookup_invoice',
@@ -147,9 +148,9 @@ describe('a handoff desk', () => {
       'baton.handoff.source': 'triage',
       'baton.handoff.target': 'billing',
     });
-    expect(one(spans, 'invoke_agent billing').events.filter((e) => e.name === 'baton.handoff')).toEqual(
-      [],
-    );
+    expect(
+      one(spans, 'invoke_agent billing').events.filter((e) => e.name === 'baton.handoff'),
+    ).toEqual([]);
   });
 
   it('a throwing tool sets ERROR with error.type on its execute_tool span', async () => {
@@ -179,7 +180,7 @@ describe('a handoff desk', () => {
     expect(one(spans, 'invoke_workflow support').status.code).toBe(ERROR);
   });
 
-  it('a run started inside the caller\'s active span is its child', async () => {
+  it("a run started inside the caller's active span is its child", async () => {
     const tracer = trace.getTracer('caller');
     await tracer.startActiveSpan('POST /chat', async (span) => {
       await desk().session('desk-6').run('Is my invoice paid?');
@@ -232,8 +233,8 @@ describe('a handoff desk', () => {
     const duration = h.get('gen_ai.client.operation.duration');
     expect(usage?.descriptor.unit).toBe('{token}');
     expect(duration?.descriptor.unit).toBe('s');
-    expect(usage?.descriptor.type).toBe('HISTOGRAM');
-    expect(duration?.descriptor.type).toBe('HISTOGRAM');
+    expect(usage?.dataPointType).toBe(DataPointType.HISTOGRAM);
+    expect(duration?.dataPointType).toBe(DataPointType.HISTOGRAM);
     const types = new Set(usage?.dataPoints.map((p) => p.attributes['gen_ai.token.type']));
     expect(types).toEqual(new Set(['input', 'output']));
     const billingInput = usage?.dataPoints.find(

@@ -80,7 +80,9 @@ export function named(spans: readonly ReadableSpan[], name: string): ReadableSpa
 export function one(spans: readonly ReadableSpan[], name: string): ReadableSpan {
   const found = named(spans, name);
   if (found.length !== 1) {
-    throw new Error(`expected one "${name}", got ${found.length}: ${spans.map((s) => s.name).join(', ')}`);
+    throw new Error(
+      `expected one "${name}", got ${found.length}: ${spans.map((s) => s.name).join(', ')}`,
+    );
   }
   return found[0] as ReadableSpan;
 }
