@@ -144,3 +144,19 @@ export function infoText(info: unknown): string {
     return String(info);
   }
 }
+
+/**
+ * A builder's guardrails after `withGuardrails(given)`: the lists `given` names replace the
+ * current ones, the others stay.
+ * @throws ConfigError when `given` is not a guardrail set.
+ */
+export function replaceGuardrails(
+  current: Required<GuardrailSet>,
+  given: GuardrailSet,
+): Required<GuardrailSet> {
+  const checked = checkGuardrails(given, 'withGuardrails()');
+  return {
+    input: given.input === undefined ? current.input : checked.input,
+    output: given.output === undefined ? current.output : checked.output,
+  };
+}

@@ -3,7 +3,7 @@ import { newId } from '../ids.js';
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { firstTripped, infoText, type Tripped, trippedReason } from '../agents/guardrail.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
-import type { AgentMessage, StopMessage } from '../messages/message.js';
+import type { AgentMessage, StopMessage, ToolApprovalRequestEvent } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { guardrailTrippedEvent, userInputRequestedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
@@ -44,6 +44,17 @@ export interface SessionOrigin {
 /** A pending request with its kind (sessions stored before approvals existed have none). */
 function withKind(request: PendingRequest): PendingRequest {
   return request.kind === undefined ? { ...request, kind: 'input' } : request;
+}
+
+/** The pending request of a turn that pauses for the approval of `request`'s calls. */
+function approvalRequestOf(agent: string, request: ToolApprovalRequestEvent): PendingRequest {
+  return {
+    id: newId(),
+    agent,
+    prompt: messageToText(request),
+    kind: 'approval',
+    calls: request.content,
+  };
 }
 
 /** An agent's final answer, what output guardrails check (not a handoff). */
@@ -366,13 +377,7 @@ export class SessionRuntime implements TurnContext {
           ...inner,
           request,
         ];
-        const pendingRequest: PendingRequest = {
-          id: newId(),
-          agent,
-          prompt: messageToText(request),
-          kind: 'approval',
-          calls: request.content,
-        };
+        const pendingRequest = approvalRequestOf(agent, request);
         await this.#commit({
           event: `approval_request:${agent}`,
           append,
@@ -625,13 +630,7 @@ export class SessionRuntime implements TurnContext {
       }
       const request = pause.approvalRequest;
       append.push(...pause.innerMessages.filter((m) => m !== request), request);
-      const pendingRequest: PendingRequest = {
-        id: newId(),
-        agent,
-        prompt: messageToText(request),
-        kind: 'approval',
-        calls: request.content,
-      };
+      const pendingRequest = approvalRequestOf(agent, request);
       await this.#commit({
         event: `approval_request:${agent}`,
         append,

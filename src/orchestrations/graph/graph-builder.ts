@@ -1,5 +1,5 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
-import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
+import { replaceGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import type { CheckpointOptions } from '../../engine/checkpoint-link.js';
 import { type Checkpointing, toCheckpointing } from '../../engine/checkpointing.js';
@@ -169,11 +169,7 @@ export class GraphBuilder {
 
   /** Input and output guardrails (API.md §10); repeated calls replace the lists given. */
   withGuardrails(guardrails: GuardrailSet): this {
-    const checked = checkGuardrails(guardrails, 'withGuardrails()');
-    this.#guardrails = {
-      input: guardrails.input === undefined ? this.#guardrails.input : checked.input,
-      output: guardrails.output === undefined ? this.#guardrails.output : checked.output,
-    };
+    this.#guardrails = replaceGuardrails(this.#guardrails, guardrails);
     return this;
   }
 

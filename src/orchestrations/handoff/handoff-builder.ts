@@ -1,4 +1,4 @@
-import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
+import { replaceGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { ZodType, z } from 'zod';
 
 import type { ChatAgent } from '../../agents/chat-agent.js';
@@ -282,11 +282,7 @@ export class HandoffBuilder {
    * @example builder.withGuardrails({ input: [noCards], output: [noCards] })
    */
   withGuardrails(guardrails: GuardrailSet): this {
-    const checked = checkGuardrails(guardrails, 'withGuardrails()');
-    this.#guardrails = {
-      input: guardrails.input === undefined ? this.#guardrails.input : checked.input,
-      output: guardrails.output === undefined ? this.#guardrails.output : checked.output,
-    };
+    this.#guardrails = replaceGuardrails(this.#guardrails, guardrails);
     return this;
   }
 
