@@ -66,7 +66,9 @@ describe('the approval pause', () => {
       { callId: 'c1', name: 'lookup', content: 'INV-1: $80', isError: false },
     ]);
     const seq = types(result.messages);
-    expect(seq.indexOf('ToolCallExecutionEvent')).toBeLessThan(seq.indexOf('ToolApprovalRequestEvent'));
+    expect(seq.indexOf('ToolCallExecutionEvent')).toBeLessThan(
+      seq.indexOf('ToolApprovalRequestEvent'),
+    );
     expect(seq[0]).toBe('TextMessage');
     expect(seq.at(-1)).toBe('ToolApprovalRequestEvent');
     // The thread holds the same events.
@@ -231,7 +233,9 @@ describe('deciding', () => {
   });
 
   it('run() with no task while pending returns the same request and runs nothing', async () => {
-    const { workflow, client, runs } = deskWorkflow([calls(['c2', 'refund', { invoiceId: 'INV-1' }])]);
+    const { workflow, client, runs } = deskWorkflow([
+      calls(['c2', 'refund', { invoiceId: 'INV-1' }]),
+    ]);
     const paused = await workflow.run('Refund INV-1');
     const before = await workflow.session(paused.sessionId).messages();
     const again = await workflow.run();
@@ -281,8 +285,15 @@ describe('routing around the pause', () => {
       scriptedText('Understood, no refund.'),
     ]);
     const triage = new Agent({ name: 'triage', client: triageClient });
-    const billing = new Agent({ name: 'billing', client: billingClient, tools: [refund], maxToolIterations: 3 });
-    const workflow = new HandoffBuilder({ participants: [triage, billing] }).coordinator(triage).build();
+    const billing = new Agent({
+      name: 'billing',
+      client: billingClient,
+      tools: [refund],
+      maxToolIterations: 3,
+    });
+    const workflow = new HandoffBuilder({ participants: [triage, billing] })
+      .coordinator(triage)
+      .build();
     return { workflow, triageClient, billingClient, runs };
   }
 
@@ -295,16 +306,24 @@ describe('routing around the pause', () => {
     expect(triageClient.calls).toHaveLength(1);
     expect(billingClient.calls).toHaveLength(2);
     expect(toolReplies(billingClient.calls[1]!)).toEqual([
-      { toolCallId: 'c2', content: 'Tool call "refund" was rejected by the user: actually keep it' },
+      {
+        toolCallId: 'c2',
+        content: 'Tool call "refund" was rejected by the user: actually keep it',
+      },
     ]);
     const last = billingClient.calls[1]!.messages as { role: string; content?: unknown }[];
     expect(last.some((m) => m.role === 'user' && m.content === 'actually keep it')).toBe(true);
-    expect(result.pendingRequest).toMatchObject({ agent: 'billing', kind: 'input', prompt: 'Understood, no refund.' });
+    expect(result.pendingRequest).toMatchObject({
+      agent: 'billing',
+      kind: 'input',
+      prompt: 'Understood, no refund.',
+    });
     const thread = await workflow.session(result.sessionId).messages();
-    expect(ofType(thread, 'TextMessage').filter((m) => m.source === 'user').map((m) => m.content)).toEqual([
-      'Refund INV-1',
-      'actually keep it',
-    ]);
+    expect(
+      ofType(thread, 'TextMessage')
+        .filter((m) => m.source === 'user')
+        .map((m) => m.content),
+    ).toEqual(['Refund INV-1', 'actually keep it']);
   });
 
   it('a handoff in the same response waits for the decision', async () => {
@@ -313,9 +332,16 @@ describe('routing around the pause', () => {
       calls(['c1', 'refund', { invoiceId: 'INV-1' }], ['h1', 'handoff_to_billing', {}]),
     ]);
     const billingClient = new ScriptedChatClient([scriptedText('Billing here.')]);
-    const triage = new Agent({ name: 'triage', client: triageClient, tools: [refund], maxToolIterations: 3 });
+    const triage = new Agent({
+      name: 'triage',
+      client: triageClient,
+      tools: [refund],
+      maxToolIterations: 3,
+    });
     const billing = new Agent({ name: 'billing', client: billingClient });
-    const workflow = new HandoffBuilder({ participants: [triage, billing] }).coordinator(triage).build();
+    const workflow = new HandoffBuilder({ participants: [triage, billing] })
+      .coordinator(triage)
+      .build();
 
     const paused = await workflow.run('Refund and transfer');
     expect(paused.pendingRequest).toMatchObject({
@@ -332,86 +358,103 @@ describe('routing around the pause', () => {
     expect(triageClient.calls).toHaveLength(1);
     const seq = types(result.messages);
     expect(seq.indexOf('ToolApprovalResponseEvent')).toBeLessThan(seq.indexOf('HandoffMessage'));
-    expect(ofType(result.messages, 'HandoffMessage')).toMatchObject([{ source: 'triage', target: 'billing' }]);
-    expect(result.pendingRequest).toMatchObject({ agent: 'billing', kind: 'input', prompt: 'Billing here.' });
+    expect(ofType(result.messages, 'HandoffMessage')).toMatchObject([
+      { source: 'triage', target: 'billing' },
+    ]);
+    expect(result.pendingRequest).toMatchObject({
+      agent: 'billing',
+      kind: 'input',
+      prompt: 'Billing here.',
+    });
   });
 });
 
 describe('across restarts', () => {
-  const stores: [string, () => Promise<{ store: CheckpointStore; close: () => Promise<void> }>][] = [
+  const stores: [string, () => Promise<{ store: CheckpointStore; close: () => Promise<void> }>][] =
     [
-      'MemoryCheckpointStore',
-      async () => {
-        const store = new MemoryCheckpointStore();
-        return { store, close: () => store.close() };
-      },
-    ],
-    [
-      'FileCheckpointStore',
-      async () => {
-        const dir = await mkdtemp(join(tmpdir(), 'baton-i15-'));
-        const store = new FileCheckpointStore(dir);
-        return {
+      [
+        'MemoryCheckpointStore',
+        async () => {
+          const store = new MemoryCheckpointStore();
+          return { store, close: () => store.close() };
+        },
+      ],
+      [
+        'FileCheckpointStore',
+        async () => {
+          const dir = await mkdtemp(join(tmpdir(), 'baton-i15-'));
+          const store = new FileCheckpointStore(dir);
+          return {
+            store,
+            close: async () => {
+              await store.close();
+              await rm(dir, { recursive: true, force: true });
+            },
+          };
+        },
+      ],
+    ];
+
+  it.each(stores)(
+    '%s: a second workflow object sees the request and runs the tool once with ctx.callId',
+    async (_n, open) => {
+      const { store, close } = await open();
+      try {
+        const first = deskWorkflow(
+          [
+            calls(
+              ['c1', 'lookup', { invoiceId: 'INV-1' }],
+              ['c2', 'refund', { invoiceId: 'INV-1' }],
+            ),
+          ],
+          true,
           store,
-          close: async () => {
-            await store.close();
-            await rm(dir, { recursive: true, force: true });
-          },
-        };
-      },
-    ],
-  ];
+        );
+        const paused = await first.workflow.session('restart').run('Refund INV-1');
+        const committed = await first.workflow.session('restart').messages();
 
-  it.each(stores)('%s: a second workflow object sees the request and runs the tool once with ctx.callId', async (_n, open) => {
-    const { store, close } = await open();
-    try {
-      const first = deskWorkflow(
-        [calls(['c1', 'lookup', { invoiceId: 'INV-1' }], ['c2', 'refund', { invoiceId: 'INV-1' }])],
-        true,
-        store,
-      );
-      const paused = await first.workflow.session('restart').run('Refund INV-1');
-      const committed = await first.workflow.session('restart').messages();
+        // "Another process": fresh agents, tools, client and workflow on the same store.
+        const second = deskWorkflow([scriptedText('Refunded.')], true, store);
+        const session = second.workflow.session('restart');
+        const info = await session.info();
+        expect(info.status).toBe('awaiting_input');
+        expect(info.pendingRequest).toMatchObject({
+          id: paused.pendingRequest!.id,
+          agent: 'desk',
+          prompt: paused.pendingRequest!.prompt,
+        });
+        expect(await session.messages()).toEqual(committed);
+        const again = await session.run();
+        expect(again.pendingRequest).toEqual(paused.pendingRequest);
+        expect(second.client.calls).toHaveLength(0);
 
-      // "Another process": fresh agents, tools, client and workflow on the same store.
-      const second = deskWorkflow([scriptedText('Refunded.')], true, store);
-      const session = second.workflow.session('restart');
-      const info = await session.info();
-      expect(info.status).toBe('awaiting_input');
-      expect(info.pendingRequest).toMatchObject({
-        id: paused.pendingRequest!.id,
-        agent: 'desk',
-        prompt: paused.pendingRequest!.prompt,
-      });
-      expect(await session.messages()).toEqual(committed);
-      const again = await session.run();
-      expect(again.pendingRequest).toEqual(paused.pendingRequest);
-      expect(second.client.calls).toHaveLength(0);
-
-      const result = await session.run(approve('c2'));
-      expect(result.pendingRequest).toMatchObject({ kind: 'input', prompt: 'Refunded.' });
-      expect(first.runs).toEqual([]);
-      expect(second.runs).toEqual([{ invoiceId: 'INV-1', callId: 'c2' }]);
-      expect(second.lookups).toEqual([]);
-      expect(first.lookups).toEqual(['INV-1']);
-      expect(toolReplies(second.client.calls[0]!)).toEqual([
-        { toolCallId: 'c1', content: 'INV-1: $80' },
-        { toolCallId: 'c2', content: 'refunded INV-1' },
-      ]);
-      const thread = await session.messages();
-      const refundResults = ofType(thread, 'ToolCallExecutionEvent')
-        .flatMap((e) => e.content)
-        .filter((r) => r.callId === 'c2');
-      expect(refundResults).toEqual([{ callId: 'c2', name: 'refund', content: 'refunded INV-1', isError: false }]);
-      expect(ofType(thread, 'ToolApprovalRequestEvent')).toHaveLength(1);
-      expect(ofType(thread, 'ToolApprovalResponseEvent')).toHaveLength(1);
-      // The first object, reading the store again, runs nothing more.
-      const third = deskWorkflow([], true, store);
-      await third.workflow.session('restart').run();
-      expect(third.runs).toEqual([]);
-      expect(third.client.calls).toHaveLength(0);
-    } finally {
-      await close();
-    }
-  });
+        const result = await session.run(approve('c2'));
+        expect(result.pendingRequest).toMatchObject({ kind: 'input', prompt: 'Refunded.' });
+        expect(first.runs).toEqual([]);
+        expect(second.runs).toEqual([{ invoiceId: 'INV-1', callId: 'c2' }]);
+        expect(second.lookups).toEqual([]);
+        expect(first.lookups).toEqual(['INV-1']);
+        expect(toolReplies(second.client.calls[0]!)).toEqual([
+          { toolCallId: 'c1', content: 'INV-1: $80' },
+          { toolCallId: 'c2', content: 'refunded INV-1' },
+        ]);
+        const thread = await session.messages();
+        const refundResults = ofType(thread, 'ToolCallExecutionEvent')
+          .flatMap((e) => e.content)
+          .filter((r) => r.callId === 'c2');
+        expect(refundResults).toEqual([
+          { callId: 'c2', name: 'refund', content: 'refunded INV-1', isError: false },
+        ]);
+        expect(ofType(thread, 'ToolApprovalRequestEvent')).toHaveLength(1);
+        expect(ofType(thread, 'ToolApprovalResponseEvent')).toHaveLength(1);
+        // The first object, reading the store again, runs nothing more.
+        const third = deskWorkflow([], true, store);
+        await third.workflow.session('restart').run();
+        expect(third.runs).toEqual([]);
+        expect(third.client.calls).toHaveLength(0);
+      } finally {
+        await close();
+      }
+    },
+  );
 });

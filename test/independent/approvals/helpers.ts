@@ -18,7 +18,9 @@ export function call(id: string, name: string, args: unknown): FunctionCall {
 }
 
 /** A refund tool that needs approval and counts its executions and the ctx.callId it saw. */
-export function refundTool(needsApproval: boolean | ((args: { invoiceId: string }) => boolean | Promise<boolean>) = true) {
+export function refundTool(
+  needsApproval: boolean | ((args: { invoiceId: string }) => boolean | Promise<boolean>) = true,
+) {
   const runs: { invoiceId: string; callId: string | undefined }[] = [];
   const refund = tool({
     name: 'refund',
@@ -48,7 +50,9 @@ export function lookupTool() {
 }
 
 /** The tool messages (role "tool") of a recorded model request, as {id, content}. */
-export function toolReplies(request: { messages: unknown[] }): { toolCallId: string; content: string }[] {
+export function toolReplies(request: {
+  messages: unknown[];
+}): { toolCallId: string; content: string }[] {
   return (request.messages as { role: string; toolCallId?: string; content?: string }[])
     .filter((m) => m.role === 'tool')
     .map((m) => ({ toolCallId: m.toolCallId ?? '', content: m.content ?? '' }));

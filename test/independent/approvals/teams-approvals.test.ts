@@ -20,7 +20,11 @@ import { call, calls, lookupTool, ofType, refundTool, toolReplies } from './help
 
 type Kind = 'RoundRobinGroupChat' | 'SelectorGroupChat' | 'Swarm' | 'GraphBuilder';
 
-function build(kind: Kind, steps: ConstructorParameters<typeof ScriptedChatClient>[0], store?: CheckpointStore) {
+function build(
+  kind: Kind,
+  steps: ConstructorParameters<typeof ScriptedChatClient>[0],
+  store?: CheckpointStore,
+) {
   const { refund, runs } = refundTool();
   const { lookup, runs: lookups } = lookupTool();
   const client = new ScriptedChatClient(steps);
@@ -44,7 +48,10 @@ function build(kind: Kind, steps: ConstructorParameters<typeof ScriptedChatClien
       });
       break;
     case 'Swarm':
-      team = new Swarm([desk, other], { terminationCondition: stop, ...(store ? { checkpointStore: store } : {}) });
+      team = new Swarm([desk, other], {
+        terminationCondition: stop,
+        ...(store ? { checkpointStore: store } : {}),
+      });
       break;
     case 'GraphBuilder': {
       let b = new GraphBuilder({ name: 'g' }).addNode(desk);
@@ -124,7 +131,9 @@ describe.each(KINDS)('%s', (kind) => {
       [calls(['a', 'refund', { invoiceId: 'A' }], ['b', 'refund', { invoiceId: 'B' }])],
       store,
     );
-    const paused = await (first.team as Runnable & { session(id: string): ReturnType<Runnable['session']> })
+    const paused = await (
+      first.team as Runnable & { session(id: string): ReturnType<Runnable['session']> }
+    )
       .session('t1')
       .run('two');
     expect(paused.pendingRequest?.calls).toEqual([
