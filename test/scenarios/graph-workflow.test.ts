@@ -205,6 +205,30 @@ describe('GraphBuilder', () => {
     ]);
   });
 
+  it('takes guardrails as the option API.md §10 names for graphs, like withGuardrails()', async () => {
+    const noSecrets = guardrail({
+      name: 'no_secrets',
+      check: ({ text }) => ({ tripwire: text.includes('secret'), info: 'a secret' }),
+    });
+    const a = node('A');
+    const b = node('B', [], () => 'the secret is 42');
+    const flow = new GraphBuilder({ name: 'guarded', guardrails: { output: [noSecrets] } })
+      .addNode(a)
+      .addNode(b)
+      .addEdge(a, b)
+      .build();
+    const result = await flow.run('go');
+    expect(result.stopReason).toBe('Guardrail "no_secrets" tripped: a secret');
+    expect(result.messages.map((m) => `${m.type}(${m.source})`)).toEqual([
+      'TextMessage(user)',
+      'TextMessage(A)',
+      'GuardrailTrippedEvent(no_secrets)',
+    ]);
+    expect(() => new GraphBuilder({ guardrails: { input: 'no' as never } })).toThrow(
+      'guardrails.input must be an array',
+    );
+  });
+
   it('asAgent(): a nested team is a node; its messages stream, its last answer is the reply', async () => {
     const team = new RoundRobinGroupChat([node('drafter'), node('checker')], { maxTurns: 2 });
     const nested = asAgent(team, { name: 'research', description: 'A nested team.' });

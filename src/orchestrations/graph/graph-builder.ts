@@ -19,6 +19,11 @@ import {
 export interface GraphBuilderOptions {
   /** Names the workflow in errors, the machine id and the graph. @default "graph" */
   name?: string;
+  /**
+   * Input and output guardrails (API.md §10: "teams and graphs: option `guardrails`"); the same
+   * as calling `withGuardrails()`. @default none
+   */
+  guardrails?: GuardrailSet;
 }
 
 /** Options of `addNode()`. */
@@ -87,6 +92,9 @@ export class GraphBuilder {
       );
     }
     this.#name = name;
+    if (options.guardrails !== undefined) {
+      this.#guardrails = replaceGuardrails(this.#guardrails, options.guardrails);
+    }
   }
 
   /** Adds an agent as a node. */
