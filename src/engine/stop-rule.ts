@@ -1,9 +1,26 @@
+import { ConfigError } from '../errors.js';
 import type { AgentMessage, StopMessage } from '../messages/message.js';
 import { stopMessage } from '../messages/message-factories.js';
 import { TerminationCondition } from '../termination/termination-condition.js';
 
 /** A predicate over the whole thread, checked after each delta. */
 export type ThreadPredicate = (conversation: readonly AgentMessage[]) => boolean | Promise<boolean>;
+
+/**
+ * The argument of a builder's `withTerminationCondition()`, checked.
+ * @throws ConfigError when it is neither a TerminationCondition nor a function.
+ */
+export function checkStopCondition(
+  condition: TerminationCondition | ThreadPredicate,
+): TerminationCondition | ThreadPredicate {
+  if (!(condition instanceof TerminationCondition) && typeof condition !== 'function') {
+    throw new ConfigError(
+      'withTerminationCondition() needs a TerminationCondition or a function (conversation) => boolean.',
+      { path: 'terminationCondition' },
+    );
+  }
+  return condition;
+}
 
 /** How one session decides to stop: its own condition instance, or the workflow's predicate. */
 export interface SessionStopRule {

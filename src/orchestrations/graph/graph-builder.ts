@@ -3,9 +3,9 @@ import { replaceGuardrails, type GuardrailSet } from '../../agents/guardrail.js'
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import type { CheckpointOptions } from '../../engine/checkpoint-link.js';
 import { type Checkpointing, toCheckpointing } from '../../engine/checkpointing.js';
-import { type ThreadPredicate, toStopRule } from '../../engine/stop-rule.js';
+import { checkStopCondition, type ThreadPredicate, toStopRule } from '../../engine/stop-rule.js';
 import { ConfigError } from '../../errors.js';
-import { TerminationCondition } from '../../termination/termination-condition.js';
+import type { TerminationCondition } from '../../termination/termination-condition.js';
 import { compileGraph } from './graph-orchestration.js';
 import { GraphWorkflow } from './graph-workflow.js';
 import {
@@ -148,13 +148,7 @@ export class GraphBuilder {
 
   /** When a session stops: a condition fed each step's messages, or a predicate over the thread. */
   withTerminationCondition(condition: TerminationCondition | ThreadPredicate): this {
-    if (!(condition instanceof TerminationCondition) && typeof condition !== 'function') {
-      throw new ConfigError(
-        'withTerminationCondition() needs a TerminationCondition or a function (conversation) => boolean.',
-        { path: 'terminationCondition' },
-      );
-    }
-    this.#stop = condition;
+    this.#stop = checkStopCondition(condition);
     return this;
   }
 

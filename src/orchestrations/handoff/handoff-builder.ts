@@ -5,9 +5,9 @@ import type { ChatAgent } from '../../agents/chat-agent.js';
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import type { CheckpointOptions } from '../../engine/checkpoint-link.js';
 import { type Checkpointing, toCheckpointing } from '../../engine/checkpointing.js';
-import { type ThreadPredicate, toStopRule } from '../../engine/stop-rule.js';
+import { checkStopCondition, type ThreadPredicate, toStopRule } from '../../engine/stop-rule.js';
 import { ConfigError } from '../../errors.js';
-import { TerminationCondition } from '../../termination/termination-condition.js';
+import type { TerminationCondition } from '../../termination/termination-condition.js';
 import type { UserReplyRouting } from './handoff-machine.js';
 import { compileHandoff } from './handoff-orchestration.js';
 import type { ClassifierFunction, Router } from './handoff-router.js';
@@ -150,13 +150,7 @@ export class HandoffBuilder {
    * or a predicate over the whole thread (stop reason `Functional termination condition met`).
    */
   withTerminationCondition(condition: TerminationCondition | ThreadPredicate): this {
-    if (!(condition instanceof TerminationCondition) && typeof condition !== 'function') {
-      throw new ConfigError(
-        'withTerminationCondition() needs a TerminationCondition or a function (conversation) => boolean.',
-        { path: 'terminationCondition' },
-      );
-    }
-    this.#stop = condition;
+    this.#stop = checkStopCondition(condition);
     return this;
   }
 
