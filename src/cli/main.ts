@@ -1,10 +1,8 @@
 #!/usr/bin/env node
+// Each command loads its own modules when it runs (a dynamic import), so `baton --help` and
+// `baton graph` never load the OpenAI client, the devtools server or the demo: the first call in a
+// clone, where tsx compiles every module it loads, stays short.
 import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
-import { runDemo } from './demo.js';
-import { devCommand } from './dev-command.js';
-import { graphCommand } from './graph-command.js';
-import { processTerminal } from './process-terminal.js';
-import { runCommand } from './run-command.js';
 
 const HELP = `baton — multi-agent workflows where control passes like a baton
 
@@ -47,6 +45,10 @@ async function demoCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const sessionId = args.options.get('session');
+  const [{ runDemo }, { processTerminal }] = await Promise.all([
+    import('./demo.js'),
+    import('./process-terminal.js'),
+  ]);
   const terminal = processTerminal();
   try {
     return await runDemo(terminal, {
@@ -70,14 +72,18 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'demo':
       return demoCommand(rest);
     case 'run': {
+      const [{ runCommand }, { processTerminal }] = await Promise.all([
+        import('./run-command.js'),
+        import('./process-terminal.js'),
+      ]);
       const code = await runCommand(rest, processTerminal);
       process.stdin.pause();
       return code;
     }
     case 'graph':
-      return graphCommand(rest);
+      return (await import('./graph-command.js')).graphCommand(rest);
     case 'dev':
-      return devCommand(rest);
+      return (await import('./dev-command.js')).devCommand(rest);
     default:
       throw new UsageError(`baton: unknown command "${command}". Run "baton --help".`);
   }

@@ -1,4 +1,4 @@
-import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
@@ -40,8 +40,9 @@ type Params = Omit<ChatCompletionCreateParamsBase, 'stream' | 'stream_options'>;
 /**
  * A `ChatClient` on the official `openai` SDK (Chat Completions): tools, parallel tool calls,
  * streaming with usage, structured output and the SDK's retries. Works with any OpenAI-compatible
- * server by setting `baseURL`. The API key is handed to the SDK and never kept, logged or put in
- * an error message by this class.
+ * server by setting `baseURL`. The API key is handed to the SDK and never logged or put in an
+ * error message by this class. The SDK is loaded on the first request, so a program that imports
+ * Baton but never calls OpenAI does not pay for loading it.
  *
  * @example
  * const client = new OpenAIChatClient({ model: 'llama3.2', baseURL: 'http://localhost:11434/v1', apiKey: 'ollama' });
@@ -51,7 +52,8 @@ export class OpenAIChatClient implements ChatClient {
   readonly model: string;
   /** `gen_ai.provider.name` in traces: the OpenAI API, whichever server speaks it. */
   readonly provider = 'openai';
-  readonly #client: OpenAI;
+  readonly #connect: () => Promise<Connection>;
+  #connection: Promise<Connection> | undefined;
   readonly #options: Omit<OpenAIChatClientOptions, 'apiKey' | 'client'>;
 
   constructor(options: OpenAIChatClientOptions) {
@@ -66,12 +68,18 @@ export class OpenAIChatClient implements ChatClient {
     this.model = options.model;
     const { apiKey: _key, client: _client, ...settings } = options;
     this.#options = settings;
-    this.#client = options.client ?? makeClient(options);
+    this.#connect = connector(options);
+  }
+
+  /** The SDK client, made on the first request (the SDK module loads then, once per process). */
+  #sdk(): Promise<Connection> {
+    this.#connection ??= this.#connect();
+    return this.#connection;
   }
 
   async create(request: ModelRequest): Promise<ModelResult> {
-    const completion = await this.#call(request.signal, () =>
-      this.#client.chat.completions.create(
+    const completion = await this.#call(request.signal, (client) =>
+      client.chat.completions.create(
         { ...this.#params(request), stream: false },
         signalOption(request.signal),
       ),
@@ -105,8 +113,8 @@ export class OpenAIChatClient implements ChatClient {
   }
 
   async *createStream(request: ModelRequest): AsyncIterable<string | ModelResult> {
-    const stream = await this.#call(request.signal, () =>
-      this.#client.chat.completions.create(
+    const stream = await this.#call(request.signal, (client) =>
+      client.chat.completions.create(
         { ...this.#params(request), stream: true, stream_options: { include_usage: true } },
         signalOption(request.signal),
       ),
@@ -134,7 +142,7 @@ export class OpenAIChatClient implements ChatClient {
         }
       }
     } catch (error) {
-      throw this.#wrap(error, request.signal);
+      throw this.#wrap(error, request.signal, await this.#sdk());
     }
     const toolCalls = calls.calls().map((call) => withId(normaliseToolCall(call)));
     yield withThought({ content, toolCalls, usage, ...answeredBy(model, finishReason) }, thought);
@@ -169,11 +177,15 @@ export class OpenAIChatClient implements ChatClient {
     return params;
   }
 
-  async #call<T>(signal: AbortSignal | undefined, send: () => Promise<T>): Promise<T> {
+  async #call<T>(
+    signal: AbortSignal | undefined,
+    send: (client: OpenAI) => Promise<T>,
+  ): Promise<T> {
+    const connection = await this.#sdk();
     try {
-      return await send();
+      return await send(connection.client);
     } catch (error) {
-      throw this.#wrap(error, signal);
+      throw this.#wrap(error, signal, connection);
     }
   }
 
@@ -182,21 +194,33 @@ export class OpenAIChatClient implements ChatClient {
    * redacted (the client's key, any Bearer token) and the SDK's error is not kept as the cause,
    * since some gateways repeat the Authorization header in their error bodies.
    */
-  #wrap(error: unknown, signal: AbortSignal | undefined): unknown {
-    if (signal?.aborted || error instanceof APIUserAbortError) return error;
-    if (!(error instanceof APIError)) return error;
-    const detail = redactSecrets(error.message, [this.#client.apiKey ?? undefined]);
+  #wrap(error: unknown, signal: AbortSignal | undefined, { sdk, client }: Connection): unknown {
+    if (signal?.aborted || error instanceof sdk.APIUserAbortError) return error;
+    if (!(error instanceof sdk.APIError)) return error;
+    const detail = redactSecrets(error.message, [client.apiKey ?? undefined]);
     const cause = Object.assign(new Error(detail), {
       name: error.name,
       ...(error.status === undefined ? {} : { status: error.status }),
     });
     // Name where the request went: "Connection error." alone does not say which server failed.
-    const where = redactSecrets(this.#client.baseURL, [this.#client.apiKey ?? undefined]);
+    const where = redactSecrets(client.baseURL, [client.apiKey ?? undefined]);
     return new Error(`Model "${this.model}" at ${where} request failed: ${detail}`, { cause });
   }
 }
 
-function makeClient(options: OpenAIChatClientOptions): OpenAI {
+/** The loaded SDK module and the client made with it. */
+interface Connection {
+  readonly sdk: typeof import('openai');
+  readonly client: OpenAI;
+}
+
+/**
+ * Checks the options now (a missing key is a ConfigError at construction) and returns how to
+ * connect later: the given client, or one made from the key, the base URL and the retry options.
+ */
+function connector(options: OpenAIChatClientOptions): () => Promise<Connection> {
+  const given = options.client;
+  if (given !== undefined) return async () => ({ sdk: await import('openai'), client: given });
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
   if (!apiKey) {
     throw new ConfigError(
@@ -206,12 +230,16 @@ function makeClient(options: OpenAIChatClientOptions): OpenAI {
     );
   }
   const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
-  return new OpenAI({
+  const settings = {
     apiKey,
     ...(baseURL ? { baseURL } : {}),
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-  });
+  };
+  return async () => {
+    const sdk = await import('openai');
+    return { sdk, client: new sdk.default(settings) };
+  };
 }
 
 function toWire(message: LLMMessage): ChatCompletionMessageParam {
