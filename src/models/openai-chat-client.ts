@@ -1,3 +1,4 @@
+import type * as OpenAISdk from 'openai';
 import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsBase,
@@ -210,7 +211,7 @@ export class OpenAIChatClient implements ChatClient {
 
 /** The loaded SDK module and the client made with it. */
 interface Connection {
-  readonly sdk: typeof import('openai');
+  readonly sdk: typeof OpenAISdk;
   readonly client: OpenAI;
 }
 
