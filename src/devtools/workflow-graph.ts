@@ -59,33 +59,18 @@ export interface WorkflowGraph {
   readonly height: number;
 }
 
-interface Guard {
-  readonly type?: string;
-  readonly params?: Record<string, unknown>;
-}
-
 const NODE_W = 128;
 const NODE_H = 40;
 const COLUMN_GAP = 210;
 const ROW_GAP = 84;
 const MARGIN = 48;
 
-/** The events that route a conversation; `stop` and `resume` are control, not routing. */
-const ROUTING_EVENTS = new Set(['agent_responded', 'user_replied', 'speaker_selected']);
-
-function edgeKind(
-  event: string,
-  from: string,
-  to: string,
-  toKind: GraphNodeKind,
-  guard: Guard | undefined,
-): GraphEdgeKind {
-  if (event === 'speaker_selected') return 'selects';
-  if (event === 'user_replied') return guard?.type === 'replyTo' ? 'reply' : 'message';
-  if (to === from) return 'continues';
-  if (toKind === 'input') return guard?.type === 'leavesTeam' ? 'leaves' : 'asks';
-  if (guard?.type === 'reroute') return 'reroute';
-  return guard?.type === 'handoffTo' ? 'handoff' : 'next';
+/** The kind of a transition on the drawing (its `meta.edge`); `stop` and `resume` have none. */
+function edgeKindOf(meta: unknown): GraphEdgeKind | undefined {
+  const kind = (meta as { edge?: unknown } | undefined)?.edge;
+  return typeof kind === 'string' && Object.hasOwn(LABELS, kind)
+    ? (kind as GraphEdgeKind)
+    : undefined;
 }
 
 const LABELS: Record<GraphEdgeKind, (to: string) => string> = {
@@ -130,15 +115,14 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
   const seen = new Set<string>();
   for (const [key, node] of states) {
     const fromKind = kinds.get(key) ?? 'input';
-    for (const [event, transitions] of node.transitions) {
-      if (!ROUTING_EVENTS.has(event)) continue;
-      // From `stopped` only user input leads on (a message continues a stopped session), so the
-      // node is drawn connected, by those edges.
-      if (fromKind === 'stopped' && event !== 'user_replied') continue;
+    for (const transitions of node.transitions.values()) {
       for (const t of transitions) {
         const to = t.target?.[0]?.key;
-        if (to === undefined || !kinds.has(to)) continue;
-        const kind = edgeKind(event, key, to, kinds.get(to) ?? 'input', t.guard as Guard);
+        const kind = edgeKindOf(t.meta);
+        if (to === undefined || !kinds.has(to) || kind === undefined) continue;
+        // From `stopped` only user input leads on (a message continues a stopped session), so the
+        // node is drawn connected, by those edges.
+        if (fromKind === 'stopped' && kind !== 'message' && kind !== 'reply') continue;
         const id = `${key}->${to}`;
         if (seen.has(id)) continue;
         seen.add(id);

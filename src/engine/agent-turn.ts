@@ -6,7 +6,7 @@ import { redactSecrets } from '../redact.js';
 import { traceAgentTurn } from '../observability/gen-ai-spans.js';
 import { thrownText } from '../value-text.js';
 import type { MachineDriver } from './machine-driver.js';
-import type { Orchestration } from './orchestration.js';
+import { type Orchestration, resumeEvent, selectedEvent } from './orchestration.js';
 import type { SessionState } from './session-state.js';
 
 /** `thread` with `message` appended, recorded as its continuation (see `recordAppend`). */
@@ -70,7 +70,7 @@ export async function chooseSpeaker(
     return { waiting, ...choice.askUser };
   }
   const chosen = typeof choice === 'string' ? choice : choice.agent;
-  const speaking = driver.next(state.machineState, { type: 'speaker_selected', agent: chosen });
+  const speaking = driver.next(state.machineState, selectedEvent(chosen));
   if (driver.meta(speaking).kind !== 'agent') {
     throw new Error(
       `Workflow "${orchestration.name}" selected "${chosen}", which is not a participant.`,
@@ -84,10 +84,7 @@ export function resumeWithoutTask(ctx: TurnContext, state: SessionState): string
   const { driver, orchestration } = ctx;
   let current = state.machineState;
   if (driver.meta(current).kind === 'stopped') {
-    current = driver.next(current, {
-      type: 'resume',
-      to: state.resumeState ?? driver.initialState,
-    });
+    current = driver.next(current, resumeEvent(state.resumeState ?? driver.initialState));
   }
   if (driver.meta(current).kind !== 'input') return current;
   // A fresh session started without a task: the first speaker begins.

@@ -3,9 +3,9 @@ import { type AnyStateMachine, transition } from 'xstate';
 import type { MachineEvent, StateMeta } from './orchestration.js';
 
 /**
- * Drives a compiled machine by state value. The machines Baton compiles have no context and
- * their guards read only the event, so `(state, event) → next state` is pure and cached: a hop
- * costs a map lookup after the first time, whatever XState's own transition costs.
+ * Drives a compiled machine by state value. The machines Baton compiles have no context and no
+ * guards, so `(state, event type) → next state` is pure and cached: a hop costs a map lookup after
+ * the first time, whatever XState's own transition costs.
  */
 export class MachineDriver {
   readonly machine: AnyStateMachine;
@@ -53,11 +53,11 @@ export class MachineDriver {
 
   /** The state after `event` in `state`; the same state when no transition is enabled. */
   next(state: string, event: MachineEvent): string {
-    const key = `${state}\u0000${JSON.stringify(event)}`;
+    const key = `${state}\u0000${event.type}`;
     const cached = this.#cache.get(key);
     if (cached !== undefined) return cached;
     const snapshot = this.machine.resolveState({ value: state, context: {} });
-    const [after] = transition(this.machine, snapshot, event);
+    const [after] = transition(this.machine, snapshot, { type: event.type });
     const value = after.value;
     if (typeof value !== 'string') {
       throw new Error(`Machine "${this.machine.id}" must be flat; got ${JSON.stringify(value)}.`);

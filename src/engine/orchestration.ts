@@ -21,32 +21,40 @@ export type StateMeta =
   | { readonly kind: 'stopped' };
 
 /**
- * The small fixed set of events the engine sends to every compiled machine. Orchestrations decide
- * the optional fields; guards in the machine read them, so a transition is a pure function of
- * (state, event) and can be cached.
+ * An event of an orchestration's own machine (e.g. `next`, `reply.billing`). The engine sends it
+ * where the orchestration says and never reads it. An event is its type alone: compiled machines
+ * have no guards, so the type names the outcome and `(state, type) → next state` is a lookup.
  */
-export type MachineEvent =
-  | {
-      readonly type: 'agent_responded';
-      /** The participant the response hands off to. */
-      readonly handoffTo?: string;
-      /** The agent keeps the floor without the user (autonomous mode). */
-      readonly keepGoing?: boolean;
-      /** The response hands off to someone outside the team (e.g. `"user"`). */
-      readonly leavesTeam?: boolean;
-      /** The response sends the request back to be routed again (lazy routing). */
-      readonly reroute?: boolean;
-    }
-  | { readonly type: 'user_replied'; readonly replyTo?: string }
-  | { readonly type: 'speaker_selected'; readonly agent: string }
-  /** A selector found nobody to speak: the floor goes back to the user (see `SpeakerChoice`). */
+export interface OrchestrationEvent {
+  readonly type: string;
+}
+
+/**
+ * The events the engine sends on its own, to any machine: a selector chose an agent
+ * (`selected.<agent>`), a selector gave the floor back to the user, stop, and resume at a state.
+ */
+export type EngineEvent =
+  | { readonly type: `selected.${string}` }
   | { readonly type: 'user_asked' }
   | { readonly type: 'stop' }
-  | { readonly type: 'resume'; readonly to: string };
+  | { readonly type: `resume.${string}` };
+
+/** Any event a compiled machine receives. */
+export type MachineEvent = EngineEvent | OrchestrationEvent;
+
+/** The event for a selector's choice of `agent`. */
+export function selectedEvent(agent: string): EngineEvent {
+  return { type: `selected.${agent}` };
+}
+
+/** The event that resumes a stopped session at machine state `state`. */
+export function resumeEvent(state: string): EngineEvent {
+  return { type: `resume.${state}` };
+}
 
 /** How an orchestration reads an agent's response. */
 export interface ResponseRouting {
-  readonly event: MachineEvent;
+  readonly event: OrchestrationEvent;
   /** Messages the orchestration adds after the response, in the same step (e.g. a prompt). */
   readonly followUp?: readonly ChatMessage[];
   /** The orchestration's own progress after this step (`SessionState.progress`); omitted: kept. */
@@ -65,13 +73,11 @@ export interface GroupAnswer {
   readonly response: AgentResponse;
 }
 
-/** Extra fields an orchestration gives an agent for one turn (handoff tools, view options). */
-export type AgentTurnOptions = Partial<
-  Pick<
-    AgentContext,
-    'handoffs' | 'toolCallFilter' | 'contextWindow' | 'outputSchema' | 'offerHandoffs'
-  >
-> & {
+/** What the engine itself gives every turn; the orchestration may set the rest of the context. */
+type EngineTurnFields = 'conversation' | 'newMessages' | 'signal' | 'sessionId' | 'emit';
+
+/** Extra fields an orchestration gives an agent for one turn (its own options of `AgentContext`). */
+export type AgentTurnOptions = Partial<Omit<AgentContext, EngineTurnFields>> & {
   /** The agent sees the thread from this index on (e.g. only the last few turns). @default 0 */
   conversationFrom?: number;
 };
@@ -119,7 +125,7 @@ export interface Orchestration {
    * The machine event for user input arriving while the session waits or has stopped. Throws
    * (before anything is committed) when the input cannot be accepted.
    */
-  routeUserInput(state: SessionState, messages: readonly AgentMessage[]): MachineEvent;
+  routeUserInput(state: SessionState, messages: readonly AgentMessage[]): OrchestrationEvent;
   /**
    * In a `group` state: who answers now, all at once (in the order their answers are recorded).
    * Reads only the state, so a resumed session picks the same group.

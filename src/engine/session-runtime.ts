@@ -57,7 +57,7 @@ function approvalRequestOf(agent: string, request: ToolApprovalRequestEvent): Pe
   };
 }
 
-/** An agent's final answer, what output guardrails check (not a handoff). */
+/** An agent's final answer (a text or structured message): what output guardrails check. */
 function isAnswer(message: AgentMessage): boolean {
   return message.type === 'TextMessage' || message.type === 'StructuredMessage';
 }
@@ -603,10 +603,8 @@ export class SessionRuntime implements TurnContext {
     }
     const responders = answers.map((a) => a.agent);
     const routing =
-      answers.length === 0
-        ? { event: { type: 'agent_responded' as const } }
-        : routeGroup.call(orchestration, answers, state);
-    const progress = routing.progress === undefined ? {} : { progress: routing.progress };
+      answers.length === 0 ? undefined : routeGroup.call(orchestration, answers, state);
+    const progress = routing?.progress === undefined ? {} : { progress: routing.progress };
 
     if (tripped !== null) {
       await this.#commit({
@@ -645,6 +643,9 @@ export class SessionRuntime implements TurnContext {
       return result('awaiting_input', null);
     }
 
+    if (routing === undefined) {
+      throw new Error(`Workflow "${orchestration.name}" named nobody to answer in a group step.`);
+    }
     const next = driver.next(state.machineState, routing.event);
     let check: { stop: StopMessage | null; state: unknown } = {
       stop: null,

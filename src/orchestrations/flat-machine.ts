@@ -1,6 +1,12 @@
-import { type AnyStateMachine, setup } from 'xstate';
+import {
+  type AnyStateMachine,
+  type EventObject,
+  type MachineContext,
+  setup,
+  type StateNodeConfig,
+} from 'xstate';
 
-import type { MachineEvent } from '../engine/orchestration.js';
+import type { EngineEvent, MachineEvent, StateMeta } from '../engine/orchestration.js';
 
 /**
  * The states compiled machines use themselves (`selecting` in selector teams, `classifying` in
@@ -13,54 +19,97 @@ export const RESERVED_STATES: ReadonlySet<string> = new Set([
   'classifying',
 ]);
 
-/** A guarded transition of a compiled machine: where an event leads, and on which condition. */
-export interface FlatTransition {
-  readonly target: string;
-  readonly guard?: { readonly type: GuardName; readonly params: Record<string, string> };
+/** What a transition means on a drawing of the workflow (`baton graph`, the devtools page). */
+export type EdgeKind =
+  | 'handoff'
+  | 'next'
+  | 'continues'
+  | 'asks'
+  | 'leaves'
+  | 'message'
+  | 'reply'
+  | 'selects'
+  | 'reroute';
+
+/** The `meta` of a transition: its kind on a drawing. */
+export interface EdgeMeta {
+  readonly edge: EdgeKind;
 }
 
-type GuardName =
-  'handoffTo' | 'keepGoing' | 'reroute' | 'leavesTeam' | 'replyTo' | 'selected' | 'resumeTo';
+/** Where an event leads, and what the edge means on a drawing (none: not drawn, e.g. resume). */
+export interface Edge {
+  readonly target: string;
+  readonly meta?: EdgeMeta;
+}
 
-/** The `stopped` state: input routes like a reply; `resume` returns to any of `resumable`. */
-export function stoppedState(
-  userRoutes: readonly FlatTransition[],
-  resumable: readonly string[],
-): object {
-  return {
-    meta: { kind: 'stopped' },
-    on: {
-      user_replied: userRoutes,
-      resume: resumable.map((to) => ({ target: to, guard: { type: 'resumeTo', params: { to } } })),
-    },
-  };
+/** `target` as an edge of `kind`. */
+export function edge(target: string, kind: EdgeKind): Edge {
+  return { target, meta: { edge: kind } };
 }
 
 /**
- * Builds the flat statechart an orchestration compiles to: the given states, starting in
- * `awaitingInput`, `stop` leading to `stopped` from anywhere. Every guard reads only the event
- * (the engine's small fixed set), so every transition is a pure function of (state, event).
+ * The transitions of one state: each event type leads to one state. Compiled machines have no
+ * guards: the orchestration names the outcome in the event's type (`handoff.billing`), so where a
+ * response leads is decided once, by the orchestration, and the machine is a lookup table.
  */
-export function createFlatMachine(id: string, states: Record<string, object>): AnyStateMachine {
-  return setup({
-    types: { events: {} as MachineEvent },
-    guards: {
-      handoffTo: ({ event }, params: Record<string, string>) =>
-        event.type === 'agent_responded' && event.handoffTo === params.target,
-      keepGoing: ({ event }) => event.type === 'agent_responded' && event.keepGoing === true,
-      reroute: ({ event }) => event.type === 'agent_responded' && event.reroute === true,
-      leavesTeam: ({ event }) => event.type === 'agent_responded' && event.leavesTeam === true,
-      replyTo: ({ event }, params: Record<string, string>) =>
-        event.type === 'user_replied' && event.replyTo === params.agent,
-      selected: ({ event }, params: Record<string, string>) =>
-        event.type === 'speaker_selected' && event.agent === params.agent,
-      resumeTo: ({ event }, params: Record<string, string>) =>
-        event.type === 'resume' && event.to === params.to,
-    },
-  }).createMachine({
+export type Transitions<E extends EventObject> = {
+  [K in E['type'] | EngineEvent['type']]?: Edge;
+};
+
+/** One state of a compiled machine: what it means to the engine, and where each event leads. */
+export interface FlatState<E extends EventObject> {
+  readonly meta: StateMeta;
+  readonly on?: Transitions<E>;
+}
+
+/** The `resume.<state>` events of the `stopped` state: a resumed session returns where it was. */
+export function resumeTransitions(resumable: readonly string[]): Transitions<EngineEvent> {
+  const on: Record<string, Edge> = {};
+  for (const to of resumable) on[`resume.${to}`] = { target: to };
+  return on;
+}
+
+/** The `stopped` state: input routes as `inputRoutes`; `resume.<state>` returns to `resumable`. */
+export function stoppedState<E extends EventObject>(
+  inputRoutes: Transitions<E>,
+  resumable: readonly string[],
+): FlatState<E> {
+  return { meta: { kind: 'stopped' }, on: { ...inputRoutes, ...resumeTransitions(resumable) } };
+}
+
+type StateConfig = StateNodeConfig<
+  MachineContext,
+  MachineEvent,
+  never,
+  never,
+  never,
+  never,
+  string,
+  unknown,
+  never,
+  StateMeta | EdgeMeta
+>;
+
+/**
+ * Builds the flat statechart an orchestration compiles to: the given states (their transitions
+ * typed by the orchestration's own events `E`), starting in `awaitingInput`, `stop` leading to
+ * `stopped` from anywhere. Without guards or context, every transition is a pure function of
+ * (state, event type).
+ */
+export function createFlatMachine<E extends EventObject>(
+  id: string,
+  states: Readonly<Record<string, FlatState<E>>>,
+): AnyStateMachine {
+  const config: Record<string, StateConfig> = {};
+  for (const [key, state] of Object.entries(states)) {
+    const on: Record<string, Edge> = {};
+    for (const [type, to] of Object.entries(state.on ?? {})) if (to !== undefined) on[type] = to;
+    config[key] = { meta: state.meta, on };
+  }
+  return setup({ types: { events: {} as MachineEvent } }).createMachine({
     id,
     initial: 'awaitingInput',
     on: { stop: '.stopped' },
-    states,
-  } as never) as unknown as AnyStateMachine;
+    states: config,
+  });
 }

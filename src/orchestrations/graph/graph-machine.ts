@@ -1,10 +1,13 @@
 import type { AnyStateMachine } from 'xstate';
 
-import { createFlatMachine, stoppedState } from '../flat-machine.js';
+import { createFlatMachine, edge, type FlatState, stoppedState } from '../flat-machine.js';
 import type { GraphTopology } from './graph-topology.js';
 
 /** The machine state where the nodes due run together, one step at a time. */
 export const DISPATCHING = 'dispatching';
+
+/** The events of a graph's machine: answers were recorded (`next`), a task arrived (`message`). */
+export type GraphEvent = { readonly type: 'next' } | { readonly type: 'message' };
 
 /**
  * Compiles a graph into a flat statechart: `dispatching` (a group state: the nodes due answer
@@ -12,15 +15,16 @@ export const DISPATCHING = 'dispatching';
  * `awaitingInput` (a fresh session) and `stopped`. Which nodes are due is the session's progress.
  */
 export function compileGraphMachine(graph: GraphTopology): AnyStateMachine {
-  const states: Record<string, object> = {};
+  const states: Record<string, FlatState<GraphEvent>> = {};
   for (const node of graph.nodes) {
-    states[node] = { meta: { kind: 'agent', agent: node }, on: { agent_responded: DISPATCHING } };
+    states[node] = {
+      meta: { kind: 'agent', agent: node },
+      on: { next: edge(DISPATCHING, 'next') },
+    };
   }
-  states[DISPATCHING] = { meta: { kind: 'group' }, on: { agent_responded: DISPATCHING } };
-  states.awaitingInput = { meta: { kind: 'input' }, on: { user_replied: DISPATCHING } };
-  states.stopped = stoppedState(
-    [{ target: DISPATCHING }],
-    [DISPATCHING, ...graph.nodes, 'awaitingInput'],
-  );
+  states[DISPATCHING] = { meta: { kind: 'group' }, on: { next: edge(DISPATCHING, 'continues') } };
+  const input = { message: edge(DISPATCHING, 'message') };
+  states.awaitingInput = { meta: { kind: 'input' }, on: input };
+  states.stopped = stoppedState(input, [DISPATCHING, ...graph.nodes, 'awaitingInput']);
   return createFlatMachine(graph.name, states);
 }

@@ -1,7 +1,7 @@
 import type { GuardrailSet } from '../../agents/guardrail.js';
 import type { Orchestration, ResponseRouting } from '../../engine/orchestration.js';
 import type { StopRule } from '../../engine/stop-rule.js';
-import { compileGraphMachine } from './graph-machine.js';
+import { compileGraphMachine, type GraphEvent } from './graph-machine.js';
 import { advance, readProgress, startProgress } from './graph-progress.js';
 import type { GraphTopology } from './graph-topology.js';
 
@@ -17,13 +17,13 @@ export function compileGraph(
     readonly guardrails: Required<GuardrailSet>;
   },
 ): Orchestration {
-  const responded = { type: 'agent_responded' } as const;
+  const answered: GraphEvent = { type: 'next' };
   const progressOf = (value: unknown) => readProgress(value) ?? startProgress(graph);
   const route = (
     answers: Parameters<NonNullable<Orchestration['routeGroup']>>[0],
     progress: unknown,
   ): ResponseRouting => ({
-    event: responded,
+    event: answered,
     progress: advance(graph, progressOf(progress), answers),
   });
   return {
@@ -52,7 +52,7 @@ export function compileGraph(
     },
     routeGroup: (answers, state) => route(answers, state.progress),
     routeResponse: (agent, response, state) => route([{ agent, response }], state.progress),
-    routeUserInput: () => ({ type: 'user_replied' }),
+    routeUserInput: () => ({ type: 'message' }),
     // A task after a complete run starts again at the entry points; otherwise the due nodes go on.
     progressOnInput: (state) => {
       const progress = readProgress(state.progress);

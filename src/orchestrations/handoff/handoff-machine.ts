@@ -1,13 +1,40 @@
 import type { AnyStateMachine } from 'xstate';
 
-import { createFlatMachine, type FlatTransition, stoppedState } from '../flat-machine.js';
+import {
+  createFlatMachine,
+  edge,
+  type FlatState,
+  stoppedState,
+  type Transitions,
+} from '../flat-machine.js';
 import { ROUTER_STATE, type Router } from './handoff-router.js';
 import type { HandoffTopology } from './handoff-topology.js';
 
 /** How a user reply is routed: to the coordinator, back to the agent that asked, or lazily. */
 export type UserReplyRouting = 'coordinator' | 'last_agent' | 'lazy';
 
-type Transition = FlatTransition;
+/**
+ * The events of a handoff workflow's machine. An agent's response hands off (`handoff.<target>`),
+ * keeps the floor (`continue`, autonomous agents), goes back to be routed again (`reroute`, lazy
+ * routing) or asks the user (`asks_user`); user input is a new `message` or a `reply.<agent>`.
+ */
+export type HandoffEvent =
+  | { readonly type: `handoff.${string}` }
+  | { readonly type: 'continue' }
+  | { readonly type: 'reroute' }
+  | { readonly type: 'asks_user' }
+  | { readonly type: 'message' }
+  | { readonly type: `reply.${string}` };
+
+/** The event for a response that hands off to `target`. */
+export function handoffEvent(target: string): HandoffEvent {
+  return { type: `handoff.${target}` };
+}
+
+/** The event for user input that answers `agent`. */
+export function replyEvent(agent: string): HandoffEvent {
+  return { type: `reply.${agent}` };
+}
 
 /** What the machine is compiled from, besides the topology. */
 export interface HandoffMachineSpec {
@@ -30,57 +57,47 @@ export function compileHandoffMachine(
   const agents = [...topology.participants.keys()];
   const router = spec.router;
   const entry = router === undefined ? topology.coordinator : ROUTER_STATE;
-  const userRoutes: Transition[] =
-    spec.routing === 'coordinator'
-      ? []
-      : agents.map((agent) => ({ target: agent, guard: { type: 'replyTo', params: { agent } } }));
-  userRoutes.push({ target: entry });
+  const userRoutes: Transitions<HandoffEvent> = {};
+  if (spec.routing !== 'coordinator') {
+    for (const agent of agents) userRoutes[`reply.${agent}`] = edge(agent, 'reply');
+  }
+  userRoutes.message = edge(entry, 'message');
 
-  const states: Record<string, object> = {};
+  const states: Record<string, FlatState<HandoffEvent>> = {};
   for (const agent of agents) {
-    const responded: Transition[] = (topology.targets.get(agent) ?? []).map((target) => ({
-      target,
-      guard: { type: 'handoffTo', params: { target } },
-    }));
-    if (spec.autonomous.has(agent)) {
-      responded.push({ target: agent, guard: { type: 'keepGoing', params: {} } });
+    const on: Transitions<HandoffEvent> = {};
+    for (const target of topology.targets.get(agent) ?? []) {
+      on[`handoff.${target}`] = edge(target, 'handoff');
     }
-    if (spec.routing === 'lazy')
-      responded.push({ target: ROUTER_STATE, guard: { type: 'reroute', params: {} } });
-    responded.push({ target: 'awaitingInput' });
-    states[agent] = { meta: { kind: 'agent', agent }, on: { agent_responded: responded } };
+    if (spec.autonomous.has(agent)) on.continue = edge(agent, 'continues');
+    if (spec.routing === 'lazy') on.reroute = edge(ROUTER_STATE, 'reroute');
+    on.asks_user = edge('awaitingInput', 'asks');
+    states[agent] = { meta: { kind: 'agent', agent }, on };
   }
-  if (router !== undefined) {
-    const routerAgent = router.kind === 'function' ? undefined : router.agent.name;
-    const targets = agents.filter((a) => a !== routerAgent);
-    states[ROUTER_STATE] =
-      router.kind === 'function'
-        ? {
-            meta: { kind: 'select' },
-            on: {
-              speaker_selected: agents.map((agent) => ({
-                target: agent,
-                guard: { type: 'selected', params: { agent } },
-              })),
-              // The classifier chose someone who declined this user turn: the user is asked.
-              user_asked: { target: 'awaitingInput' },
-            },
-          }
-        : {
-            meta: { kind: 'agent', agent: routerAgent, router: true },
-            on: {
-              agent_responded: [
-                ...targets.map((target) => ({
-                  target,
-                  guard: { type: 'handoffTo', params: { target } },
-                })),
-                { target: 'awaitingInput' },
-              ],
-            },
-          };
-  }
-  states.awaitingInput = { meta: { kind: 'input', asks: true }, on: { user_replied: userRoutes } };
+  if (router !== undefined) states[ROUTER_STATE] = routerState(router, agents);
+  states.awaitingInput = { meta: { kind: 'input', asks: true }, on: userRoutes };
   const resumable = [...agents, 'awaitingInput', ...(router === undefined ? [] : [ROUTER_STATE])];
   states.stopped = stoppedState(userRoutes, resumable);
   return createFlatMachine(topology.name, states);
+}
+
+/**
+ * The `classifying` state: a classifier function selects an agent (or gives the floor back to the
+ * user); a classifier agent answers with a handoff, or asks the user itself.
+ */
+function routerState(router: Router, agents: readonly string[]): FlatState<HandoffEvent> {
+  if (router.kind === 'function') {
+    const on: Transitions<HandoffEvent> = {};
+    for (const agent of agents) on[`selected.${agent}`] = edge(agent, 'selects');
+    // The classifier chose someone who declined this user turn: the user is asked.
+    on.user_asked = edge('awaitingInput', 'asks');
+    return { meta: { kind: 'select' }, on };
+  }
+  const routerAgent = router.agent.name;
+  const on: Transitions<HandoffEvent> = {};
+  for (const target of agents.filter((a) => a !== routerAgent)) {
+    on[`handoff.${target}`] = edge(target, 'handoff');
+  }
+  on.asks_user = edge('awaitingInput', 'asks');
+  return { meta: { kind: 'agent', agent: routerAgent, router: true }, on };
 }

@@ -1,5 +1,6 @@
 import type { AnyStateMachine } from 'xstate';
 
+import type { EdgeMeta } from '../flat-machine.js';
 import { ROUTER_STATE } from './handoff-router.js';
 
 /** Mermaid ids must be plain words; agent names may hold `-`. */
@@ -13,10 +14,12 @@ const id = (name: string) => `n_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
 export function handoffMermaid(machine: AnyStateMachine, coordinator: string): string {
   const lines = ['flowchart LR', '  n_user((user))'];
   const edges: string[] = [];
-  const targetsOf = (node: AnyStateMachine['root'], event: string) =>
-    (node.transitions.get(event) ?? []).flatMap((t) =>
-      t.target?.[0]?.key === undefined ? [] : [t.target[0].key],
-    );
+  const edgesOf = (node: AnyStateMachine['root']) =>
+    [...node.transitions.values()].flat().flatMap((t) => {
+      const target = t.target?.[0]?.key;
+      const kind = (t.meta as EdgeMeta | undefined)?.edge;
+      return target === undefined || kind === undefined ? [] : [{ target, kind }];
+    });
   for (const [key, node] of Object.entries(machine.root.states)) {
     const meta = node.meta as { kind: string } | undefined;
     const router = key === ROUTER_STATE;
@@ -25,18 +28,18 @@ export function handoffMermaid(machine: AnyStateMachine, coordinator: string): s
       lines.push(key === coordinator ? `  ${id(key)}{{"${key}"}}` : `  ${id(key)}["${key}"]`);
     }
     if (meta?.kind === 'agent' || meta?.kind === 'select') {
-      const event = meta.kind === 'select' ? 'speaker_selected' : 'agent_responded';
-      for (const target of targetsOf(node, event)) {
-        if (target === 'awaitingInput') edges.push(`  ${id(key)} -. asks .-> n_user`);
-        else if (target === key) edges.push(`  ${id(key)} -. continues .-> ${id(key)}`);
-        else if (target === ROUTER_STATE)
+      for (const { target, kind } of edgesOf(node)) {
+        if (kind === 'asks') edges.push(`  ${id(key)} -. asks .-> n_user`);
+        else if (kind === 'continues') edges.push(`  ${id(key)} -. continues .-> ${id(key)}`);
+        else if (kind === 'reroute')
           edges.push(`  ${id(key)} -. outside my area .-> ${id(target)}`);
         else if (router) edges.push(`  ${id(key)} -->|routes| ${id(target)}`);
         else edges.push(`  ${id(key)} -->|handoff_to_${target}| ${id(target)}`);
       }
     }
     if (meta?.kind === 'input') {
-      for (const target of new Set(targetsOf(node, 'user_replied'))) {
+      const targets = edgesOf(node).map((e) => e.target);
+      for (const target of new Set(targets)) {
         const first = target === coordinator || target === ROUTER_STATE;
         edges.push(`  n_user -->|${first ? 'message' : 'reply'}| ${id(target)}`);
       }

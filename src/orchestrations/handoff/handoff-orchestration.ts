@@ -3,7 +3,6 @@ import type { AgentResponse } from '../../agents/chat-agent.js';
 import { Handoff } from '../../agents/handoff.js';
 import type {
   AgentTurnOptions,
-  MachineEvent,
   Orchestration,
   ResponseRouting,
   SpeakerChoice,
@@ -13,9 +12,20 @@ import type { StopRule } from '../../engine/stop-rule.js';
 import { selectSpeakerEvent, textMessage } from '../../messages/message-factories.js';
 import { type AgentMessage, isChatMessage } from '../../messages/message.js';
 import { messageToText } from '../../messages/message-text.js';
-import { compileHandoffMachine, type UserReplyRouting } from './handoff-machine.js';
+import {
+  compileHandoffMachine,
+  type HandoffEvent,
+  handoffEvent,
+  replyEvent,
+  type UserReplyRouting,
+} from './handoff-machine.js';
 import { type LazySettings, ROUTER_STATE, type Router, saysPhrase } from './handoff-router.js';
 import type { HandoffTopology } from './handoff-topology.js';
+
+/** A response that goes to the user: the session pauses with it as the question. */
+const ASKS_USER: HandoffEvent = { type: 'asks_user' };
+/** User input that starts at the entry (the router if any, else the coordinator). */
+const MESSAGE: HandoffEvent = { type: 'message' };
 
 /** The `metadata` key marking the prompt an autonomous agent receives instead of a user reply. */
 export const AUTONOMOUS_PROMPT_KEY = 'batonAutonomousPrompt';
@@ -92,11 +102,11 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     } else if (message.type === 'HandoffMessage') {
       target = message.target;
     }
-    if (target === null || target === 'user') return { event: { type: 'agent_responded' } };
+    if (target === null || target === 'user') return { event: ASKS_USER };
     // The router picked a specialist that already declined this user turn: ask the user rather
     // than send the request round the same loop again.
     if (lazy !== undefined && declinedThisTurn(state.thread, lazy.phrase).has(target)) {
-      return { event: { type: 'agent_responded' } };
+      return { event: ASKS_USER };
     }
     if (!topology.participants.has(target) || target === routerName(router)) {
       throw new Error(
@@ -104,7 +114,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
           `can route to (${[...topology.participants.keys()].filter((p) => p !== routerName(router)).join(', ')}).`,
       );
     }
-    return { event: { type: 'agent_responded', handoffTo: target } };
+    return { event: handoffEvent(target) };
   };
 
   const routeResponse = (
@@ -124,7 +134,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
             'Add the edge with addHandoff() or fix the agent.',
         );
       }
-      return { event: { type: 'agent_responded', handoffTo: message.target } };
+      return { event: handoffEvent(message.target) };
     }
     if (
       lazy !== undefined &&
@@ -136,9 +146,9 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
       const declined = declinedThisTurn(state.thread, lazy.phrase).add(agent);
       const left = candidates.filter((name) => !declined.has(name));
       if (left.length === 0 || declined.size > topology.participants.size - 1) {
-        return { event: { type: 'agent_responded' } };
+        return { event: ASKS_USER };
       }
-      return { event: { type: 'agent_responded', reroute: true } };
+      return { event: { type: 'reroute' } };
     }
     if (message.type !== 'HandoffMessage' && autonomous.agents.has(agent)) {
       const limit = autonomous.turnLimits[agent] ?? 10;
@@ -148,20 +158,19 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
           content: autonomous.prompt,
           metadata: { [AUTONOMOUS_PROMPT_KEY]: true },
         });
-        return { event: { type: 'agent_responded', keepGoing: true }, followUp: [prompt] };
+        return { event: { type: 'continue' }, followUp: [prompt] };
       }
     }
-    return { event: { type: 'agent_responded' } };
+    return { event: ASKS_USER };
   };
 
-  const routeUserInput = (state: SessionState): MachineEvent => {
-    if (settings.routing === 'coordinator') return { type: 'user_replied' };
+  const routeUserInput = (state: SessionState): HandoffEvent => {
+    if (settings.routing === 'coordinator') return MESSAGE;
     const replyTo = state.pendingRequest?.agent ?? state.lastSpeaker ?? undefined;
     // Lazy routing classifies the first request; the other modes start at the coordinator.
     // Nobody to reply to yet: the entry (the router if any, else the coordinator) takes it.
-    if (replyTo === undefined || !topology.participants.has(replyTo))
-      return { type: 'user_replied' };
-    return { type: 'user_replied', replyTo };
+    if (replyTo === undefined || !topology.participants.has(replyTo)) return MESSAGE;
+    return replyEvent(replyTo);
   };
 
   const selectSpeaker =

@@ -5,6 +5,7 @@ import { toStopRule } from '../../engine/stop-rule.js';
 import { WorkflowRunner } from '../../engine/workflow-runner.js';
 import { ConfigError } from '../../errors.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
+import { edge } from '../flat-machine.js';
 import { checkTeam, compileTeamMachine } from './team-machine.js';
 
 /** Options of `RoundRobinGroupChat`. */
@@ -48,9 +49,9 @@ export class RoundRobinGroupChat extends WorkflowRunner {
     const machine = compileTeamMachine({
       id: name,
       agents: names,
-      transitions: (agent) => [
-        { target: names[(names.indexOf(agent) + 1) % names.length] as string },
-      ],
+      transitions: (agent) => ({
+        next: edge(names[(names.indexOf(agent) + 1) % names.length] as string, 'next'),
+      }),
     });
     super(
       {
@@ -65,12 +66,9 @@ export class RoundRobinGroupChat extends WorkflowRunner {
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'round_robin', participants: names },
         turnOptions: () => ({}),
-        routeResponse: () => ({ event: { type: 'agent_responded' } }),
+        routeResponse: () => ({ event: { type: 'next' } }),
         // A new task goes to whoever is next: the first speaker, or where a stopped run left off.
-        routeUserInput: (state) => ({
-          type: 'user_replied',
-          replyTo: state.resumeState ?? (names[0] as string),
-        }),
+        routeUserInput: (state) => ({ type: `reply.${state.resumeState ?? (names[0] as string)}` }),
       },
       teamCheckpointing('RoundRobinGroupChat', options),
     );

@@ -13,6 +13,7 @@ import type { ChatClient } from '../../models/chat-client.js';
 import { traceChat } from '../../observability/gen-ai-spans.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import { teamMaxTurns } from './round-robin-group-chat.js';
+import { edge } from '../flat-machine.js';
 import { checkTeam, compileTeamMachine } from './team-machine.js';
 
 /** Picks the next speaker from the thread; return nothing to let the model choose. */
@@ -144,7 +145,7 @@ export class SelectorGroupChat extends WorkflowRunner {
         machine: compileTeamMachine({
           id: name,
           agents: names,
-          transitions: () => [{ target: 'selecting' }],
+          transitions: () => ({ next: edge('selecting', 'next') }),
           selecting: true,
         }),
         participants: new Map(participants.map((a) => [a.name, a])),
@@ -156,8 +157,8 @@ export class SelectorGroupChat extends WorkflowRunner {
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'selector', participants: names },
         turnOptions: () => ({}),
-        routeResponse: () => ({ event: { type: 'agent_responded' } }),
-        routeUserInput: () => ({ type: 'user_replied' }),
+        routeResponse: () => ({ event: { type: 'next' } }),
+        routeUserInput: () => ({ type: 'message' }),
         selectSpeaker: select,
       },
       teamCheckpointing('SelectorGroupChat', options),

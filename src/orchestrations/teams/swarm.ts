@@ -1,6 +1,5 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
-import type { MachineEvent } from '../../engine/orchestration.js';
 import type { SessionState } from '../../engine/session-state.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
 import { toStopRule } from '../../engine/stop-rule.js';
@@ -8,7 +7,8 @@ import { WorkflowRunner } from '../../engine/workflow-runner.js';
 import type { AgentMessage, HandoffMessage } from '../../messages/message.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import { teamMaxTurns } from './round-robin-group-chat.js';
-import { checkTeam, compileTeamMachine } from './team-machine.js';
+import { edge, type Transitions } from '../flat-machine.js';
+import { checkTeam, compileTeamMachine, type TeamEvent } from './team-machine.js';
 
 /** Options of `Swarm`. */
 export interface SwarmOptions extends TeamCheckpointOptions {
@@ -51,11 +51,13 @@ export class Swarm extends WorkflowRunner {
     const machine = compileTeamMachine({
       id: name,
       agents: names,
-      transitions: (agent) => [
-        ...names.filter((t) => t !== agent).map((t) => ({ target: t, handoffTo: t })),
-        { target: 'awaitingInput', leavesTeam: true },
-        { target: agent },
-      ],
+      transitions: (agent) => {
+        const on: Transitions<TeamEvent> = {};
+        for (const t of names) if (t !== agent) on[`handoff.${t}`] = edge(t, 'handoff');
+        on.leaves = edge('awaitingInput', 'leaves');
+        on.continue = edge(agent, 'continues');
+        return on;
+      },
     });
     const outside = (target: string) =>
       new Error(
@@ -90,18 +92,18 @@ export class Swarm extends WorkflowRunner {
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'swarm', participants: names },
         turnOptions: () => ({}),
-        routeResponse: (_agent, response) => {
+        routeResponse: (agent, response) => {
           const message = response.chatMessage;
-          if (message.type !== 'HandoffMessage') return { event: { type: 'agent_responded' } };
-          const event: MachineEvent = names.includes(message.target)
-            ? { type: 'agent_responded', handoffTo: message.target }
-            : { type: 'agent_responded', leavesTeam: true };
+          // An agent that answers without handing off (or hands off to itself) keeps the floor.
+          const event: TeamEvent =
+            message.type !== 'HandoffMessage' || message.target === agent
+              ? { type: 'continue' }
+              : names.includes(message.target)
+                ? { type: `handoff.${message.target}` }
+                : { type: 'leaves' };
           return { event };
         },
-        routeUserInput: (state, messages) => ({
-          type: 'user_replied',
-          replyTo: speakerFor(messages, state),
-        }),
+        routeUserInput: (state, messages) => ({ type: `reply.${speakerFor(messages, state)}` }),
         checkWaiting: (state) => {
           const handoff = latestHandoff(state.thread);
           if (handoff !== undefined && !names.includes(handoff.target))

@@ -4,26 +4,32 @@ import type { ChatAgent } from '../../agents/chat-agent.js';
 import { ConfigError } from '../../errors.js';
 import {
   createFlatMachine,
-  type FlatTransition,
+  edge,
+  type FlatState,
   RESERVED_STATES,
   stoppedState,
+  type Transitions,
 } from '../flat-machine.js';
 
-/** Where an `agent_responded` event leads, and on which condition (first match wins). */
-export interface SpeakerTransition {
-  readonly target: string;
-  /** Only when the response hands off to this participant. */
-  readonly handoffTo?: string;
-  /** Only when the response hands off outside the team. */
-  readonly leavesTeam?: boolean;
-}
+/**
+ * The events of a team's machine: a response passes the turn on (`next`), hands off to a
+ * participant (`handoff.<target>`) or outside the team (`leaves`), or keeps the floor (`continue`);
+ * input is a `message` (selector teams) or resumes a participant (`reply.<agent>`).
+ */
+export type TeamEvent =
+  | { readonly type: 'next' }
+  | { readonly type: `handoff.${string}` }
+  | { readonly type: 'leaves' }
+  | { readonly type: 'continue' }
+  | { readonly type: 'message' }
+  | { readonly type: `reply.${string}` };
 
 /** The shape of a team's statechart. */
 export interface TeamMachineSpec {
   readonly id: string;
   readonly agents: readonly string[];
-  /** Per participant, where its responses lead. */
-  readonly transitions: (agent: string) => readonly SpeakerTransition[];
+  /** Per participant, where each event of its responses leads. */
+  readonly transitions: (agent: string) => Transitions<TeamEvent>;
   /** Add a `selecting` state where the team picks each next speaker (selector teams). */
   readonly selecting?: boolean;
 }
@@ -31,45 +37,25 @@ export interface TeamMachineSpec {
 /**
  * Compiles a team into a flat statechart: a state per participant, `awaitingInput` (a fresh
  * session's entry, and where a team waits after a handoff outside it), `stopped`, and for selector
- * teams `selecting`. Input enters at `replyTo` (or at `selecting`); `resume` continues at a named
- * state. The machine has no context: every transition is a pure function of (state, event).
+ * teams `selecting`. Input enters at `reply.<agent>` (or at `selecting` on a `message`);
+ * `resume.<state>` continues at a named state. Every transition is a pure function of (state,
+ * event type).
  */
 export function compileTeamMachine(spec: TeamMachineSpec): AnyStateMachine {
   const { agents } = spec;
-  const entry: FlatTransition[] = spec.selecting
-    ? [{ target: 'selecting' }]
-    : agents.map((agent) => ({ target: agent, guard: { type: 'replyTo', params: { agent } } }));
-  const states: Record<string, object> = {};
+  const entry: Transitions<TeamEvent> = {};
+  if (spec.selecting) entry.message = edge('selecting', 'message');
+  else for (const agent of agents) entry[`reply.${agent}`] = edge(agent, 'reply');
+  const states: Record<string, FlatState<TeamEvent>> = {};
   for (const agent of agents) {
-    states[agent] = {
-      meta: { kind: 'agent', agent },
-      on: {
-        agent_responded: spec.transitions(agent).map((t) => {
-          if (t.handoffTo !== undefined) {
-            return {
-              target: t.target,
-              guard: { type: 'handoffTo', params: { target: t.handoffTo } },
-            };
-          }
-          if (t.leavesTeam === true)
-            return { target: t.target, guard: { type: 'leavesTeam', params: {} } };
-          return { target: t.target };
-        }),
-      },
-    };
+    states[agent] = { meta: { kind: 'agent', agent }, on: spec.transitions(agent) };
   }
   if (spec.selecting) {
-    states.selecting = {
-      meta: { kind: 'select' },
-      on: {
-        speaker_selected: agents.map((agent) => ({
-          target: agent,
-          guard: { type: 'selected', params: { agent } },
-        })),
-      },
-    };
+    const on: Transitions<TeamEvent> = {};
+    for (const agent of agents) on[`selected.${agent}`] = edge(agent, 'selects');
+    states.selecting = { meta: { kind: 'select' }, on };
   }
-  states.awaitingInput = { meta: { kind: 'input' }, on: { user_replied: entry } };
+  states.awaitingInput = { meta: { kind: 'input' }, on: entry };
   const resumable = [...agents, 'awaitingInput', ...(spec.selecting ? ['selecting'] : [])];
   states.stopped = stoppedState(entry, resumable);
   return createFlatMachine(spec.id, states);
