@@ -1,0 +1,89 @@
+import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
+import { trippedReason } from '../agents/guardrail.js';
+import type { AgentMessage } from '../messages/message.js';
+import { respondAs, RunCancelled } from './agent-turn.js';
+import { undecidedAfter } from './approval-decisions.js';
+import { checkInput, trippedEvent } from './guardrail-checks.js';
+import type { TaskMessage, TaskResult } from './runnable.js';
+import type { SessionRun } from './session-run.js';
+import type { PendingRequest } from './session-state.js';
+import type { StopCheck } from './session-stop.js';
+
+/**
+ * Input to a turn paused for approvals (API.md §10): only decisions (or a reply that rejects
+ * them) continue it, and only the paused agent, whatever the routing. The input is one step; the
+ * turn stays paused while calls are undecided (the decided ones run now), and goes on in the run's
+ * loop once all are decided. Returns the run's result when the run ends here.
+ */
+export async function continuePausedTurn(
+  run: SessionRun,
+  taskMessages: readonly TaskMessage[],
+): Promise<TaskResult | undefined> {
+  const { host, options } = run;
+  if (taskMessages.length === 0) return run.result('awaiting_input', null);
+  const state = host.state;
+  const pending = state.pendingRequest as PendingRequest;
+  const undecided = undecidedAfter(host.id, pending, taskMessages);
+  const guardrails = host.orchestration.guardrails?.input;
+  const tripped = await checkInput(guardrails, host.id, state.thread, taskMessages, options.signal);
+  const check: StopCheck =
+    tripped === null
+      ? await host.checkStop(taskMessages)
+      : { stop: null, state: state.termination };
+  const waits = undecided.length > 0 && tripped === null && check.stop === null;
+  const append: AgentMessage[] = [...taskMessages];
+  if (tripped !== null) append.push(trippedEvent(tripped));
+  const stops = tripped !== null || check.stop !== null;
+  await host.commit({
+    event: 'user_input',
+    append,
+    pendingRequest: waits ? { ...pending, calls: undecided } : null,
+    status: waits ? 'awaiting_input' : 'idle',
+    termination: check.state,
+    ...(stops ? await host.stopChange(state.machineState, check.state) : {}),
+  });
+  if (options.outputTaskMessages !== false) for (const m of taskMessages) run.emit(m);
+  if (tripped !== null) {
+    run.emit(append[append.length - 1] as AgentMessage);
+    return run.result('terminated', trippedReason(tripped));
+  }
+  if (check.stop !== null) return run.result('terminated', check.stop.content);
+  if (!waits) return undefined;
+  if (undecided.length < (pending.calls ?? []).length) await runDecided(run);
+  return run.result('awaiting_input', null);
+}
+
+/**
+ * Some calls of a paused turn were decided and others not: the paused agent runs the decided
+ * ones now (one step), and the turn stays paused. A cancelled run leaves them for later.
+ */
+async function runDecided(run: SessionRun): Promise<void> {
+  const { host } = run;
+  const state = host.state;
+  const agent = (state.pendingRequest as PendingRequest).agent;
+  const streamed = new Set<string>();
+  let response: AgentResponse | AgentPause;
+  try {
+    response = await respondAs(
+      host,
+      agent,
+      state.machineState,
+      state,
+      run.options.signal,
+      run.streamTo(streamed, run.emit),
+    );
+  } catch (error) {
+    if (error instanceof RunCancelled) return;
+    throw error;
+  }
+  if (!('approvalRequest' in response)) {
+    throw new Error(
+      `Agent "${agent}" answered while tool calls of its turn still await approval in session ` +
+        `"${host.id}". Its takeTurn() must pause again until every call is decided.`,
+    );
+  }
+  const request = response.approvalRequest;
+  const append = response.innerMessages.filter((m) => m !== request && m.id !== request.id);
+  if (append.length === 0) return;
+  await host.commit({ event: `approval_progress:${agent}`, append });
+}

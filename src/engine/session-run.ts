@@ -1,0 +1,318 @@
+import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
+import { trippedReason } from '../agents/guardrail.js';
+import type { AgentEvent, AgentMessage } from '../messages/message.js';
+import {
+  appended,
+  chooseSpeaker,
+  respondAs,
+  resumeWithoutTask,
+  RunCancelled,
+  type SpeakerTurn,
+  type TurnContext,
+} from './agent-turn.js';
+import { continuePausedTurn } from './approval-turn.js';
+import { undecidedAfter } from './approval-decisions.js';
+import { groupStep } from './group-step.js';
+import { checkInput, checkOutput, isAnswer, trippedEvent } from './guardrail-checks.js';
+import type { StateMeta } from './orchestration.js';
+import type { RunOptions, Task, TaskMessage, TaskResult } from './runnable.js';
+import type { SessionState, StepChange } from './session-state.js';
+import type { StopCheck } from './session-stop.js';
+import {
+  answerStep,
+  approvalPauseStep,
+  askUserStep,
+  type StopChange,
+  trippedStep,
+} from './step-changes.js';
+import { taskResult, toTaskMessages } from './task-messages.js';
+
+/** Receives every message of a run as it is produced (streaming chunks included). */
+export type MessageSink = (message: AgentMessage) => void;
+
+/** What a run needs of its session: the state, and the effects only the session may perform. */
+export interface RunHost extends TurnContext {
+  /** The state as last committed. */
+  readonly state: SessionState;
+  /** Records one step (in the store, when there is one) and makes it the state. */
+  commit(change: StepChange): Promise<void>;
+  /** Feeds one delta to the session's stop rule; `before` is what precedes it in this step. */
+  checkStop(
+    delta: readonly AgentMessage[],
+    conditionState?: unknown,
+    before?: readonly AgentMessage[],
+  ): Promise<StopCheck>;
+  /** What a stop changes: the machine stops (remembering where), the condition is reset. */
+  stopChange(machineState: string, conditionState: unknown): Promise<StopChange>;
+  /** Throws when this process no longer holds the session (before a model call or a commit). */
+  confirmLease(step: number): Promise<void>;
+}
+
+/**
+ * One run of a session: the thin runner around the pure steps of `step-changes.ts`. It performs
+ * the effects — agent turns, guardrail and stop checks, commits — and streams what each step
+ * records, one step at a time, until the session waits, stops or is cancelled.
+ */
+export class SessionRun {
+  readonly host: RunHost;
+  readonly options: RunOptions;
+  readonly sink: MessageSink | undefined;
+  /** Everything this run produced, in order (the result's messages). */
+  readonly out: AgentMessage[] = [];
+
+  constructor(host: RunHost, options: RunOptions, sink: MessageSink | undefined) {
+    this.host = host;
+    this.options = options;
+    this.sink = sink;
+  }
+
+  /** Streams `message` and keeps it for the result. */
+  readonly emit = (message: AgentMessage): void => {
+    this.out.push(message);
+    this.sink?.(message);
+  };
+
+  /** Keeps a step's messages for the result; streams those not streamed while the turn ran. */
+  record(messages: readonly AgentMessage[], streamed: ReadonlySet<string>): void {
+    for (const m of messages) {
+      if (streamed.has(m.id)) this.out.push(m);
+      else this.emit(m);
+    }
+  }
+
+  /** A sink for one turn's events that notes which were streamed already. */
+  streamTo(streamed: Set<string>, sink: (event: AgentEvent) => void = (e) => this.sink?.(e)) {
+    return (event: AgentEvent): void => {
+      if (event.type !== 'ModelClientStreamingChunkEvent') streamed.add(event.id);
+      sink(event);
+    };
+  }
+
+  result(status: TaskResult['status'], stopReason: string | null): TaskResult {
+    const host = this.host;
+    return taskResult(host.id, this.out, status, stopReason, host.state.pendingRequest);
+  }
+
+  async cancel(): Promise<TaskResult> {
+    await this.host.commit({ event: 'cancel', status: 'cancelled' });
+    return this.result('cancelled', null);
+  }
+
+  async run(task: Task | undefined): Promise<TaskResult> {
+    const taskMessages = toTaskMessages(task);
+    const state = this.host.state;
+    if (state.pendingRequest?.kind === 'approval' && state.status === 'awaiting_input') {
+      const ended = await continuePausedTurn(this, taskMessages);
+      if (ended !== undefined) return ended;
+    } else if (taskMessages.length > 0) {
+      const ended = await this.#takeInput(taskMessages);
+      if (ended !== undefined) return ended;
+    } else {
+      const { driver } = this.host;
+      const resumed = resumeWithoutTask(this.host, state);
+      const waiting = driver.meta(resumed).kind === 'input';
+      const status = waiting ? 'awaiting_input' : 'idle';
+      if (resumed !== state.machineState || status !== state.status) {
+        await this.host.commit({
+          event: 'resume',
+          machineState: resumed,
+          resumeState: null,
+          status,
+        });
+      }
+      if (waiting) return this.result('awaiting_input', null);
+    }
+    return this.#loop();
+  }
+
+  /** A new task: routed into the machine, checked by the input guardrails and the stop rule. */
+  async #takeInput(taskMessages: readonly TaskMessage[]): Promise<TaskResult | undefined> {
+    const { host, options } = this;
+    const { driver, orchestration } = host;
+    undecidedAfter(
+      host.id,
+      null,
+      taskMessages.filter((m) => m.type === 'ToolApprovalResponseEvent'),
+    );
+    const state = host.state;
+    const kind = driver.meta(state.machineState).kind;
+    const machineState =
+      kind === 'input' || kind === 'stopped'
+        ? driver.next(state.machineState, orchestration.routeUserInput(state, taskMessages))
+        : state.machineState;
+    const guardrails = orchestration.guardrails?.input;
+    const tripped = await checkInput(
+      guardrails,
+      host.id,
+      state.thread,
+      taskMessages,
+      options.signal,
+    );
+    const check: StopCheck =
+      tripped === null
+        ? await host.checkStop(taskMessages)
+        : { stop: null, state: state.termination };
+    const stops = tripped !== null || check.stop !== null;
+    const progress = orchestration.progressOnInput?.(state);
+    await host.commit({
+      event: 'user_input',
+      append: tripped === null ? taskMessages : [...taskMessages, trippedEvent(tripped)],
+      machineState,
+      resumeState: null,
+      pendingRequest: null,
+      status: 'idle',
+      termination: check.state,
+      ...(progress === undefined ? {} : { progress }),
+      ...(stops ? await host.stopChange(machineState, check.state) : {}),
+    });
+    if (options.outputTaskMessages !== false) for (const m of taskMessages) this.emit(m);
+    if (tripped !== null) {
+      this.emit(host.state.thread[host.state.thread.length - 1] as AgentMessage);
+      return this.result('terminated', trippedReason(tripped));
+    }
+    if (check.stop !== null) return this.result('terminated', check.stop.content);
+    return undefined;
+  }
+
+  /** Steps until the session waits, stops or is cancelled. */
+  async #loop(): Promise<TaskResult> {
+    const { host, options } = this;
+    const { driver, orchestration } = host;
+    for (;;) {
+      const state = host.state;
+      const meta = driver.meta(state.machineState);
+      if (meta.kind !== 'agent' && meta.kind !== 'select' && meta.kind !== 'group')
+        return this.result('awaiting_input', null);
+      if (state.turn >= orchestration.maxTurns) {
+        const reason = `Maximum number of turns ${orchestration.maxTurns} reached.`;
+        await host.commit({
+          event: 'stop',
+          ...(await host.stopChange(state.machineState, state.termination)),
+        });
+        return this.result('terminated', reason);
+      }
+      if (options.signal?.aborted) return this.cancel();
+      // A run that lost its lease or its store stops here, before paying for a model call.
+      await host.confirmLease(state.step + 1);
+      const ended = meta.kind === 'group' ? await groupStep(this, state) : await this.#turn(state);
+      if (ended !== undefined) return ended;
+    }
+  }
+
+  /** One agent's turn (after a selector's choice, in a select state). */
+  async #turn(state: SessionState): Promise<TaskResult | undefined> {
+    const { host, options } = this;
+    let chosen: SpeakerTurn;
+    try {
+      chosen = await chooseSpeaker(host, state, options.signal);
+    } catch (error) {
+      if (error instanceof RunCancelled) return this.cancel();
+      throw error;
+    }
+    if ('waiting' in chosen) {
+      const change = askUserStep(chosen.waiting, chosen.agent, chosen.prompt);
+      await host.commit(change);
+      for (const m of change.append ?? []) this.emit(m);
+      return this.result('awaiting_input', null);
+    }
+    const { speaking, selection } = chosen;
+    const agent = (host.driver.meta(speaking) as { agent: string }).agent;
+    const streamed = new Set<string>();
+    let response: AgentResponse | AgentPause;
+    try {
+      if (selection !== undefined) {
+        streamed.add(selection.id);
+        this.sink?.(selection);
+      }
+      // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
+      const seen =
+        selection === undefined ? state : { ...state, thread: appended(state.thread, selection) };
+      response = await respondAs(
+        host,
+        agent,
+        speaking,
+        seen,
+        options.signal,
+        this.streamTo(streamed),
+      );
+    } catch (error) {
+      if (error instanceof RunCancelled) return this.cancel();
+      throw error;
+    }
+    const before = selection === undefined ? [] : [selection];
+    if ('approvalRequest' in response) {
+      const change = approvalPauseStep(agent, speaking, response, before, { responder: agent });
+      await host.commit(change);
+      this.record(change.append ?? [], streamed);
+      return this.result('awaiting_input', null);
+    }
+    const inner = response.innerMessages ?? [];
+    const chatMessage = response.chatMessage;
+    const tripped = isAnswer(chatMessage)
+      ? await checkOutput(
+          host.orchestration.guardrails?.output,
+          host.id,
+          agent,
+          chatMessage,
+          [...state.thread, ...before, ...inner, chatMessage],
+          options.signal,
+        )
+      : null;
+    if (tripped !== null) {
+      const stop = await host.stopChange(speaking, state.termination);
+      const change = trippedStep(tripped, [...before, ...inner, trippedEvent(tripped)], stop);
+      await host.commit(change);
+      this.record(change.append ?? [], streamed);
+      return this.result('terminated', trippedReason(tripped));
+    }
+    return this.#answer(state, agent, speaking, selection, response, streamed);
+  }
+
+  /** Commits an agent's answer with where it leads and the stop rule's verdict on it. */
+  async #answer(
+    state: SessionState,
+    agent: string,
+    speaking: string,
+    selection: AgentEvent | undefined,
+    response: AgentResponse,
+    streamed: ReadonlySet<string>,
+  ): Promise<TaskResult | undefined> {
+    const { host } = this;
+    const delta: AgentMessage[] = [...(response.innerMessages ?? []), response.chatMessage];
+    const routing = host.orchestration.routeResponse(agent, response, state, speaking);
+    const next = host.driver.next(speaking, routing.event);
+    const followUp = routing.followUp ?? [];
+    // A condition that fails does not lose the answer it was checking: the answer is committed
+    // (with the condition state as it was) and the failure rejects the run after that.
+    let check: StopCheck = { stop: null, state: state.termination };
+    let conditionError: unknown;
+    try {
+      check = await host.checkStop(delta, state.termination);
+      if (check.stop === null && followUp.length > 0) {
+        check = await host.checkStop(followUp, check.state, delta);
+      }
+    } catch (error) {
+      conditionError = error;
+      check = { stop: null, state: state.termination };
+    }
+    const nextMeta: StateMeta = host.driver.meta(next);
+    const stop = check.stop === null ? undefined : await host.stopChange(next, check.state);
+    const change = answerStep({
+      agent,
+      selection,
+      response,
+      routing,
+      next,
+      nextMeta,
+      turn: state.turn,
+      check,
+      stop,
+    });
+    await host.commit(change);
+    this.record(change.append ?? [], streamed);
+    if (conditionError !== undefined) throw conditionError;
+    if (check.stop !== null) return this.result('terminated', check.stop.content);
+    if (nextMeta.kind === 'input') return this.result('awaiting_input', null);
+    return undefined;
+  }
+}

@@ -1,0 +1,169 @@
+import { newId } from '../ids.js';
+
+import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
+import type { Tripped } from '../agents/guardrail.js';
+import type { AgentEvent, AgentMessage, ToolApprovalRequestEvent } from '../messages/message.js';
+import { userInputRequestedEvent } from '../messages/message-factories.js';
+import { messageToText } from '../messages/message-text.js';
+import type { ResponseRouting, StateMeta } from './orchestration.js';
+import type { PendingRequest, SessionState, StepChange } from './session-state.js';
+import type { StopCheck } from './session-stop.js';
+
+// The steps of a run as pure functions: from the state and what happened (an answer, a pause, a
+// tripped guardrail, the stop rule's verdict) to the one `StepChange` that records it. They make
+// no model call, commit nothing and read no clock; the runner (`session-run.ts`) performs the
+// effects and hands each change to the store. Only request ids are drawn fresh.
+
+/** What a stop changes (see `SessionStop.change`), computed by the runner when a check stops. */
+export type StopChange = Omit<StepChange, 'event'>;
+
+/** The pending request of a turn that pauses for the approval of `request`'s calls. */
+export function approvalRequestOf(
+  agent: string,
+  request: ToolApprovalRequestEvent,
+): PendingRequest {
+  return {
+    id: newId(),
+    agent,
+    prompt: messageToText(request),
+    kind: 'approval',
+    calls: request.content,
+  };
+}
+
+/** A selector's choice, when it is recorded in the thread, leads the step's messages. */
+function led(selection: AgentEvent | undefined, messages: readonly AgentMessage[]): AgentMessage[] {
+  return selection === undefined ? [...messages] : [selection, ...messages];
+}
+
+/**
+ * `agent`'s turn paused for approvals in machine state `speaking`: what it did so far and the
+ * request are one step, and only this agent (in that state) continues it. `before` is what the
+ * step records first (a selector's event, or the answers of the others in a group step).
+ */
+export function approvalPauseStep(
+  agent: string,
+  speaking: string,
+  pause: AgentPause,
+  before: readonly AgentMessage[],
+  bookmarks: Pick<StepChange, 'responder' | 'responders' | 'progress'>,
+): StepChange {
+  const request = pause.approvalRequest;
+  return {
+    event: `approval_request:${agent}`,
+    append: [...before, ...pause.innerMessages.filter((m) => m !== request), request],
+    machineState: speaking,
+    pendingRequest: approvalRequestOf(agent, request),
+    turn: 0,
+    ...bookmarks,
+    status: 'awaiting_input',
+  };
+}
+
+/**
+ * A guardrail tripped on an answer: the answer is not recorded, only `append` (what led to it,
+ * the guardrail's event, and in a group step the others' answers); the session stops.
+ */
+export function trippedStep(
+  tripped: Tripped,
+  append: readonly AgentMessage[],
+  stop: StopChange,
+  extra: Pick<StepChange, 'responders' | 'progress'> = {},
+): StepChange {
+  return { event: `guardrail:${tripped.guardrail.name}`, append, ...extra, ...stop };
+}
+
+/** What the runner learned about one agent answer in the machine state `speaking`. */
+export interface AnswerFacts {
+  readonly agent: string;
+  readonly selection: AgentEvent | undefined;
+  readonly response: AgentResponse;
+  readonly routing: ResponseRouting;
+  /** The machine state the routing leads to, and what it means. */
+  readonly next: string;
+  readonly nextMeta: StateMeta;
+  readonly turn: number;
+  readonly check: StopCheck;
+  /** Set when `check` stops the session. */
+  readonly stop: StopChange | undefined;
+}
+
+/**
+ * An agent's answer: the answer, the pause it causes (an input state that asks makes it the
+ * question to the user, unless the answer also stops the session) and a stop it triggers are one
+ * step.
+ */
+export function answerStep(facts: AnswerFacts): StepChange {
+  const { agent, response, routing, nextMeta, check } = facts;
+  const append = led(facts.selection, [...(response.innerMessages ?? []), response.chatMessage]);
+  const waits = nextMeta.kind === 'input';
+  let pendingRequest: PendingRequest | null = null;
+  if (nextMeta.kind === 'input' && nextMeta.asks === true && check.stop === null) {
+    pendingRequest = {
+      id: newId(),
+      agent,
+      prompt: messageToText(response.chatMessage),
+      kind: 'input',
+    };
+    append.push(
+      userInputRequestedEvent({
+        source: agent,
+        requestId: pendingRequest.id,
+        content: pendingRequest.prompt,
+      }),
+    );
+  }
+  const followUp = routing.followUp ?? [];
+  append.push(...followUp);
+  return {
+    event: `agent_response:${agent}`,
+    append,
+    machineState: facts.next,
+    pendingRequest,
+    turn: waits ? 0 : facts.turn + 1,
+    termination: check.state,
+    responder: agent,
+    unseenByResponder: followUp.length,
+    ...(routing.progress === undefined ? {} : { progress: routing.progress }),
+    status: waits ? 'awaiting_input' : 'idle',
+    ...facts.stop,
+  };
+}
+
+/** The answers of a group step, recorded together in the order the orchestration named. */
+export function groupAnswerStep(
+  state: SessionState,
+  responders: readonly string[],
+  append: readonly AgentMessage[],
+  routing: ResponseRouting,
+  next: { readonly state: string; readonly waits: boolean },
+  check: StopCheck,
+  stop: StopChange | undefined,
+): StepChange {
+  return {
+    event: `agent_response:${responders.join(',')}`,
+    append,
+    machineState: next.state,
+    turn: next.waits ? 0 : state.turn + responders.length,
+    termination: check.state,
+    responders,
+    ...(routing.progress === undefined ? {} : { progress: routing.progress }),
+    status: next.waits ? 'awaiting_input' : 'idle',
+    ...stop,
+  };
+}
+
+/** A selector found nobody to speak: the session waits in `waiting` with `agent`'s request. */
+export function askUserStep(waiting: string, agent: string, prompt: string): StepChange {
+  const pendingRequest: PendingRequest = { id: newId(), agent, prompt, kind: 'input' };
+  return {
+    event: `user_asked:${agent}`,
+    append: [
+      userInputRequestedEvent({ source: agent, requestId: pendingRequest.id, content: prompt }),
+    ],
+    machineState: waiting,
+    pendingRequest,
+    turn: 0,
+    status: 'awaiting_input',
+  };
+}
