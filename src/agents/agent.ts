@@ -1,18 +1,11 @@
 import type { z } from 'zod';
 
+export type { AgentOptions } from './agent-options.js';
+
 import { ConfigError } from '../errors.js';
 import type { LLMMessage } from '../messages/llm-message.js';
-import type {
-  AgentEvent,
-  ChatMessage,
-  FunctionCall,
-  FunctionExecutionResult,
-} from '../messages/message.js';
+import type { AgentEvent, FunctionCall, FunctionExecutionResult } from '../messages/message.js';
 import {
-  handoffMessage,
-  streamingChunkEvent,
-  structuredMessage,
-  textMessage,
   thoughtEvent,
   toolApprovalRequestEvent,
   toolCallExecutionEvent,
@@ -22,9 +15,7 @@ import {
 import { applyContextWindow, toModelMessages } from '../messages/model-view.js';
 import { indexThread } from '../messages/thread-index.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
-import { normaliseModelResult } from '../models/model-result.js';
 import { traceChat } from '../observability/gen-ai-spans.js';
-import { formatPath } from '../zod-issues.js';
 import {
   checkAgentName,
   checkDistinctTargets,
@@ -38,6 +29,8 @@ import { withUniqueIds } from './call-ids.js';
 import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
 import { interceptHandoffs } from './handoff-middleware.js';
+import type { AgentOptions } from './agent-options.js';
+import { answerOf, handoffAnswer, requestModel } from './model-turn.js';
 import type { Tool } from './tool.js';
 import {
   composeToolMiddleware,
@@ -47,34 +40,6 @@ import {
   toolExecutor,
 } from './tool-execution.js';
 import { valueText } from '../value-text.js';
-
-/** Options of `Agent`. */
-export interface AgentOptions {
-  /** A letter followed by up to 63 letters, digits, `_` or `-`. */
-  name: string;
-  /** @default 'An agent that provides assistance with ability to use tools.' */
-  description?: string;
-  /** The system message of every model request; none when omitted. */
-  instructions?: string;
-  client: ChatClient;
-  tools?: readonly Tool[];
-  /** Targets (names or `Handoff`s) this agent may pass control to. */
-  handoffs?: readonly (string | Handoff)[];
-  /** Model calls per turn that may end in tool calls. @default 1 */
-  maxToolIterations?: number;
-  /** Answers become `StructuredMessage`s validated with this schema. */
-  outputSchema?: z.ZodType;
-  /** Layers around every (non-handoff) tool call; the first is the outermost. */
-  middleware?: readonly ToolMiddleware[];
-  /**
-   * Stream model answers: text chunks reach `ctx.emit` as `ModelClientStreamingChunkEvent`s while
-   * the model writes (when the client has `createStream`; otherwise it is called normally).
-   * @default false (AutoGen's `model_client_stream`)
-   */
-  stream?: boolean;
-  /** Schedules tool timeouts; pass a fake one in tests. @default setTimeout */
-  timer?: Timer;
-}
 
 /** JSON Schemas of output formats given per turn (e.g. by a resolver), computed once each. */
 const turnSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
@@ -229,7 +194,7 @@ export class Agent implements ChatAgent {
         );
         if (result.thought) record(thoughtEvent({ source: this.name, content: result.thought }));
         if (result.toolCalls.length === 0) {
-          return { chatMessage: this.#answer(result, output.schema), innerMessages: inner };
+          return { chatMessage: answerOf(this.name, result, output.schema), innerMessages: inner };
         }
         if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
         content = result.content;
@@ -276,7 +241,7 @@ export class Agent implements ChatAgent {
       });
       if (chosen !== undefined) {
         return {
-          chatMessage: this.#handoff(chosen, handoffs, calls, results),
+          chatMessage: handoffAnswer(this.name, chosen, handoffs, calls, results),
           innerMessages: inner,
         };
       }
@@ -376,73 +341,8 @@ export class Agent implements ChatAgent {
   }
 
   #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
-    return traceChat(this.#client, request.messages, () => this.#requestModel(request, ctx));
-  }
-
-  /** One model call; what the client returns is normalised before anything can commit it. */
-  async #requestModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
-    const client = this.#client;
-    const origin = `The ChatClient of agent "${this.name}"`;
-    if (!this.#stream || client.createStream === undefined) {
-      return normaliseModelResult(await client.create(request), origin);
-    }
-    let result: unknown;
-    for await (const item of client.createStream(request)) {
-      if (typeof item !== 'string') result = item;
-      else if (item !== '') ctx.emit(streamingChunkEvent({ source: this.name, content: item }));
-    }
-    if (result === undefined) {
-      throw new Error(
-        `The model stream of agent "${this.name}" ended without a result. The ChatClient's ` +
-          'createStream must yield a ModelResult last.',
-      );
-    }
-    return normaliseModelResult(result, origin);
-  }
-
-  #answer(result: ModelResult, outputSchema: z.ZodType | undefined): ChatMessage {
-    const content = result.content ?? '';
-    const base = { source: this.name, usage: result.usage };
-    if (outputSchema === undefined) return textMessage({ ...base, content });
-    let json: unknown;
-    try {
-      json = JSON.parse(content);
-    } catch {
-      const structuredOutputError = 'The answer is not valid JSON.';
-      return textMessage({ ...base, content, metadata: { structuredOutputError } });
-    }
-    const parsed = outputSchema.safeParse(json);
-    if (parsed.success) return structuredMessage({ ...base, content: parsed.data });
-    const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
-    const structuredOutputError = `The answer does not match the output schema: ${issues.join('; ')}.`;
-    return textMessage({ ...base, content, metadata: { structuredOutputError } });
-  }
-
-  #handoff(
-    handoff: Handoff,
-    handoffs: ReadonlyMap<string, Handoff>,
-    calls: readonly FunctionCall[],
-    results: readonly FunctionExecutionResult[],
-  ): ChatMessage {
-    const toolCalls = calls.filter((c) => !handoffs.has(c.name));
-    const ids = new Set(toolCalls.map((c) => c.id));
-    const others = results.filter((r) => ids.has(r.callId));
-    const context =
-      toolCalls.length === 0
-        ? []
-        : [
-            toolCallSummaryMessage({
-              source: this.name,
-              content: others.map((r) => r.content).join('\n'),
-              toolCalls,
-              results: others,
-            }),
-          ];
-    return handoffMessage({
-      source: this.name,
-      target: handoff.target,
-      content: handoff.message,
-      context,
-    });
+    return traceChat(this.#client, request.messages, () =>
+      requestModel(this.#client, this.name, this.#stream, request, ctx.emit),
+    );
   }
 }

@@ -10,7 +10,6 @@ import type {
 import type { SessionState } from '../../engine/session-state.js';
 import type { StopRule } from '../../engine/stop-rule.js';
 import { selectSpeakerEvent, textMessage } from '../../messages/message-factories.js';
-import { type AgentMessage, isChatMessage } from '../../messages/message.js';
 import { messageToText } from '../../messages/message-text.js';
 import {
   compileHandoffMachine,
@@ -21,14 +20,22 @@ import {
 } from './handoff-machine.js';
 import { type LazySettings, ROUTER_STATE, type Router, saysPhrase } from './handoff-router.js';
 import type { HandoffTopology } from './handoff-topology.js';
+import {
+  AUTONOMOUS_PROMPT_KEY,
+  answersInARow,
+  CLASSIFIER_SOURCE,
+  contextStart,
+  declinedThisTurn,
+  latestDecline,
+  latestUserText,
+} from './handoff-thread.js';
+
+export { AUTONOMOUS_PROMPT_KEY, CLASSIFIER_SOURCE } from './handoff-thread.js';
 
 /** A response that goes to the user: the session pauses with it as the question. */
 const ASKS_USER: HandoffEvent = { type: 'asks_user' };
 /** User input that starts at the entry (the router if any, else the coordinator). */
 const MESSAGE: HandoffEvent = { type: 'message' };
-
-/** The `metadata` key marking the prompt an autonomous agent receives instead of a user reply. */
-export const AUTONOMOUS_PROMPT_KEY = 'batonAutonomousPrompt';
 
 /** Options of `withAutonomousMode`, resolved. */
 export interface AutonomousSettings {
@@ -55,9 +62,6 @@ export interface HandoffSettings {
   /** Set with `routing: 'lazy'`. */
   readonly lazy: LazySettings | undefined;
 }
-
-/** The source of the event that records a function classifier's choice in the thread. */
-export const CLASSIFIER_SOURCE = 'classifier';
 
 /** Compiles `HandoffBuilder` settings into the engine's orchestration. */
 export function compileHandoff(settings: HandoffSettings): Orchestration {
@@ -238,108 +242,6 @@ function routerHandoff(topology: HandoffTopology, target: string): Handoff {
   return new Handoff(
     description ? { target, description: `Handoff to ${target}: ${description}` } : { target },
   );
-}
-
-/**
- * The agents that said the lazy-routing phrase since the latest real user message: the classifier
- * is not offered them again in this user turn.
- */
-function declinedThisTurn(thread: readonly AgentMessage[], phrase: string | RegExp): Set<string> {
-  const declined = new Set<string>();
-  for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
-    if (m === undefined) break;
-    if (m.source === 'user') {
-      if (m.metadata[AUTONOMOUS_PROMPT_KEY] === true || !isChatMessage(m)) continue;
-      break;
-    }
-    if (isChatMessage(m) && m.type !== 'HandoffMessage' && saysPhrase(phrase, messageToText(m))) {
-      declined.add(m.source);
-    }
-  }
-  return declined;
-}
-
-/** The latest answer that said the lazy-routing phrase, as a request to the user. */
-function latestDecline(
-  thread: readonly AgentMessage[],
-  phrase: string | RegExp,
-): { agent: string; prompt: string } {
-  for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
-    if (m === undefined || !isChatMessage(m) || m.type === 'HandoffMessage') continue;
-    const text = messageToText(m);
-    if (m.source !== 'user' && saysPhrase(phrase, text)) return { agent: m.source, prompt: text };
-  }
-  throw new Error('latestDecline(): the thread holds no declining answer.');
-}
-
-/** The text of the latest real user message (autonomous prompts aside). */
-function latestUserText(thread: readonly AgentMessage[]): string {
-  for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
-    if (m?.source === 'user' && m.metadata[AUTONOMOUS_PROMPT_KEY] !== true && isChatMessage(m)) {
-      return messageToText(m);
-    }
-  }
-  return '';
-}
-
-/**
- * Where a lazily routed specialist's view of the thread starts: `turns` user turns before the
- * message that routed the request to it (a handoff to it, or the classifier's choice).
- */
-function contextStart(thread: readonly AgentMessage[], agent: string, turns: number): number {
-  let routedAt = -1;
-  for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
-    if (
-      (m?.type === 'HandoffMessage' && m.target === agent) ||
-      (m?.type === 'SelectSpeakerEvent' && m.source === CLASSIFIER_SOURCE && m.content[0] === agent)
-    ) {
-      routedAt = i;
-      break;
-    }
-  }
-  if (routedAt < 0) return 0;
-  let seen = 0;
-  for (let i = routedAt; i >= 0; i--) {
-    const m = thread[i];
-    if (
-      m?.source === 'user' &&
-      m.type === 'TextMessage' &&
-      m.metadata[AUTONOMOUS_PROMPT_KEY] !== true
-    ) {
-      seen++;
-      if (seen === turns) return i;
-    }
-  }
-  return 0;
-}
-
-/**
- * How many answers `agent` gave in a row before this one, without a real user reply or another
- * agent in between (autonomous prompts do not break the run).
- */
-function answersInARow(state: SessionState, agent: string): number {
-  let count = 0;
-  for (let i = state.thread.length - 1; i >= 0; i--) {
-    const m = state.thread[i];
-    if (m === undefined) break;
-    if (m.source === 'user') {
-      if (m.metadata[AUTONOMOUS_PROMPT_KEY] === true) continue;
-      break;
-    }
-    if (m.source !== agent) break;
-    if (
-      m.type === 'TextMessage' ||
-      m.type === 'StructuredMessage' ||
-      m.type === 'ToolCallSummaryMessage'
-    ) {
-      count++;
-    }
-  }
-  return count;
 }
 
 /** Participants, topology and routing: a stored session must match them to be resumed. */

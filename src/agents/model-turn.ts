@@ -1,0 +1,107 @@
+import type { z } from 'zod';
+
+import type {
+  AgentEvent,
+  ChatMessage,
+  FunctionCall,
+  FunctionExecutionResult,
+} from '../messages/message.js';
+import {
+  handoffMessage,
+  streamingChunkEvent,
+  structuredMessage,
+  textMessage,
+  toolCallSummaryMessage,
+} from '../messages/message-factories.js';
+import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
+import { normaliseModelResult } from '../models/model-result.js';
+import { formatPath } from '../zod-issues.js';
+import type { Handoff } from './handoff.js';
+
+/**
+ * One model call of agent `agent`; streamed text reaches `emit` as chunks when `stream` is on and
+ * the client can stream. What the client returns is normalised before anything can commit it.
+ */
+export async function requestModel(
+  client: ChatClient,
+  agent: string,
+  stream: boolean,
+  request: ModelRequest,
+  emit: (event: AgentEvent) => void,
+): Promise<ModelResult> {
+  const origin = `The ChatClient of agent "${agent}"`;
+  if (!stream || client.createStream === undefined) {
+    return normaliseModelResult(await client.create(request), origin);
+  }
+  let result: unknown;
+  for await (const item of client.createStream(request)) {
+    if (typeof item !== 'string') result = item;
+    else if (item !== '') emit(streamingChunkEvent({ source: agent, content: item }));
+  }
+  if (result === undefined) {
+    throw new Error(
+      `The model stream of agent "${agent}" ended without a result. The ChatClient's ` +
+        'createStream must yield a ModelResult last.',
+    );
+  }
+  return normaliseModelResult(result, origin);
+}
+
+/**
+ * The chat message of a final model answer: a `TextMessage`, or with `outputSchema` a
+ * `StructuredMessage` (a `TextMessage` with `metadata.structuredOutputError` when it does not match).
+ */
+export function answerOf(
+  agent: string,
+  result: ModelResult,
+  outputSchema: z.ZodType | undefined,
+): ChatMessage {
+  const content = result.content ?? '';
+  const base = { source: agent, usage: result.usage };
+  if (outputSchema === undefined) return textMessage({ ...base, content });
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch {
+    const structuredOutputError = 'The answer is not valid JSON.';
+    return textMessage({ ...base, content, metadata: { structuredOutputError } });
+  }
+  const parsed = outputSchema.safeParse(json);
+  if (parsed.success) return structuredMessage({ ...base, content: parsed.data });
+  const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
+  const structuredOutputError = `The answer does not match the output schema: ${issues.join('; ')}.`;
+  return textMessage({ ...base, content, metadata: { structuredOutputError } });
+}
+
+/**
+ * The `HandoffMessage` of an answer that called `handoff`: its context is one
+ * `ToolCallSummaryMessage` with the answer's other tool calls and results (none when there were none).
+ */
+export function handoffAnswer(
+  agent: string,
+  handoff: Handoff,
+  handoffs: ReadonlyMap<string, Handoff>,
+  calls: readonly FunctionCall[],
+  results: readonly FunctionExecutionResult[],
+): ChatMessage {
+  const toolCalls = calls.filter((c) => !handoffs.has(c.name));
+  const ids = new Set(toolCalls.map((c) => c.id));
+  const others = results.filter((r) => ids.has(r.callId));
+  const context =
+    toolCalls.length === 0
+      ? []
+      : [
+          toolCallSummaryMessage({
+            source: agent,
+            content: others.map((r) => r.content).join('\n'),
+            toolCalls,
+            results: others,
+          }),
+        ];
+  return handoffMessage({
+    source: agent,
+    target: handoff.target,
+    content: handoff.message,
+    context,
+  });
+}

@@ -1,0 +1,40 @@
+import type { ZodType, z } from 'zod';
+
+import type { ChatAgent } from '../../agents/chat-agent.js';
+import type { ClassifierFunction } from './handoff-router.js';
+
+/** Options of `new HandoffBuilder()`. */
+export interface HandoffBuilderOptions {
+  /** Names the workflow in errors, the machine id and the graph. @default "handoff" */
+  name?: string;
+  participants: readonly ChatAgent[];
+}
+
+/** Options of `withAutonomousMode()`. */
+export interface AutonomousModeOptions {
+  /** The agents that keep going without the user. @default every participant */
+  agents?: readonly (ChatAgent | string)[];
+  /** Answers in a row before the user is asked, per agent. @default 10 */
+  turnLimits?: Readonly<Record<string, number>>;
+  /** What the agent receives, as a user-role message, between two answers. @default "User did not respond. Continue assisting autonomously." */
+  prompt?: string;
+}
+
+/** Options of `withUserReplyRouting('lazy', ...)`. */
+export interface LazyRoutingOptions {
+  /** When an answer contains it, the request is classified again. @default "This is outside my area" */
+  handoffPhrase?: string | RegExp;
+  /** Picks the specialist: an agent asked to hand off, or a function. @default the coordinator */
+  classifier?: ChatAgent | ClassifierFunction;
+  /** The user/agent turns a newly chosen specialist sees. @default all */
+  contextTurns?: number;
+}
+
+/** Options of `withResolver()`. */
+export interface ResolverOptions<S extends ZodType = ZodType> {
+  /** The agent that answers in `schema`. @default the coordinator */
+  agent?: ChatAgent | string;
+  schema: S;
+  /** The participant to take over, or `null` to send the agent's answer to the user. */
+  resolve: (output: z.output<S>) => string | null;
+}
