@@ -8,9 +8,6 @@ import { AgentMessageSchema, FunctionCallSchema } from '../messages/message-sche
 // Loading a session replays step patches with immer's `applyPatches`.
 enablePatches();
 
-/** What a session is doing between runs (`running` is known only to the process running it). */
-export type SessionStatus = 'idle' | 'awaiting_input' | 'terminated' | 'cancelled';
-
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
  * `id` is the `UserInputRequestedEvent.requestId`); `kind: "approval"`: `calls` await a decision.
@@ -21,71 +18,63 @@ export interface PendingRequest {
   readonly prompt: string;
   readonly kind: 'input' | 'approval';
   /** With `kind: "approval"`: the calls still awaiting a decision. */
-  readonly calls?: readonly FunctionCall[];
+  readonly calls?: readonly FunctionCall[] | undefined;
 }
+
+// A public type written out for its readers; the compiler checks that the schema produces it.
+const PendingRequestSchema: z.ZodType<PendingRequest, unknown> = z
+  .object({
+    id: z.string().min(1),
+    agent: z.string().min(1),
+    prompt: z.string(),
+    // Sessions stored before approvals existed have no kind: theirs was an input request.
+    kind: z.enum(['input', 'approval']).default('input'),
+    calls: z.array(FunctionCallSchema).readonly().optional(),
+  })
+  .readonly();
+
+const SessionStateObject = z.object({
+  version: z.literal(1),
+  /** The whole thread, every message once, streaming chunks excluded. */
+  thread: z.array(AgentMessageSchema).readonly(),
+  /** The state of the compiled machine: the next speaker, `awaitingInput` or `stopped`. */
+  machineState: z.string().min(1),
+  /** Where `run()` without a task continues after a stop: the state the stop interrupted. */
+  resumeState: z.string().min(1).nullable(),
+  /** What a session is doing between runs (`running` is known only to the process running it). */
+  status: z.enum(['idle', 'awaiting_input', 'terminated', 'cancelled']),
+  pendingRequest: PendingRequestSchema.nullable(),
+  /** Agent turns in the current run; reset when a run stops or pauses, kept when cancelled. */
+  turn: z.number().int().nonnegative(),
+  /** The termination condition's `saveState()` for this session. */
+  termination: z.unknown(),
+  /** Per agent: the thread length when it last responded (its `newMessages` start there). */
+  bookmarks: z.record(z.string(), z.number().int().nonnegative()).readonly(),
+  /** The agent that spoke last, for `last_agent` routing. */
+  lastSpeaker: z.string().nullable(),
+  /**
+   * The orchestration's own record of where a run stands beyond the machine state (e.g. which
+   * participants are due next), as plain JSON; `null` when it keeps none.
+   */
+  progress: z.unknown().optional(),
+  /** Steps committed so far; the optimistic-concurrency token of checkpoint stores. */
+  step: z.number().int().nonnegative(),
+});
 
 /**
  * Everything a conversation is: one immutable value. A step produces the next value and the
  * patches between the two; agents and workflow objects hold no conversation state.
  */
-export interface SessionState {
-  readonly version: 1;
-  /** The whole thread, every message once, streaming chunks excluded. */
-  readonly thread: readonly AgentMessage[];
-  /** The state of the compiled machine: the next speaker, `awaitingInput` or `stopped`. */
-  readonly machineState: string;
-  /** Where `run()` without a task continues after a stop: the state the stop interrupted. */
-  readonly resumeState: string | null;
-  readonly status: SessionStatus;
-  readonly pendingRequest: PendingRequest | null;
-  /** Agent turns in the current run; reset when a run stops or pauses, kept when cancelled. */
-  readonly turn: number;
-  /** The termination condition's `saveState()` for this session. */
-  readonly termination: unknown;
-  /** Per agent: the thread length when it last responded (its `newMessages` start there). */
-  readonly bookmarks: Readonly<Record<string, number>>;
-  /** The agent that spoke last, for `last_agent` routing. */
-  readonly lastSpeaker: string | null;
-  /**
-   * The orchestration's own record of where a run stands beyond the machine state (e.g. which
-   * participants are due next), as plain JSON; `null` when it keeps none.
-   */
-  readonly progress?: unknown;
-  /** Steps committed so far; the optimistic-concurrency token of checkpoint stores. */
-  readonly step: number;
-}
+export type SessionState = Readonly<z.output<typeof SessionStateObject>>;
 
-const PendingRequestSchema = z.object({
-  id: z.string().min(1),
-  agent: z.string().min(1),
-  prompt: z.string(),
-  // Sessions stored before approvals existed have no kind: theirs was an input request.
-  kind: z.enum(['input', 'approval']).optional(),
-  calls: z.array(FunctionCallSchema).optional(),
-});
-
-const SessionStateObject = z.object({
-  version: z.literal(1),
-  thread: z.array(AgentMessageSchema),
-  machineState: z.string().min(1),
-  resumeState: z.string().min(1).nullable(),
-  status: z.enum(['idle', 'awaiting_input', 'terminated', 'cancelled']),
-  pendingRequest: PendingRequestSchema.nullable(),
-  turn: z.number().int().nonnegative(),
-  termination: z.unknown(),
-  bookmarks: z.record(z.string(), z.number().int().nonnegative()),
-  lastSpeaker: z.string().nullable(),
-  progress: z.unknown().optional(),
-  step: z.number().int().nonnegative(),
-});
+/** What a session is doing between runs. */
+export type SessionStatus = SessionState['status'];
 
 /** Validates a session state as a checkpoint holds it. */
-export const SessionStateSchema = SessionStateObject as unknown as z.ZodType<SessionState>;
+export const SessionStateSchema = SessionStateObject.readonly();
 
 /** Validates a state from `saveState()`: the session state without its step number. */
-export const SavedStateSchema = SessionStateObject.omit({ step: true }) as unknown as z.ZodType<
-  Omit<SessionState, 'step'>
->;
+export const SavedStateSchema = SessionStateObject.omit({ step: true }).readonly();
 
 /** A fresh session: an empty thread in the machine's initial state. */
 export function initialSessionState(machineState: string, termination: unknown): SessionState {
