@@ -1,6 +1,5 @@
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { trippedReason } from '../agents/guardrail.js';
-import type { AgentMessage } from '../messages/message.js';
 import { respondAs, RunCancelled } from './agent-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
 import { checkInput, trippedEvent } from './guardrail-checks.js';
@@ -8,6 +7,7 @@ import type { TaskMessage, TaskResult } from './runnable.js';
 import type { SessionRun } from './session-run.js';
 import type { PendingRequest } from './session-state.js';
 import type { StopCheck } from './session-stop.js';
+import { decisionsStep } from './step-changes.js';
 
 /**
  * Input to a turn paused for approvals (API.md §10): only decisions (or a reply that rejects
@@ -30,21 +30,19 @@ export async function continuePausedTurn(
     tripped === null
       ? await host.checkStop(taskMessages)
       : { stop: null, state: state.termination };
-  const waits = undecided.length > 0 && tripped === null && check.stop === null;
-  const append: AgentMessage[] = [...taskMessages];
-  if (tripped !== null) append.push(trippedEvent(tripped));
+  const event = tripped === null ? undefined : trippedEvent(tripped);
   const stops = tripped !== null || check.stop !== null;
-  await host.commit({
-    event: 'user_input',
-    append,
-    pendingRequest: waits ? { ...pending, calls: undecided } : null,
-    status: waits ? 'awaiting_input' : 'idle',
-    termination: check.state,
-    ...(stops ? await host.stopChange(state.machineState, check.state) : {}),
+  const change = decisionsStep(pending, undecided, {
+    task: taskMessages,
+    tripped: event,
+    check,
+    stop: stops ? await host.stopChange(state.machineState, check.state) : undefined,
   });
+  await host.commit(change);
+  const waits = change.status === 'awaiting_input';
   if (options.outputTaskMessages !== false) for (const m of taskMessages) run.emit(m);
-  if (tripped !== null) {
-    run.emit(append[append.length - 1] as AgentMessage);
+  if (event !== undefined && tripped !== null) {
+    run.emit(event);
     return run.result('terminated', trippedReason(tripped));
   }
   if (check.stop !== null) return run.result('terminated', check.stop.content);

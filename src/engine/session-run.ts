@@ -22,6 +22,7 @@ import {
   answerStep,
   approvalPauseStep,
   askUserStep,
+  inputStep,
   type StopChange,
   trippedStep,
 } from './step-changes.js';
@@ -153,18 +154,16 @@ export class SessionRun {
         ? await host.checkStop(taskMessages)
         : { stop: null, state: state.termination };
     const stops = tripped !== null || check.stop !== null;
-    const progress = orchestration.progressOnInput?.(state);
-    await host.commit({
-      event: 'user_input',
-      append: tripped === null ? taskMessages : [...taskMessages, trippedEvent(tripped)],
-      machineState,
-      resumeState: null,
-      pendingRequest: null,
-      status: 'idle',
-      termination: check.state,
-      ...(progress === undefined ? {} : { progress }),
-      ...(stops ? await host.stopChange(machineState, check.state) : {}),
-    });
+    await host.commit(
+      inputStep({
+        task: taskMessages,
+        machineState,
+        progress: orchestration.progressOnInput?.(state),
+        tripped: tripped === null ? undefined : trippedEvent(tripped),
+        check,
+        stop: stops ? await host.stopChange(machineState, check.state) : undefined,
+      }),
+    );
     if (options.outputTaskMessages !== false) for (const m of taskMessages) this.emit(m);
     if (tripped !== null) {
       this.emit(host.state.thread[host.state.thread.length - 1] as AgentMessage);

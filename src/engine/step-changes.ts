@@ -167,3 +167,52 @@ export function askUserStep(waiting: string, agent: string, prompt: string): Ste
     status: 'awaiting_input',
   };
 }
+
+/** What the runner learned about a task given to the session. */
+export interface InputFacts {
+  readonly task: readonly AgentMessage[];
+  /** The machine state the input leads to. */
+  readonly machineState: string;
+  /** The orchestration's progress once the task is accepted, if it changes. */
+  readonly progress: unknown;
+  /** The guardrail event when an input guardrail tripped. */
+  readonly tripped: AgentMessage | undefined;
+  readonly check: StopCheck;
+  /** Set when a guardrail or the stop rule stops the session. */
+  readonly stop: StopChange | undefined;
+}
+
+/** A new task: recorded (with a tripped guardrail's event), routed, and stopping if it must. */
+export function inputStep(facts: InputFacts): StepChange {
+  return {
+    event: 'user_input',
+    append: facts.tripped === undefined ? facts.task : [...facts.task, facts.tripped],
+    machineState: facts.machineState,
+    resumeState: null,
+    pendingRequest: null,
+    status: 'idle',
+    termination: facts.check.state,
+    ...(facts.progress === undefined ? {} : { progress: facts.progress }),
+    ...facts.stop,
+  };
+}
+
+/**
+ * Input to a turn paused for approvals: recorded, with the calls still undecided (the turn stays
+ * paused while there are any, unless the input stops the session).
+ */
+export function decisionsStep(
+  pending: PendingRequest,
+  undecided: PendingRequest['calls'],
+  facts: Omit<InputFacts, 'machineState' | 'progress'>,
+): StepChange {
+  const waits = (undecided ?? []).length > 0 && facts.stop === undefined;
+  return {
+    event: 'user_input',
+    append: facts.tripped === undefined ? facts.task : [...facts.task, facts.tripped],
+    pendingRequest: waits ? { ...pending, calls: undecided } : null,
+    status: waits ? 'awaiting_input' : 'idle',
+    termination: facts.check.state,
+    ...facts.stop,
+  };
+}
