@@ -5,9 +5,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { CheckpointError, ConfigError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import { continuesLog, readWindow } from './read-window.js';
+import { badTail, isRecordStart, noRecord, parseLine, RECORD_START } from './file-log-lines.js';
 
 /** A lock older than this is taken to belong to a process that died holding it. */
 const STALE_LOCK_MS = 3_000;
@@ -302,63 +303,6 @@ function held(lease: Lease): boolean {
   if (lease.host === hostname() && lease.pid > 0 && lease.pid !== process.pid)
     return isAlive(lease.pid);
   return true;
-}
-
-/** How every line of a log starts (`JSON.stringify({ step, snapshot, data })`). */
-const RECORD_START = Buffer.from('{"step":');
-
-/** True when `bytes` can be the start of a record: what a crash mid-append leaves behind. */
-function isRecordStart(bytes: Buffer): boolean {
-  const n = Math.min(bytes.length, RECORD_START.length);
-  return bytes.subarray(0, n).equals(RECORD_START.subarray(0, n));
-}
-
-function noRecord(sessionId: string, path: string): CheckpointError {
-  return new CheckpointError(
-    sessionId,
-    1,
-    `the log file ${path} holds no complete record (it is empty, or was overwritten or cut at ` +
-      'the head; a log is created whole with its first record)',
-  );
-}
-
-function badTail(sessionId: string, path: string): CheckpointError {
-  return new CheckpointError(
-    sessionId,
-    1,
-    `the log file ${path} ends in bytes that are not a record (only a record cut short by a ` +
-      'crash may follow the last one)',
-  );
-}
-
-/** One line of a log file as a record; anything else is a `CheckpointError`. */
-function parseLine(
-  sessionId: string,
-  path: string,
-  line: string,
-  lineNumber: number,
-  previousStep = 0,
-): CheckpointRecord {
-  const where = lineNumber > 0 ? `line ${lineNumber} of ${path}` : `the last line of ${path}`;
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    throw new CheckpointError(sessionId, previousStep + 1, `${where} is not valid JSON`, {
-      cause: error,
-    });
-  }
-  const r = value as Partial<CheckpointRecord> | null;
-  if (
-    r === null ||
-    typeof r !== 'object' ||
-    !Number.isInteger(r.step) ||
-    typeof r.snapshot !== 'boolean' ||
-    typeof r.data !== 'string'
-  ) {
-    throw new CheckpointError(sessionId, previousStep + 1, `${where} is not a step record`);
-  }
-  return { step: r.step as number, snapshot: r.snapshot, data: r.data };
 }
 
 function isAlive(pid: number): boolean {
