@@ -77,6 +77,12 @@ export const GRAPH_SCRIPT = String.raw`
     runBaton(edge);
   }
 
+  // Every participant taking a turn right now: all the nodes of a group step at once.
+  function setSpeaking(states) {
+    document.querySelectorAll('#graph .node.speaking').forEach(function (el) { el.classList.remove('speaking'); });
+    (states || []).forEach(function (id) { if (nodeEl(id)) nodeEl(id).classList.add('speaking'); });
+  }
+
   function markHandoff(from, to) {
     document.querySelectorAll('#graph .edge.handoff-last').forEach(function (el) { el.classList.remove('handoff-last'); });
     var edge = edgeEl(from, to);

@@ -1,12 +1,15 @@
 import { GRAPH_SCRIPT } from './page-graph-script.js';
 import { TIMELINE_SCRIPT } from './page-timeline-script.js';
+import { SESSIONS_SCRIPT } from './page-sessions-script.js';
+import { TRANSCRIPT_SCRIPT } from './page-transcript-script.js';
 
 /**
  * The devtools page's script, plain browser JavaScript (no build step, no framework). It reads
  * the token from its own URL, sends it on every request, follows `/api/events` (server-sent
  * events) and builds every element with `textContent`, never `innerHTML`, so message text cannot
  * inject markup. Written without template literals: it lives inside one. The graph's part is in
- * `page-graph-script.ts`, the waterfall's in `page-timeline-script.ts`.
+ * `page-graph-script.ts`, the transcript's in `page-transcript-script.ts`, the waterfall's in
+ * `page-timeline-script.ts`.
  */
 export const PAGE_SCRIPT = String.raw`
 (function () {
@@ -69,114 +72,8 @@ export const PAGE_SCRIPT = String.raw`
 
 ${GRAPH_SCRIPT}
 ${TIMELINE_SCRIPT}
-  // ---- transcript ----------------------------------------------------------------------------
-
-  function usageOf(m) {
-    return m.usage ? (m.usage.promptTokens || 0) + (m.usage.completionTokens || 0) : 0;
-  }
-
-  function usageBadge(m) {
-    if (!m.usage || usageOf(m) === 0) return null;
-    var b = h('span', 'usage', [fmt(m.usage.promptTokens) + ' prompt + ' + fmt(m.usage.completionTokens) + ' completion tokens']);
-    b.title = 'token usage of this message';
-    return b;
-  }
-
-  function pretty(args) {
-    try { return JSON.stringify(JSON.parse(args)); } catch (e) { return String(args); }
-  }
-
-  function bubble(m, className, label, body) {
-    var who = h('div', 'who', [h('b', null, [m.source]), label ? h('span', null, [label]) : null, usageBadge(m)]);
-    var el = h('div', 'msg ' + className, [who, body]);
-    el.setAttribute('data-type', m.type);
-    el.setAttribute('data-source', m.source);
-    return el;
-  }
-
-  function renderMessage(m) {
-    switch (m.type) {
-      case 'ModelClientStreamingChunkEvent': return null;
-      case 'TextMessage':
-        return bubble(m, m.source === 'user' ? 'user' : 'text', null, h('div', 'body', [m.content]));
-      case 'StopMessage':
-        return bubble(m, 'text', 'stop', h('div', 'body', [m.content]));
-      case 'StructuredMessage':
-        return bubble(m, 'text', 'structured', h('pre', 'body', [JSON.stringify(m.content, null, 2)]));
-      case 'HandoffMessage':
-        return bubble(m, 'handoff', '→ ' + m.target, h('div', 'body', [m.content]));
-      case 'ToolCallRequestEvent':
-        return bubble(m, 'tool', 'calls', h('div', null, m.content.map(function (c) {
-          return h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']);
-        })));
-      case 'ToolCallExecutionEvent':
-        return bubble(m, 'tool', 'results', h('div', null, m.content.map(function (r) {
-          return h('pre', r.isError ? 'error' : null, [r.name + ' → ' + r.content]);
-        })));
-      case 'ToolCallSummaryMessage':
-        return bubble(m, 'tool', 'tool summary', h('div', null, [h('div', 'body', [m.content])].concat(
-          m.toolCalls.map(function (c) { return h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']); }))));
-      case 'UserInputRequestedEvent':
-        return bubble(m, 'ask', 'asks the user', null);
-      case 'ThoughtEvent':
-        return bubble(m, 'thought', 'thinks', h('div', 'body', [m.content]));
-      case 'SelectSpeakerEvent':
-        return bubble(m, 'ask', 'selected ' + m.content.join(', '), null);
-      case 'ToolApprovalRequestEvent':
-        return bubble(m, 'ask', 'asks to approve', h('div', null, m.content.map(function (c) {
-          return h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']);
-        })));
-      case 'ToolApprovalResponseEvent':
-        return bubble(m, 'user', m.approved ? 'approved' : 'rejected',
-          h('div', 'body', [m.callId + (m.reason ? ': ' + m.reason : '')]));
-      case 'GuardrailTrippedEvent':
-        return bubble(m, 'text', 'guardrail tripped', h('div', 'body', [m.content]));
-      default:
-        return bubble(m, 'text', m.type, h('div', 'body', [JSON.stringify(m.content)]));
-    }
-  }
-
-  function appendMessage(m) {
-    var box = $('transcript');
-    if (m.type === 'ModelClientStreamingChunkEvent') {
-      var draft = ui.drafts[m.source];
-      if (!draft) {
-        draft = bubble(m, 'draft', 'typing…', h('div', 'body', []));
-        ui.drafts[m.source] = draft;
-        box.appendChild(draft);
-      }
-      draft.querySelector('.body').textContent += m.content;
-      draft.scrollIntoView({ block: 'end' });
-      return;
-    }
-    if (ui.drafts[m.source]) {
-      ui.drafts[m.source].remove();
-      delete ui.drafts[m.source];
-    }
-    ui.messages.push(m);
-    var el = renderMessage(m);
-    if (el) {
-      box.appendChild(el);
-      el.scrollIntoView({ block: 'end' });
-    }
-    updateUsage();
-  }
-
-  function updateUsage() {
-    var p = 0, c = 0;
-    ui.messages.forEach(function (m) {
-      if (m.usage) { p += m.usage.promptTokens || 0; c += m.usage.completionTokens || 0; }
-    });
-    $('usage-total').textContent = fmt(p + c);
-    $('usage-split').textContent = '(' + fmt(p) + ' prompt + ' + fmt(c) + ' completion)';
-  }
-
-  function divider(text, failure) {
-    var line = h('div', 'divider' + (failure ? ' failure' : ''), [text]);
-    $('transcript').appendChild(line);
-    line.scrollIntoView({ block: 'end' });
-  }
-
+${TRANSCRIPT_SCRIPT}
+${SESSIONS_SCRIPT}
   // ---- conditions ----------------------------------------------------------------------------
 
   function renderProgress(progress) {
@@ -281,6 +178,7 @@ ${TIMELINE_SCRIPT}
       if (from !== null && to !== null) markHandoff(from, to);
     }
     setActive(snap.active, false);
+    setSpeaking(snap.speaking);
     setAsking(snap.pendingRequest ? snap.pendingRequest.agent : null);
     setStatus(snap.status, snap.pendingRequest);
     $('stop-reason').textContent = '';
@@ -312,47 +210,6 @@ ${TIMELINE_SCRIPT}
     });
   }
 
-  function renderSteps(snap) {
-    var list = $('steps');
-    while (list.firstChild) list.removeChild(list.firstChild);
-    $('steps-of').textContent = snap.id;
-    $('steps-note').textContent = snap.checkpoints ? (snap.checkpoints.length === 0 ? 'No steps yet.' : '') : (snap.checkpointsNote || '');
-    (snap.checkpoints || []).forEach(function (c) {
-      var fork = h('button', 'fork', ['fork from this step']);
-      fork.type = 'button';
-      fork.setAttribute('data-step', c.step);
-      fork.addEventListener('click', function () {
-        api('POST', '/api/sessions', { from: { session: snap.id, step: c.step } })
-          .then(function (r) { return refreshSessions().then(function () { return loadSession(r.id); }); })
-          .catch(function (e) { showError('Fork failed: ' + e.message); });
-      });
-      var when = new Date(c.at).toLocaleTimeString();
-      list.appendChild(h('li', null, [h('b', null, [String(c.step)]), h('span', 'event', [c.event]), h('span', 'note', [when]), fork]));
-    });
-  }
-
-  function refreshSessions() {
-    return api('GET', '/api/sessions').then(function (r) {
-      var list = $('sessions');
-      while (list.firstChild) list.removeChild(list.firstChild);
-      r.sessions.forEach(function (item) {
-        var li = h('li', null, [h('code', null, [item.id]), h('span', 'pill ' + item.status, [item.status.replace('_', ' ')]),
-          h('span', 'note', ['step ' + item.step + (item.origin === 'store' ? ' · stored' : '')])]);
-        li.setAttribute('data-session', item.id);
-        li.addEventListener('click', function () { loadSession(item.id).catch(function (e) { showError(e.message); }); });
-        list.appendChild(li);
-      });
-      markSelected();
-      return r.sessions;
-    });
-  }
-
-  function markSelected() {
-    document.querySelectorAll('#sessions li').forEach(function (li) {
-      li.classList.toggle('selected', li.getAttribute('data-session') === ui.sessionId);
-    });
-  }
-
   // ---- events --------------------------------------------------------------------------------
 
   function onEvent(name, handler) {
@@ -378,12 +235,14 @@ ${TIMELINE_SCRIPT}
     if (d.session !== ui.sessionId) return;
     appendMessage(d.message);
     setActive(d.active, true);
+    setSpeaking(d.speaking);
     if (d.progress !== undefined) renderProgress(d.progress);
   });
   onEvent('result', function (d) {
     if (d.session !== ui.sessionId) return;
     ui.handoffFrom = d.handoffFrom;
     setActive(d.active, true);
+    setSpeaking([]);
     setAsking(d.pendingRequest ? d.pendingRequest.agent : null);
     setStatus(d.status, d.pendingRequest);
     renderProgress(d.progress);
@@ -392,6 +251,9 @@ ${TIMELINE_SCRIPT}
     else if (d.status === 'terminated') divider('terminated: ' + d.stopReason + ' · ' + usage);
     else divider('cancelled: the run was stopped · ' + usage);
     $('stop-reason').textContent = d.stopReason ? 'Finish reason: ' + d.stopReason : '';
+  });
+  onEvent('speakers', function (d) {
+    if (d.session === ui.sessionId) setSpeaking(d.speaking);
   });
   onEvent('failure', function (d) {
     if (d.session !== ui.sessionId) return;

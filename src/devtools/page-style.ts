@@ -46,8 +46,8 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 .node text { font-size: 13px; text-anchor: middle; dominant-baseline: central; pointer-events: none; }
 .node.visited rect { stroke: var(--handoff); }
 .node.asking rect { stroke: var(--accent); stroke-width: 2.5; }
-.node.active rect { fill: #fff7e6; stroke: var(--active); stroke-width: 3; }
-.node.active { filter: drop-shadow(0 0 6px rgba(245, 158, 11, .6)); }
+.node.active rect, .node.speaking rect { fill: #fff7e6; stroke: var(--active); stroke-width: 3; }
+.node.active, .node.speaking { filter: drop-shadow(0 0 6px rgba(245, 158, 11, .6)); }
 .edge path { fill: none; stroke: #b4bccb; stroke-width: 1.5; marker-end: url(#arrow); }
 .edge.kind-reroute path { stroke-dasharray: 2 3; }
 .edge.kind-asks path, .edge.kind-leaves path { stroke-dasharray: 5 4; stroke: #cdd3de; }

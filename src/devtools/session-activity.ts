@@ -52,6 +52,24 @@ export function activeAfter(
   }
 }
 
+/** The machine states of `agents`, the participants that start a turn now. */
+export function speakingStates(agents: readonly string[], states: GraphStates): string[] {
+  return agents.flatMap((agent) => {
+    const state = states.agents.get(agent);
+    return state === undefined ? [] : [state];
+  });
+}
+
+/** The speakers still at work after `message` streams past: a chat message ends its turn. */
+export function speakingAfter(
+  speaking: readonly string[],
+  message: AgentMessage,
+  states: GraphStates,
+): string[] {
+  const done = isChatMessage(message) ? states.agents.get(message.source) : undefined;
+  return done === undefined ? [...speaking] : speaking.filter((state) => state !== done);
+}
+
 /** Where a finished run leaves the highlight. */
 export function activeAfterResult(
   current: string | null,

@@ -1,90 +1,51 @@
 import { randomUUID } from 'node:crypto';
 
-import type { AnyStateMachine } from 'xstate';
-
-import type { RunOptions, Session, SessionInfo, Task, TaskResult } from '../engine/runnable.js';
+import type { SessionInfo, Task } from '../engine/runnable.js';
 import type { CheckpointInfo } from '../engine/session-log.js';
 import type { AgentMessage } from '../messages/message.js';
 import { approve, reject } from '../messages/message-factories.js';
 import { onSpanEnd } from '../observability/tracing.js';
+import { ON_SPEAKERS, type ObservedRunOptions } from '../engine/speakers-listener.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
 import { type ConditionProgress, conditionProgress } from './condition-progress.js';
 import {
   activeAfter,
   activeAfterResult,
+  speakingAfter,
+  speakingStates,
   type GraphStates,
   handoffToUserFrom,
   userTask,
 } from './session-activity.js';
-import { SessionTimings, type TimedSpan } from './session-timings.js';
+import { SessionTimings } from './session-timings.js';
 import { storedSessionIds } from './stored-sessions.js';
 
-/** A decision on a call awaiting approval, as the page sends it. */
-export interface Decision {
-  readonly callId: string;
-  readonly approved: boolean;
-  readonly reason?: string;
-}
-/** A session as the devtools drive it; `checkpoints` exists on workflows that can have a store. */
-export interface DevSession extends Omit<Session, 'run' | 'runStream'> {
-  runStream(task?: Task, options?: RunOptions): AsyncIterable<AgentMessage | TaskResult>;
-  checkpoints?(): Promise<CheckpointInfo[]>;
-}
+import {
+  type Decision,
+  type DevSession,
+  type DevWorkflow,
+  type HubEvent,
+  HubRequestError,
+  type SessionSnapshot,
+  type SessionSummary,
+} from './hub-types.js';
 
-/** What the devtools need of a workflow or team, from whichever copy of the library built it. */
-export interface DevWorkflow {
-  session(id?: string, options?: { from?: { session: string; step: number } }): DevSession;
-  readonly machine?: AnyStateMachine;
-}
-
-/** One line of the session list. */
-export interface SessionSummary {
-  readonly id: string;
-  readonly status: SessionInfo['status'] | 'unreadable';
-  readonly step: number;
-  /** Created or opened by this server, or only found in the store's directory. */
-  readonly origin: 'process' | 'store';
-}
-
-/** Everything the page shows of one session. */
-export interface SessionSnapshot {
-  readonly id: string;
-  readonly status: SessionInfo['status'];
-  readonly step: number;
-  readonly pendingRequest?: SessionInfo['pendingRequest'];
-  /** The agent a team waits on after it handed off to the user (answer it with a handoff). */
-  readonly handoffFrom?: string;
-  readonly messages: readonly AgentMessage[];
-  readonly active: string | null;
-  readonly progress: ConditionProgress | null;
-  /** The step log, or null with `checkpointsNote` saying why there is none. */
-  readonly checkpoints: readonly CheckpointInfo[] | null;
-  readonly checkpointsNote?: string;
-  /** Recent runs' spans in this process (agent turns, model calls, tools), oldest first. */
-  readonly spans: readonly TimedSpan[];
-}
-
-/** An event for every open page. */
-export interface HubEvent {
-  readonly event: 'message' | 'run' | 'result' | 'failure' | 'sessions' | 'span';
-  readonly data: Record<string, unknown>;
-}
-
-/** A request the hub refuses, with the HTTP status that says why. */
-export class HubRequestError extends Error {
-  override readonly name = 'HubRequestError';
-  readonly status: 400 | 404 | 409;
-  constructor(status: 400 | 404 | 409, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.status = status;
-  }
-}
+export {
+  type Decision,
+  type DevSession,
+  type DevWorkflow,
+  type HubEvent,
+  HubRequestError,
+  type SessionSnapshot,
+  type SessionSummary,
+};
 
 interface Tracked {
   readonly session: DevSession;
   controller: AbortController | undefined;
   active: string | null;
+  speaking: string[];
 }
 
 /** An error as the page is sent it: its text, with any credential redacted. */
@@ -161,7 +122,7 @@ export class SessionHub {
     } catch (error) {
       throw new HubRequestError(400, errorText(error), { cause: error });
     }
-    this.#tracked.set(id, { session, controller: undefined, active: null });
+    this.#tracked.set(id, { session, controller: undefined, active: null, speaking: [] });
     this.#emit('sessions', { reason: from === undefined ? 'created' : 'forked', id });
     return id;
   }
@@ -210,6 +171,7 @@ export class SessionHub {
       ...(handoffFrom === undefined ? {} : { handoffFrom }),
       messages,
       active,
+      speaking: running ? tracked.speaking : [],
       progress: this.#progress(saved.termination),
       checkpoints,
       ...(checkpointsNote === undefined ? {} : { checkpointsNote }),
@@ -263,9 +225,27 @@ export class SessionHub {
 
   async #drive(id: string, tracked: Tracked, task: Task | undefined, signal: AbortSignal) {
     try {
-      for await (const item of tracked.session.runStream(task, { signal })) {
+      // The run announces who starts a turn ahead of the stream this loop reads: each news waits
+      // until the messages streamed before it have been read.
+      let read = 0;
+      const news: { readonly at: number; readonly speaking: string[] }[] = [];
+      const apply = () => {
+        while (news.length > 0 && (news[0]?.at ?? 0) <= read) {
+          tracked.speaking = (news.shift() as { speaking: string[] }).speaking;
+          this.#emit('speakers', { session: id, speaking: tracked.speaking });
+        }
+      };
+      const options: ObservedRunOptions = {
+        signal,
+        [ON_SPEAKERS]: (agents, streamed) => {
+          news.push({ at: streamed, speaking: speakingStates(agents, this.#states) });
+          apply();
+        },
+      };
+      for await (const item of tracked.session.runStream(task, options)) {
         if (item.type === 'TaskResult') {
           tracked.active = activeAfterResult(tracked.active, item, this.#states);
+          tracked.speaking = [];
           tracked.controller = undefined;
           const handoffFrom = handoffToUserFrom(item.messages, this.#states);
           this.#emit('result', {
@@ -276,11 +256,14 @@ export class SessionHub {
             pendingRequest: item.pendingRequest ?? null,
             handoffFrom: handoffFrom ?? null,
             active: tracked.active,
+            speaking: [],
             progress: await this.#sessionProgress(tracked.session),
           });
           continue;
         }
         tracked.active = activeAfter(tracked.active, item, this.#states);
+        tracked.speaking = speakingAfter(tracked.speaking, item, this.#states);
+        read++;
         const progress =
           item.type === 'ModelClientStreamingChunkEvent'
             ? undefined
@@ -289,13 +272,16 @@ export class SessionHub {
           session: id,
           message: item,
           active: tracked.active,
+          speaking: tracked.speaking,
           ...(progress === undefined ? {} : { progress }),
         });
+        apply();
       }
     } catch (error) {
       this.#emit('failure', { session: id, error: errorText(error) });
     } finally {
       tracked.controller = undefined;
+      tracked.speaking = [];
       this.#emit('sessions', { reason: 'ran', id });
     }
   }
@@ -327,7 +313,7 @@ export class SessionHub {
       } catch (error) {
         throw new HubRequestError(400, errorText(error), { cause: error });
       }
-      tracked = { session, controller: undefined, active: null };
+      tracked = { session, controller: undefined, active: null, speaking: [] };
       this.#tracked.set(id, tracked);
     }
     return tracked;

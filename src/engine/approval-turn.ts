@@ -2,6 +2,7 @@ import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { trippedReason } from '../agents/guardrail.js';
 import { respondAs, RunCancelled } from './agent-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
+import { announceSpeakers } from './speakers-listener.js';
 import { checkInput, trippedEvent } from './guardrail-checks.js';
 import type { TaskMessage, TaskResult } from './runnable.js';
 import type { SessionRun } from './session-run.js';
@@ -62,6 +63,7 @@ async function runDecided(run: SessionRun): Promise<void> {
   const streamed = new Set<string>();
   let response: AgentResponse | AgentPause;
   try {
+    announceSpeakers(run.options, [agent], run.streamed);
     response = await respondAs(
       host,
       agent,

@@ -3,6 +3,7 @@ import { type Tripped, trippedReason } from '../agents/guardrail.js';
 import type { AgentMessage } from '../messages/message.js';
 import { respondAs, RunCancelled } from './agent-turn.js';
 import { checkOutput, isAnswer, trippedEvent } from './guardrail-checks.js';
+import { announceSpeakers } from './speakers-listener.js';
 import type { GroupAnswer } from './orchestration.js';
 import type { TaskResult } from './runnable.js';
 import type { SessionRun } from './session-run.js';
@@ -41,6 +42,7 @@ export async function groupStep(
   // Each answer is one turn: only as many members answer as turns remain.
   const agents = group.agents.slice(0, Math.max(1, orchestration.maxTurns - state.turn));
   const streamed = new Set<string>();
+  announceSpeakers(options, agents, run.streamed);
   const settled = await Promise.allSettled(
     agents.map((agent) =>
       respondAs(host, agent, state.machineState, state, options.signal, run.streamTo(streamed)),

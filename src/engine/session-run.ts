@@ -13,6 +13,7 @@ import {
 import { continuePausedTurn } from './approval-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
 import { groupStep } from './group-step.js';
+import { announceSpeakers } from './speakers-listener.js';
 import { checkInput, checkOutput, isAnswer, trippedEvent } from './guardrail-checks.js';
 import type { StateMeta } from './orchestration.js';
 import type { RunOptions, Task, TaskMessage, TaskResult } from './runnable.js';
@@ -61,10 +62,19 @@ export class SessionRun {
   /** Everything this run produced, in order (the result's messages). */
   readonly out: AgentMessage[] = [];
 
+  /** How many messages this run has put on its stream so far. */
+  streamed = 0;
+
   constructor(host: RunHost, options: RunOptions, sink: MessageSink | undefined) {
     this.host = host;
     this.options = options;
-    this.sink = sink;
+    this.sink =
+      sink === undefined
+        ? undefined
+        : (message) => {
+            this.streamed++;
+            sink(message);
+          };
   }
 
   /** Streams `message` and keeps it for the result. */
@@ -223,6 +233,7 @@ export class SessionRun {
         streamed.add(selection.id);
         this.sink?.(selection);
       }
+      announceSpeakers(options, [agent], this.streamed);
       // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
       const seen =
         selection === undefined ? state : { ...state, thread: appended(state.thread, selection) };

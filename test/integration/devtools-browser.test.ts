@@ -183,6 +183,26 @@ describe('devtools page in Chromium', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('lights both branches of a graph while they run, and clears each as it answers', async () => {
+    const url = await devServer(['test/support/fan-graph.ts']);
+    const { page, errors } = await browser();
+    await page.goto(url);
+    await page.locator('#graph .node[data-state="left"]').waitFor();
+    await send(page, 'go');
+    const speaking = () =>
+      page
+        .locator('#graph .node.speaking')
+        .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-state')).sort());
+    await page.waitForFunction(
+      () => document.querySelectorAll('#graph .node.speaking').length === 2,
+    );
+    expect(await speaking()).toEqual(['left', 'right']);
+    await transcript(page).getByText('join done').waitFor();
+    await page.locator('#status', { hasText: 'terminated' }).waitFor();
+    expect(await speaking()).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it('plays the support-desk sample to its end: the user says bye', async () => {
     const url = await devServer(['samples/support-desk.ts']);
     const { page, errors } = await browser();

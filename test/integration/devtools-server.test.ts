@@ -9,6 +9,7 @@ import { createWorkflow, terminationCondition } from '../../samples/devtools-des
 import {
   Agent,
   FileCheckpointStore,
+  GraphBuilder,
   HandoffBuilder,
   OpenAIChatClient,
   ScriptedChatClient,
@@ -246,6 +247,61 @@ describe('devtools server', () => {
     const snapshot = await call('GET', `/api/sessions/${id}`);
     expect(snapshot.json).toMatchObject({ id, status: 'cancelled', active: 'technical' });
     expect((await call('POST', `/api/sessions/${id}/stop`, {})).status).toBe(409);
+    events.close();
+  });
+
+  it('lights every participant of a group step while it works, each until its answer lands', async () => {
+    // b and c run in parallel after a; each answers only when the test releases it.
+    const gates = new Map<string, () => void>();
+    const gated = (name: string) =>
+      new Agent({
+        name,
+        client: new ScriptedChatClient(
+          () =>
+            new Promise<{ content: string }>((resolve) => {
+              gates.set(name, () => resolve({ content: `${name} done` }));
+            }),
+        ),
+      });
+    const instant = (name: string) =>
+      new Agent({ name, client: new ScriptedChatClient(() => ({ content: `${name} done` })) });
+    const [a, b, c, d] = [instant('a'), gated('b'), gated('c'), instant('d')];
+    const graph = new GraphBuilder({ name: 'fan' })
+      .addNode(a)
+      .addNode(b)
+      .addNode(c)
+      .addNode(d)
+      .addEdge(a, [b, c])
+      .addEdge([b, c], d)
+      .setEntryPoint(a)
+      .build();
+    const { server, base, call } = await start({ workflow: graph, name: 'fan', module: 'fan.ts' });
+    const events = await follow(base, server.token);
+    const id = (await call('POST', '/api/sessions', {})).json.id as string;
+    await call('POST', `/api/sessions/${id}/run`, { text: 'go' });
+
+    const speakers = (list: string[]) => (e: StreamedEvent) =>
+      e.event === 'speakers' && JSON.stringify(e.data.speaking) === JSON.stringify(list);
+    const first = await events.next(speakers(['a']));
+    expect(first.data).toEqual({ session: id, speaking: ['a'] });
+    const answerOf = (name: string) => (e: StreamedEvent) =>
+      e.event === 'message' && (e.data.message as { source: string }).source === name;
+    expect((await events.next(answerOf('a'))).data.speaking).toEqual([]);
+    await events.next(speakers(['b', 'c']));
+    expect((await call('GET', `/api/sessions/${id}`)).json).toMatchObject({
+      status: 'running',
+      speaking: ['b', 'c'],
+    });
+    while (gates.size < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    gates.get('c')?.();
+    gates.get('b')?.();
+    // The answers land in the order the graph names them; each clears its own node.
+    expect((await events.next(answerOf('b'))).data.speaking).toEqual(['c']);
+    expect((await events.next(answerOf('c'))).data.speaking).toEqual([]);
+    await events.next(speakers(['d']));
+    const done = await events.next((e) => e.event === 'result');
+    expect(done.data).toMatchObject({ status: 'terminated', speaking: [] });
+    expect((await call('GET', `/api/sessions/${id}`)).json.speaking).toEqual([]);
     events.close();
   });
 
