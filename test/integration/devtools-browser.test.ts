@@ -193,9 +193,7 @@ describe('devtools page in Chromium', () => {
       page
         .locator('#graph .node.speaking')
         .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-state')).sort());
-    await page.waitForFunction(
-      () => document.querySelectorAll('#graph .node.speaking').length === 2,
-    );
+    await page.locator('#graph .node.speaking').nth(1).waitFor();
     expect(await speaking()).toEqual(['left', 'right']);
     await transcript(page).getByText('join done').waitFor();
     await page.locator('#status', { hasText: 'terminated' }).waitFor();
