@@ -1,6 +1,6 @@
 import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
 import { graphStates, handoffToUserFrom, userTask } from '../devtools/session-activity.js';
-import type { DevSession } from '../devtools/session-hub.js';
+import type { DevSession } from '../devtools/hub-types.js';
 import { workflowGraph } from '../devtools/workflow-graph.js';
 import { type CommandSpec, parseCommandArgs } from './cli-args.js';
 import { type TerminalIO, talk } from './terminal-session.js';

@@ -3,7 +3,7 @@ import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import type { DevWorkflow } from '../devtools/session-hub.js';
+import type { DevWorkflow } from '../devtools/hub-types.js';
 import { UsageError } from './cli-args.js';
 
 /** A workflow or team as the CLI drives it (built by whichever copy of Baton the module imports). */

@@ -9,7 +9,8 @@ import { isConditionLike } from './condition-progress.js';
 import { devtoolsPage } from './page-html.js';
 import { checkRequest } from './request-guard.js';
 import { graphStates } from './session-activity.js';
-import { type Decision, type DevWorkflow, HubRequestError, SessionHub } from './session-hub.js';
+import { type Decision, type DevWorkflow, HubRequestError } from './hub-types.js';
+import { SessionHub } from './session-hub.js';
 import { type WorkflowGraph, workflowGraph } from './workflow-graph.js';
 
 /** Options of `startDevtoolsServer()`. */

@@ -31,16 +31,6 @@ import {
   type SessionSummary,
 } from './hub-types.js';
 
-export {
-  type Decision,
-  type DevSession,
-  type DevWorkflow,
-  type HubEvent,
-  HubRequestError,
-  type SessionSnapshot,
-  type SessionSummary,
-};
-
 interface Tracked {
   readonly session: DevSession;
   controller: AbortController | undefined;

@@ -1,22 +1,14 @@
 import type { AnyStateMachine } from 'xstate';
 
+import type { EdgeKind } from '../orchestrations/flat-machine.js';
 import { placeLabels } from './edge-labels.js';
 import { curve, selfLoop } from './graph-curves.js';
 
 /** What a node of the drawn graph stands for: a participant, the user, a selector, the stop. */
 export type GraphNodeKind = 'agent' | 'input' | 'select' | 'stopped';
 
-/** What an edge of the drawn graph means. */
-export type GraphEdgeKind =
-  | 'handoff'
-  | 'next'
-  | 'continues'
-  | 'asks'
-  | 'leaves'
-  | 'message'
-  | 'reply'
-  | 'selects'
-  | 'reroute';
+/** What an edge of the drawn graph means: the kind its machine gave the transition. */
+export type GraphEdgeKind = EdgeKind;
 
 /** One state of the compiled machine, with where the devtools page draws it. */
 export interface GraphNode {

@@ -37,6 +37,21 @@ function deferred() {
   return { promise, resolve };
 }
 
+/** An agent `slow` whose model call says when it started and answers `text` when released. */
+function gatedAgent(text: string) {
+  const started = deferred();
+  const release = deferred();
+  const agent = new Agent({
+    name: 'slow',
+    client: new ScriptedChatClient(async () => {
+      started.resolve();
+      await release.promise;
+      return { content: text };
+    }),
+  });
+  return { agent, started: started.promise, release: release.resolve };
+}
+
 describe('per-session termination conditions (API.md §14)', () => {
   it('gives every session its own count, and leaves the given condition object untouched', async () => {
     const condition = new MaxMessageTermination(3);
@@ -91,22 +106,13 @@ describe('per-session termination conditions (API.md §14)', () => {
   });
 
   it('stops one session with session.stop(reason?), after the current agent turn', async () => {
-    const started = deferred();
-    const release = deferred();
-    const slow = new Agent({
-      name: 'slow',
-      client: new ScriptedChatClient(async () => {
-        started.resolve();
-        await release.promise;
-        return { content: 'slow answer' };
-      }),
-    });
+    const { agent: slow, started, release } = gatedAgent('slow answer');
     const team = new RoundRobinGroupChat([slow, counter('b')], { maxTurns: 10 });
     const session = team.session('s');
     const running = session.run('go');
-    await started.promise;
+    await started;
     session.stop('closing time');
-    release.resolve();
+    release();
     const result = await running;
     expect(result.status).toBe('terminated');
     expect(result.stopReason).toBe('closing time');
@@ -203,22 +209,13 @@ describe('teams with a checkpoint store (API.md §14, §7)', () => {
 
   it('rejects a second concurrent run through another team object with SessionBusyError', async () => {
     const store = new MemoryCheckpointStore();
-    const started = deferred();
-    const release = deferred();
-    const slow = new Agent({
-      name: 'slow',
-      client: new ScriptedChatClient(async () => {
-        started.resolve();
-        await release.promise;
-        return { content: 'done' };
-      }),
-    });
+    const { agent: slow, started, release } = gatedAgent('done');
     const one = new RoundRobinGroupChat([slow], { maxTurns: 1, checkpointStore: store });
     const two = new RoundRobinGroupChat([slow], { maxTurns: 1, checkpointStore: store });
     const running = one.session('s').run('go');
-    await started.promise;
+    await started;
     await expect(two.session('s').run('also')).rejects.toThrow(SessionBusyError);
-    release.resolve();
+    release();
     expect((await running).stopReason).toBe('Maximum number of turns 1 reached.');
   });
 });
