@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { type CheckpointRecord, MemoryCheckpointStore } from '../../src/index.js';
+import { recordFormatDesk } from '../support/record-format-desk.js';
+
+const fixture = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../fixtures/step-log-v1.json'), 'utf8'),
+) as { session: string; records: CheckpointRecord[] };
+
+const texts = (messages: readonly { source: string; type: string }[]) =>
+  messages.map((m) => `${m.type} ${m.source}`);
+
+async function storeWith(records: readonly CheckpointRecord[]): Promise<MemoryCheckpointStore> {
+  const store = new MemoryCheckpointStore();
+  for (const record of records) expect(await store.append(fixture.session, record)).toBe(true);
+  return store;
+}
+
+describe('step records written before the compact format', () => {
+  it('still load: the thread, the pause, the step log', async () => {
+    const desk = recordFormatDesk(await storeWith(fixture.records));
+    const session = desk.session(fixture.session);
+    expect(texts(await session.messages())).toEqual([
+      'TextMessage user',
+      'ToolCallRequestEvent triage',
+      'ToolCallExecutionEvent triage',
+      'HandoffMessage triage',
+      'TextMessage billing',
+      'UserInputRequestedEvent billing',
+      'TextMessage user',
+      'ToolCallRequestEvent triage',
+      'ToolCallExecutionEvent triage',
+      'HandoffMessage triage',
+      'TextMessage billing',
+      'UserInputRequestedEvent billing',
+    ]);
+    expect(await session.info()).toMatchObject({
+      status: 'awaiting_input',
+      step: 6,
+      pendingRequest: { agent: 'billing', prompt: 'INV-1 refunded.' },
+    });
+    expect((await session.checkpoints()).map((c) => `${c.step} ${c.event}`)).toEqual([
+      '1 user_input',
+      '2 agent_response:triage',
+      '3 agent_response:billing',
+      '4 user_input',
+      '5 agent_response:triage',
+      '6 agent_response:billing',
+    ]);
+  });
+
+  it('go on with new records after the old ones, and the mixed log loads again', async () => {
+    const store = await storeWith(fixture.records);
+    const first = recordFormatDesk(store);
+    // The fixture's scripted models answered twice each; this desk's answer again from the start.
+    const result = await first.session(fixture.session).run('thanks');
+    expect(result.status).toBe('awaiting_input');
+    const records = await store.read(fixture.session);
+    expect(records.length).toBeGreaterThan(fixture.records.length);
+    expect(records.slice(0, fixture.records.length)).toEqual(fixture.records);
+    const again = recordFormatDesk(store).session(fixture.session);
+    expect(await again.messages()).toEqual(await first.session(fixture.session).messages());
+    expect((await again.info()).step).toBe(records.length);
+  });
+});
