@@ -1,6 +1,5 @@
 import { crc32 } from 'node:zlib';
 
-import type { Patch } from 'immer';
 import { z } from 'zod';
 
 import type { CheckpointRecord } from '../checkpoint/checkpoint-store.js';
@@ -8,10 +7,16 @@ import { CheckpointError, ConfigError } from '../errors.js';
 import { firstIssue } from '../zod-issues.js';
 import type { CommittedStep, SessionState } from './session-state.js';
 import type { StateCheck } from './state-validator.js';
-import { StepReplay } from './step-replay.js';
+import { StepReplay, type StoredPatch } from './step-replay.js';
 
-/** The version of the record format; a record of another version is refused with advice. */
+/** The version of the snapshot format; a snapshot of another version is refused with advice. */
 export const RECORD_VERSION = 1;
+
+/**
+ * The version of the compact step record (`encodeStep`). Version 1 step records (`p`: a list of
+ * patches, `at` as ISO text) are still read.
+ */
+export const STEP_VERSION = 2;
 
 /** What identifies a workflow's shape: participants, topology and routing. */
 export type WorkflowDescriptor = Readonly<Record<string, unknown>>;
@@ -46,14 +51,55 @@ const StepSchema = z.object({
   p: z.array(StoredPatchSchema),
 });
 
+/**
+ * A compact step record (version 2): the messages it appends in order (`a`), the fields it
+ * replaces under short names (`f`, see `FIELD_CODES`), the bookmarks it moves (`b`), the time in
+ * epoch milliseconds (`t`). Appending needs no position: a record cannot insert into the thread.
+ */
+const CompactStepSchema = z.object({
+  v: z.literal(STEP_VERSION),
+  s: z.number().int().positive(),
+  t: z.number().int().nonnegative(),
+  e: z.string(),
+  a: z.array(z.unknown()).optional(),
+  f: z.record(z.string(), z.unknown()).optional(),
+  b: z.record(z.string(), z.unknown()).optional(),
+});
+
 type Snapshot = z.infer<typeof SnapshotSchema>;
 type StepEntry = z.infer<typeof StepSchema>;
+type CompactStep = z.infer<typeof CompactStepSchema>;
 
-const OPS = { add: 'a', replace: 'r', remove: 'd' } as const;
+/** The short names of the fields a step replaces, in compact step records. */
+const FIELD_CODES = {
+  machineState: 'm',
+  resumeState: 'r',
+  status: 's',
+  pendingRequest: 'q',
+  turn: 'u',
+  termination: 'c',
+  lastSpeaker: 'l',
+  progress: 'g',
+} as const satisfies Partial<Record<keyof SessionState, string>>;
 
-function storePatch(patch: Patch): unknown[] {
-  const op = OPS[patch.op];
-  return op === 'd' ? [op, patch.path] : [op, patch.path, patch.value];
+const FIELD_OF_CODE: ReadonlyMap<string, string> = new Map(
+  Object.entries(FIELD_CODES).map(([field, code]) => [code, field]),
+);
+
+/** A compact step record as the patches of a version 1 record, for `StepReplay` to check. */
+function patchesOf(entry: CompactStep, threadLength: number): StoredPatch[] {
+  const patches: StoredPatch[] = (entry.a ?? []).map((message, i) => [
+    'a',
+    ['thread', threadLength + i],
+    message,
+  ]);
+  for (const [code, value] of Object.entries(entry.f ?? {})) {
+    // An unknown code becomes a patch no step can make, which the replay refuses by name.
+    patches.push(['r', [FIELD_OF_CODE.get(code) ?? `f.${code}`], value]);
+  }
+  for (const [agent, at] of Object.entries(entry.b ?? {}))
+    patches.push(['r', ['bookmarks', agent], at]);
+  return patches;
 }
 
 /** One entry of `session.checkpoints()`. */
@@ -66,23 +112,37 @@ export interface CheckpointInfo {
 }
 
 /**
- * Encodes a committed step as the patches from the previous state. The step number is the
- * record's own, so the `step` field's patch is left out; the workflow was checked when the log was
- * loaded, so only snapshots carry it.
+ * Encodes a committed step compactly (see `CompactStepSchema`) from the patches `applyStep` made:
+ * appended messages, replaced fields, moved bookmarks. The step number is the record's own; the
+ * workflow was checked when the log was loaded, so only snapshots carry it.
  */
 export function encodeStep(sessionId: string, step: CommittedStep): CheckpointRecord {
-  const record = {
-    step: step.state.step,
-    at: new Date().toISOString(),
-    event: step.event,
-    p: step.patches
-      .filter((patch) => !(patch.path.length === 1 && patch.path[0] === 'step'))
-      .map(storePatch),
+  const appended: unknown[] = [];
+  const fields: Record<string, unknown> = {};
+  const bookmarks: Record<string, unknown> = {};
+  for (const patch of step.patches) {
+    const [key, at] = patch.path;
+    if (key === 'thread') appended.push(patch.value);
+    else if (key === 'bookmarks') bookmarks[at as string] = patch.value;
+    else if (key !== 'step') {
+      const code = FIELD_CODES[key as keyof typeof FIELD_CODES];
+      if (code === undefined) throw new Error(`encodeStep(): no step writes "${String(key)}".`);
+      fields[code] = patch.value;
+    }
+  }
+  const record: CompactStep = {
+    v: STEP_VERSION,
+    s: step.state.step,
+    t: Date.now(),
+    e: step.event,
+    ...(appended.length === 0 ? {} : { a: appended }),
+    ...(Object.keys(fields).length === 0 ? {} : { f: fields }),
+    ...(Object.keys(bookmarks).length === 0 ? {} : { b: bookmarks }),
   };
   return {
-    step: record.step,
+    step: record.s,
     snapshot: false,
-    data: seal(sessionId, record.step, JSON.stringify(record)),
+    data: seal(sessionId, record.s, JSON.stringify(record)),
   };
 }
 
@@ -123,7 +183,7 @@ function checksum(sessionId: string, step: number, body: string): string {
   return crc32(`${sessionId}\n${step}\n${body}`).toString(16).padStart(8, '0');
 }
 
-function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEntry {
+function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEntry | CompactStep {
   const body = record.data.slice(8);
   if (
     record.data.length < 8 ||
@@ -148,7 +208,23 @@ function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEnt
       },
     );
   }
-  const parsed = (record.snapshot ? SnapshotSchema : StepSchema).safeParse(raw);
+  // Version 1 step records have no `v`; a snapshot's `v` is the snapshot format's.
+  const compact =
+    !record.snapshot &&
+    typeof raw === 'object' &&
+    raw !== null &&
+    'v' in raw &&
+    (raw as { v?: unknown }).v !== RECORD_VERSION;
+  if (compact && (raw as { v?: unknown }).v !== STEP_VERSION) {
+    throw new CheckpointError(
+      sessionId,
+      record.step,
+      `the step record has format version ${JSON.stringify((raw as { v?: unknown }).v)}, this ` +
+        `version of Baton reads versions 1 and ${STEP_VERSION}; resume it with the Baton version that wrote it`,
+    );
+  }
+  const schema = record.snapshot ? SnapshotSchema : compact ? CompactStepSchema : StepSchema;
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const kind = record.snapshot ? 'snapshot' : 'step record';
     throw new CheckpointError(
@@ -158,6 +234,12 @@ function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEnt
     );
   }
   const entry = parsed.data;
+  if ('s' in entry) {
+    if (entry.s !== record.step) {
+      throw new CheckpointError(sessionId, record.step, `the record says it is step ${entry.s}`);
+    }
+    return entry;
+  }
   if ('v' in entry && entry.v !== RECORD_VERSION) {
     throw new CheckpointError(
       sessionId,
@@ -247,7 +329,8 @@ export function replayLog(
       if (replay === undefined) {
         throw new CheckpointError(sessionId, record.step, 'the snapshot before it is malformed');
       }
-      for (const stored of entry.p) {
+      const patches = 's' in entry ? patchesOf(entry, replay.threadLength) : entry.p;
+      for (const stored of patches) {
         const problem = replay.apply(stored);
         if (problem !== null) throw new CheckpointError(sessionId, record.step, problem);
       }
@@ -283,6 +366,7 @@ export function listCheckpoints(
 ): CheckpointInfo[] {
   return records.map((record) => {
     const entry = decode(sessionId, record);
+    if ('s' in entry) return { step: entry.s, at: new Date(entry.t).toISOString(), event: entry.e };
     return { step: entry.step, at: entry.at, event: entry.event };
   });
 }

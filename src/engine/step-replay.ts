@@ -89,6 +89,11 @@ export class StepReplay {
     return `a step record ${describe(op, path)}, which no step does`;
   }
 
+  /** The thread's length so far: where the next appended message goes. */
+  get threadLength(): number {
+    return this.#thread.length;
+  }
+
   /** Marks the end of one record: the state is now at `step`. */
   endStep(step: number): void {
     this.#step = step;

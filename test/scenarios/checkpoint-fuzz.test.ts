@@ -29,6 +29,7 @@ import {
   textMessage,
   tool,
 } from '../../src/index.js';
+import { asPatchBody, threadLengthAfter } from '../support/step-records.js';
 
 /**
  * Corrupt checkpoints, fuzzed: whatever is done to a session's stored step log, loading it
@@ -126,7 +127,11 @@ const seal = (step: number, body: string) =>
 /** Record `i`'s data with its body parsed, changed and encoded; sealed again or not. */
 function editedData(i: number, edit: (body: unknown) => unknown, reseal: boolean): string {
   const record = records[i] as CheckpointRecord;
-  const body = JSON.stringify(edit(JSON.parse(bodyOf(record.data))));
+  const before = records
+    .slice(0, i)
+    .map((r) => JSON.parse(bodyOf(r.data)) as Record<string, unknown>);
+  const parsed = JSON.parse(bodyOf(record.data)) as Record<string, unknown>;
+  const body = JSON.stringify(edit(asPatchBody(parsed, threadLengthAfter(before))));
   return reseal ? seal(record.step, body) : sealOf(record.data) + body;
 }
 

@@ -14,6 +14,7 @@ import {
   scriptedText,
   textMessage,
 } from '../../../src/index.js';
+import { asPatchBody, threadLengthAfter } from '../../support/step-records.js';
 
 /**
  * Issue 12, items 4 and 5, on the embedded store: a damaged log is a CheckpointError naming the
@@ -75,14 +76,20 @@ function sign(step: number, body: string): string {
 }
 
 /** The line with its body changed by `edit`, re-signed so that its CRC-32 is valid. */
-function forge(line: string, edit: (body: Record<string, unknown>) => void): string {
+function forge(
+  line: string,
+  edit: (body: Record<string, unknown>) => void,
+  before: readonly string[],
+): string {
   const record = JSON.parse(line) as Line;
   expect(record.data.slice(0, 8)).toBe(
     crc32(`${ID}\n${record.step}\n${record.data.slice(8)}`)
       .toString(16)
       .padStart(8, '0'),
   );
-  const body = JSON.parse(record.data.slice(8)) as Record<string, unknown>;
+  const bodyOfLine = (l: string) =>
+    JSON.parse((JSON.parse(l) as Line).data.slice(8)) as Record<string, unknown>;
+  const body = asPatchBody(bodyOfLine(line), threadLengthAfter(before.map(bodyOfLine)));
   edit(body);
   return JSON.stringify({ ...record, data: sign(record.step, JSON.stringify(body)) });
 }
@@ -208,7 +215,7 @@ describe('FileCheckpointStore: a forged record can only append to the thread (it
   /** A written session whose last record (step 4, the answer and pause) is edited by `edit`. */
   async function withLast(edit: (body: Record<string, unknown>) => void) {
     const w = await written();
-    const line = forge(w.lines[3] as string, edit);
+    const line = forge(w.lines[3] as string, edit, w.lines.slice(0, 3));
     await writeFile(w.file, `${[...w.lines.slice(0, 3), line].join('\n')}\n`);
     return w;
   }
@@ -302,11 +309,15 @@ describe('FileCheckpointStore: a forged record can only append to the thread (it
 
   it('a user step that inserts at the head → CheckpointError', async () => {
     const { dir, file, lines } = await written();
-    const forged = forge(lines[2] as string, (body) => {
-      const first = patchesOf(body)[0] as Patch;
-      expect(body.event).toBe('user_input');
-      first[1] = ['thread', 0];
-    });
+    const forged = forge(
+      lines[2] as string,
+      (body) => {
+        const first = patchesOf(body)[0] as Patch;
+        expect(body.event).toBe('user_input');
+        first[1] = ['thread', 0];
+      },
+      lines.slice(0, 2),
+    );
     await writeFile(file, `${[lines[0], lines[1], forged].join('\n')}\n`);
     await refused(dir, file);
   });

@@ -15,6 +15,7 @@ import {
   ScriptedChatClient,
   scriptedText,
 } from '../../../src/index.js';
+import { asPatchBody, threadLengthAfter } from '../../support/step-records.js';
 
 /**
  * Issue 12, items 4 and 5, on the server stores: the same rule as the file store. A deleted or
@@ -175,7 +176,8 @@ describe.skipIf(!REDIS)(
       const before = await desk(store).session(id).messages();
       const entry = (await admin.lindex(log(id), 3)) as string;
       const body = entry.slice(9);
-      const step = (JSON.parse(body) as { step: number }).step;
+      const parsed = JSON.parse(body) as { step?: number; s?: number };
+      const step = parsed.s ?? parsed.step;
       const crc = crc32(`${id}\n${step}\n${body}`).toString(16).padStart(8, '0');
       expect(entry.slice(1, 9)).toBe(crc);
       await admin.lset(log(id), 3, `${entry[0]}${crc}${body}`);
@@ -186,10 +188,13 @@ describe.skipIf(!REDIS)(
       const id = `s-${unique()}`;
       await written(store, id);
       const entry = (await admin.lindex(log(id), 3)) as string;
-      const body = JSON.parse(entry.slice(9)) as {
-        step: number;
-        p: [string, unknown[], unknown][];
-      };
+      const earlier = (await admin.lrange(log(id), 0, 2)).map(
+        (e) => JSON.parse(e.slice(9)) as Record<string, unknown>,
+      );
+      const body = asPatchBody(
+        JSON.parse(entry.slice(9)) as Record<string, unknown>,
+        threadLengthAfter(earlier),
+      ) as { step: number; p: [string, unknown[], unknown][] };
       const first = body.p[0] as [string, unknown[], unknown];
       expect(first[0]).toBe('a');
       first[1] = ['thread', 0];
