@@ -54,7 +54,8 @@ const StepSchema = z.object({
 /**
  * A compact step record (version 2): the messages it appends in order (`a`), the fields it
  * replaces under short names (`f`, see `FIELD_CODES`), the bookmarks it moves (`b`), the time in
- * epoch milliseconds (`t`). Appending needs no position: a record cannot insert into the thread.
+ * epoch milliseconds (`t`), the event (`e`; `@billing` for `agent_response:billing`). Appending
+ * needs no position: a record cannot insert into the thread.
  */
 const CompactStepSchema = z.object({
   v: z.literal(STEP_VERSION),
@@ -69,6 +70,9 @@ const CompactStepSchema = z.object({
 type Snapshot = z.infer<typeof SnapshotSchema>;
 type StepEntry = z.infer<typeof StepSchema>;
 type CompactStep = z.infer<typeof CompactStepSchema>;
+
+/** Agent responses are most steps: their event is written `@<agent>` in compact records. */
+const RESPONSE_EVENT = 'agent_response:';
 
 /** The short names of the fields a step replaces, in compact step records. */
 const FIELD_CODES = {
@@ -134,7 +138,9 @@ export function encodeStep(sessionId: string, step: CommittedStep): CheckpointRe
     v: STEP_VERSION,
     s: step.state.step,
     t: Date.now(),
-    e: step.event,
+    e: step.event.startsWith(RESPONSE_EVENT)
+      ? `@${step.event.slice(RESPONSE_EVENT.length)}`
+      : step.event,
     ...(appended.length === 0 ? {} : { a: appended }),
     ...(Object.keys(fields).length === 0 ? {} : { f: fields }),
     ...(Object.keys(bookmarks).length === 0 ? {} : { b: bookmarks }),
@@ -366,7 +372,10 @@ export function listCheckpoints(
 ): CheckpointInfo[] {
   return records.map((record) => {
     const entry = decode(sessionId, record);
-    if ('s' in entry) return { step: entry.s, at: new Date(entry.t).toISOString(), event: entry.e };
+    if ('s' in entry) {
+      const event = entry.e.startsWith('@') ? `${RESPONSE_EVENT}${entry.e.slice(1)}` : entry.e;
+      return { step: entry.s, at: new Date(entry.t).toISOString(), event };
+    }
     return { step: entry.step, at: entry.at, event: entry.event };
   });
 }

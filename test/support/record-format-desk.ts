@@ -1,10 +1,10 @@
 // The workflow whose step log test/fixtures/step-log-v1.json holds (written by Baton before the
 // compact step records, session 3): a coordinator that hands off to billing, which asks the user.
+import type { MemoryCheckpointStore } from '../../src/index.js';
 import {
   Agent,
   HandoffBuilder,
   type HandoffWorkflow,
-  MemoryCheckpointStore,
   ScriptedChatClient,
   scriptedToolCall,
 } from '../../src/index.js';

@@ -50,5 +50,7 @@ export function asPatchBody(body: Body, threadLength: number): Body {
   for (const [agent, at] of Object.entries((body.b as Body | undefined) ?? {})) {
     p.push(['r', ['bookmarks', agent], at]);
   }
-  return { step: body.s, at: new Date(body.t as number).toISOString(), event: body.e, p };
+  const e = body.e as string;
+  const event = e.startsWith('@') ? `agent_response:${e.slice(1)}` : e;
+  return { step: body.s, at: new Date(body.t as number).toISOString(), event, p };
 }
