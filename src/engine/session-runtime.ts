@@ -40,8 +40,6 @@ export class SessionRuntime {
   #running = false;
   /** This session's own stop rule and `stop()` requests. */
   readonly #stop: SessionStop;
-  /** What a run may do to this session (made once: a run per user turn reuses it). */
-  readonly #runHost: RunHost;
 
   constructor(
     id: string,
@@ -57,7 +55,6 @@ export class SessionRuntime {
     this.#link = origin.link;
     this.#origin = origin;
     this.#stop = new SessionStop(id, orchestration.stopRule);
-    this.#runHost = this.#host();
   }
 
   /**
@@ -139,7 +136,7 @@ export class SessionRuntime {
 
   run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
     return traceRun(this.orchestration.name, this.id, () =>
-      this.#exclusive(() => new SessionRun(this.#runHost, options, sink).run(task)),
+      this.#exclusive(() => new SessionRun(this.#host(), options, sink).run(task)),
     );
   }
 
