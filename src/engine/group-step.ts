@@ -2,7 +2,7 @@ import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { type Tripped, trippedReason } from '../agents/guardrail.js';
 import type { AgentMessage } from '../messages/message.js';
 import { respondAs, RunCancelled } from './agent-turn.js';
-import { checkOutput, isAnswer, trippedEvent } from './guardrail-checks.js';
+import { checkOutput, trippedEvent } from './guardrail-checks.js';
 import { announceSpeakers } from './speakers-listener.js';
 import type { GroupAnswer } from './orchestration.js';
 import type { TaskResult } from './runnable.js';
@@ -67,15 +67,13 @@ export async function groupStep(
       continue;
     }
     const inner = response.innerMessages ?? [];
-    if (tripped === null && isAnswer(response.chatMessage)) {
-      const seen = [...state.thread, ...inner, response.chatMessage];
-      const guardrails = orchestration.guardrails?.output;
+    if (tripped === null) {
       tripped = await checkOutput(
-        guardrails,
+        orchestration.guardrails?.output,
         host.id,
         agent,
         response.chatMessage,
-        seen,
+        () => [...state.thread, ...inner, response.chatMessage],
         options.signal,
       );
       if (tripped !== null) {

@@ -28,19 +28,22 @@ export function checkInput(
   });
 }
 
-/** The first output guardrail that trips on `agent`'s answer (seen after `messages`), or null. */
+/**
+ * The first output guardrail that trips on `agent`'s answer, or null. `messages` gives the thread
+ * up to the answer; it is only built when there are guardrails (it copies the whole thread).
+ */
 export function checkOutput(
   guardrails: readonly Guardrail[] | undefined,
   sessionId: string,
   agent: string,
   answer: AgentMessage,
-  messages: readonly AgentMessage[],
+  messages: () => readonly AgentMessage[],
   signal: AbortSignal | undefined,
 ): Promise<Tripped | null> | null {
-  if (guardrails === undefined || guardrails.length === 0) return null;
+  if (guardrails === undefined || guardrails.length === 0 || !isAnswer(answer)) return null;
   return firstTripped(guardrails, {
     text: messageToText(answer),
-    messages,
+    messages: messages(),
     agent,
     sessionId,
     signal: signal ?? new AbortController().signal,

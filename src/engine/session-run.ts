@@ -14,7 +14,7 @@ import { continuePausedTurn } from './approval-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
 import { groupStep } from './group-step.js';
 import { announceSpeakers } from './speakers-listener.js';
-import { checkInput, checkOutput, isAnswer, trippedEvent } from './guardrail-checks.js';
+import { checkInput, checkOutput, trippedEvent } from './guardrail-checks.js';
 import type { StateMeta } from './orchestration.js';
 import type { RunOptions, Task, TaskMessage, TaskResult } from './runnable.js';
 import type { SessionState, StepChange } from './session-state.js';
@@ -258,16 +258,14 @@ export class SessionRun {
     }
     const inner = response.innerMessages ?? [];
     const chatMessage = response.chatMessage;
-    const tripped = isAnswer(chatMessage)
-      ? await checkOutput(
-          host.orchestration.guardrails?.output,
-          host.id,
-          agent,
-          chatMessage,
-          [...state.thread, ...before, ...inner, chatMessage],
-          options.signal,
-        )
-      : null;
+    const tripped = await checkOutput(
+      host.orchestration.guardrails?.output,
+      host.id,
+      agent,
+      chatMessage,
+      () => [...state.thread, ...before, ...inner, chatMessage],
+      options.signal,
+    );
     if (tripped !== null) {
       const stop = await host.stopChange(speaking, state.termination);
       const change = trippedStep(tripped, [...before, ...inner, trippedEvent(tripped)], stop);
