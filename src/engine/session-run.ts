@@ -46,8 +46,11 @@ export interface RunHost extends TurnContext {
   ): Promise<StopCheck>;
   /** What a stop changes: the machine stops (remembering where), the condition is reset. */
   stopChange(machineState: string, conditionState: unknown): Promise<StopChange>;
-  /** Throws when this process no longer holds the session (before a model call or a commit). */
-  confirmLease(step: number): Promise<void>;
+  /**
+   * Rejects when this process no longer holds the session (before a model call or a commit);
+   * undefined when the session has no store, so an in-memory run awaits nothing.
+   */
+  confirmLease(step: number): Promise<void> | undefined;
 }
 
 /**
@@ -202,7 +205,8 @@ export class SessionRun {
       }
       if (options.signal?.aborted) return this.cancel();
       // A run that lost its lease or its store stops here, before paying for a model call.
-      await host.confirmLease(state.step + 1);
+      const confirming = host.confirmLease(state.step + 1);
+      if (confirming !== undefined) await confirming;
       const ended = meta.kind === 'group' ? await groupStep(this, state) : await this.#turn(state);
       if (ended !== undefined) return ended;
     }
@@ -258,7 +262,7 @@ export class SessionRun {
     }
     const inner = response.innerMessages ?? [];
     const chatMessage = response.chatMessage;
-    const tripped = await checkOutput(
+    const checking = checkOutput(
       host.orchestration.guardrails?.output,
       host.id,
       agent,
@@ -266,6 +270,8 @@ export class SessionRun {
       () => [...state.thread, ...before, ...inner, chatMessage],
       options.signal,
     );
+    // Without output guardrails nothing is awaited: every await on the hot path costs a tick.
+    const tripped = checking === null ? null : await checking;
     if (tripped !== null) {
       const stop = await host.stopChange(speaking, state.termination);
       const change = trippedStep(tripped, [...before, ...inner, trippedEvent(tripped)], stop);

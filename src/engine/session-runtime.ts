@@ -200,9 +200,7 @@ export class SessionRuntime {
         this.#stop.check(delta, conditionState, () => [...this.#state.thread, ...before, ...delta]),
       stopChange: (machineState, conditionState) =>
         this.#stop.change(this.driver, machineState, conditionState),
-      confirmLease: async (step) => {
-        if (this.#link !== undefined) await this.#link.lease.confirm(step);
-      },
+      confirmLease: (step) => this.#link?.lease.confirm(step),
     };
   }
 }
