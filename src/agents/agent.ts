@@ -41,6 +41,25 @@ import {
 } from './tool-execution.js';
 import { valueText } from '../value-text.js';
 
+/** What a turn offers the model besides its tools: the handoffs, by tool name. */
+interface TurnOffer {
+  readonly handoffs: ReadonlyMap<string, Handoff>;
+  readonly names: ReadonlySet<string>;
+  /** The request's tool schemas (the agent's tools, then the handoffs); undefined when none. */
+  readonly schemas: ModelRequest['tools'];
+}
+
+const NO_HANDOFFS: readonly (string | Handoff)[] = Object.freeze([]);
+
+function offerOf(tools: readonly Tool[], handoffs: ReadonlyMap<string, Handoff>): TurnOffer {
+  const schemas = [...tools.map((t) => t.schema), ...[...handoffs.values()].map((h) => h.schema)];
+  return {
+    handoffs,
+    names: new Set(handoffs.keys()),
+    schemas: schemas.length > 0 ? schemas : undefined,
+  };
+}
+
 /** JSON Schemas of output formats given per turn (e.g. by a resolver), computed once each. */
 const turnSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 
@@ -80,6 +99,8 @@ export class Agent implements ChatAgent {
   readonly #stream: boolean;
   readonly #timer: Timer;
   readonly #outputJsonSchema: Record<string, unknown> | undefined;
+  readonly #offers = new WeakMap<readonly (string | Handoff)[], TurnOffer>();
+  #bare: TurnOffer | undefined;
 
   constructor(options: AgentOptions) {
     const name = checkAgentName(options?.name);
@@ -133,20 +154,18 @@ export class Agent implements ChatAgent {
    * runs the approved calls, gives rejected ones their error result, and goes on as usual.
    */
   async takeTurn(ctx: AgentContext): Promise<AgentResponse | AgentPause> {
-    const handoffs =
-      ctx.offerHandoffs === false
-        ? new Map<string, Handoff>()
-        : mergeHandoffs(this.name, this.#tools, this.#handoffs, ctx.handoffs ?? []);
+    const offer = this.#offer(ctx);
+    const handoffs = offer.handoffs;
     const output = this.#output(ctx.outputSchema);
     const viewOptions = {
       ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
       ...(ctx.toolCallFilter === undefined ? {} : { toolCallFilter: ctx.toolCallFilter }),
       ...(ctx.contextWindow === undefined ? {} : { contextWindow: ctx.contextWindow }),
-      handoffToolNames: new Set(handoffs.keys()),
+      handoffToolNames: offer.names,
     };
     // The window applies to every request of the turn, so it is applied per call below.
     let messages = toModelMessages(ctx.conversation, this.name, viewOptions);
-    const request = this.#baseRequest(handoffs, ctx.signal, output.json);
+    const request = this.#baseRequest(offer.schemas, ctx.signal, output.json);
     // Ids the thread already uses (indexed once per thread) and ids this turn has used.
     const threadIds = indexThread(ctx.conversation).callIds;
     const usedIds = new Set<string>();
@@ -325,17 +344,30 @@ export class Agent implements ChatAgent {
     return { schema, json };
   }
 
+  /**
+   * The handoffs a turn offers (the agent's own and the context's) with their names and the tool
+   * schemas of the request. A workflow passes the same handoffs array each turn, so they are
+   * merged and checked once per array.
+   */
+  #offer(ctx: AgentContext): TurnOffer {
+    if (ctx.offerHandoffs === false) return (this.#bare ??= offerOf(this.tools, new Map()));
+    const extra = ctx.handoffs ?? NO_HANDOFFS;
+    let offer = this.#offers.get(extra);
+    if (offer === undefined) {
+      offer = offerOf(this.tools, mergeHandoffs(this.name, this.#tools, this.#handoffs, extra));
+      this.#offers.set(extra, offer);
+    }
+    return offer;
+  }
+
   #baseRequest(
-    handoffs: ReadonlyMap<string, Handoff>,
+    tools: ModelRequest['tools'],
     signal: AbortSignal,
     outputSchema: Record<string, unknown> | undefined,
   ): ModelRequest {
-    const tools = [
-      ...this.tools.map((t) => t.schema),
-      ...[...handoffs.values()].map((h) => h.schema),
-    ];
     const request: ModelRequest = { messages: [], signal };
-    if (tools.length > 0) request.tools = tools;
+    // A copy: a client may treat the request's arrays as its own.
+    if (tools !== undefined) request.tools = [...tools];
     if (outputSchema !== undefined) request.outputSchema = outputSchema;
     return request;
   }

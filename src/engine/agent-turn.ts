@@ -118,7 +118,7 @@ export async function respondAs(
   const seen = Object.hasOwn(state.bookmarks, agentName) ? state.bookmarks[agentName] : 0;
   const bookmark = Math.max(seen ?? 0, conversationFrom);
   const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
-  const turnSignal = signal ?? new AbortController().signal;
+  const turnSignal = signal ?? quietSignal(ctx);
   let response: AgentResponse | AgentPause;
   try {
     const turnOf = agent.takeTurn?.bind(agent) ?? agent.respond.bind(agent);
@@ -159,6 +159,20 @@ export async function respondAs(
     );
   }
   return response;
+}
+
+// The signal of the turns of a run that was given none: one per run (its context), as making an
+// AbortSignal costs more than the rest of a turn's bookkeeping. It never aborts, and tools remove
+// the listeners they add to it.
+const quietSignals = new WeakMap<TurnContext, AbortSignal>();
+
+function quietSignal(ctx: TurnContext): AbortSignal {
+  let signal = quietSignals.get(ctx);
+  if (signal === undefined) {
+    signal = new AbortController().signal;
+    quietSignals.set(ctx, signal);
+  }
+  return signal;
 }
 
 function participant(ctx: TurnContext, name: string): ChatAgent {

@@ -118,15 +118,75 @@ export interface StepChange {
 /** One committed step: the next state and the patches from the previous one. */
 export interface CommittedStep {
   readonly state: SessionState;
+  /** What changed, as immer patches; made when read (only a checkpoint store reads them). */
   readonly patches: readonly Patch[];
   readonly event: string;
 }
 
+/** The fields a step may replace, in the order their patches are listed. */
+const REPLACEABLE = [
+  'machineState',
+  'resumeState',
+  'status',
+  'pendingRequest',
+  'turn',
+  'termination',
+  'progress',
+] as const;
+
+class Step implements CommittedStep {
+  readonly state: SessionState;
+  readonly event: string;
+  readonly #previous: SessionState;
+  #patches: Patch[] | undefined;
+
+  constructor(previous: SessionState, state: SessionState, event: string) {
+    this.#previous = previous;
+    this.state = state;
+    this.event = event;
+  }
+
+  get patches(): readonly Patch[] {
+    this.#patches ??= patchesBetween(this.#previous, this.state);
+    return this.#patches;
+  }
+}
+
+/** The patches from `previous` to `next`, the state a step made of it. */
+function patchesBetween(previous: SessionState, next: SessionState): Patch[] {
+  const patches: Patch[] = [];
+  for (let i = previous.thread.length; i < next.thread.length; i++) {
+    patches.push({ op: 'add', path: ['thread', i], value: next.thread[i] });
+  }
+  for (const key of REPLACEABLE) {
+    if (Object.is(previous[key], next[key])) continue;
+    const op = Object.hasOwn(previous, key) ? 'replace' : 'add';
+    patches.push({ op, path: [key], value: next[key] });
+  }
+  for (const agent in next.bookmarks) {
+    if (!Object.hasOwn(next.bookmarks, agent)) continue;
+    const seen = next.bookmarks[agent];
+    if (Object.hasOwn(previous.bookmarks, agent) && previous.bookmarks[agent] === seen) continue;
+    const op = Object.hasOwn(previous.bookmarks, agent) ? 'replace' : 'add';
+    patches.push({ op, path: ['bookmarks', agent], value: seen });
+  }
+  if (!Object.is(previous.lastSpeaker, next.lastSpeaker)) {
+    patches.push({ op: 'replace', path: ['lastSpeaker'], value: next.lastSpeaker });
+  }
+  patches.push({ op: 'replace', path: ['step'], value: next.step });
+  return patches;
+}
+
 /** Freezes a new message and everything in it (messages are shared, never edited). */
 function freezeDeep<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) freezeDeep(child);
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  // Walked without `Object.values`, which would allocate an array per object.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) freezeDeep(value[i]);
+  } else {
+    const record = value as Record<string, unknown>;
+    for (const key in record) if (Object.hasOwn(record, key)) freezeDeep(record[key]);
   }
   return value;
 }
@@ -135,29 +195,25 @@ function freezeDeep<T>(value: T): T {
  * Applies a step. Only what the step changes is touched, so the patches (what a checkpoint store
  * appends) grow with the step's new messages, never with the length of the thread.
  *
- * The patches are immer's (`applyPatches` replays them when a session is loaded), written here
- * directly: the state is a flat record whose changes are known field by field, and the thread only
- * grows. Letting immer draft it cost a walk over the thread per step and a large share of a step's
- * time; a `concat` of the frozen thread is one memory copy.
+ * The patches are immer's (`applyPatches` replays them when a session is loaded), derived from the
+ * two states when a store asks for them: the state is a flat record whose changes are known field
+ * by field, and the thread only grows. Letting immer draft it cost a walk over the thread per step
+ * and a large share of a step's time; a `concat` of the frozen thread is one memory copy.
  */
 export function applyStep(state: SessionState, change: StepChange): CommittedStep {
   const append = change.append ?? [];
-  const thread =
-    append.length === 0 ? state.thread : Object.freeze(state.thread.concat(append.map(freezeDeep)));
-  recordAppend(state.thread, thread);
-  const patches: Patch[] = append.map((value, i) => ({
-    op: 'add',
-    path: ['thread', state.thread.length + i],
-    value,
-  }));
+  let thread = state.thread;
+  if (append.length > 0) {
+    for (const message of append) freezeDeep(message);
+    thread = Object.freeze(state.thread.concat(append));
+    recordAppend(state.thread, thread);
+  }
   const next: { -readonly [K in keyof SessionState]: SessionState[K] } = { ...state, thread };
-  const set = <K extends Exclude<keyof SessionState, 'thread' | 'bookmarks' | 'version'>>(
+  const set = <K extends (typeof REPLACEABLE)[number] | 'lastSpeaker'>(
     key: K,
     value: SessionState[K] | undefined,
   ) => {
-    if (value === undefined || Object.is(state[key], value)) return;
-    next[key] = freezeDeep(value);
-    patches.push({ op: 'replace', path: [key], value });
+    if (value !== undefined && !Object.is(state[key], value)) next[key] = freezeDeep(value);
   };
   set('machineState', change.machineState);
   set('resumeState', change.resumeState);
@@ -165,22 +221,16 @@ export function applyStep(state: SessionState, change: StepChange): CommittedSte
   set('pendingRequest', change.pendingRequest);
   set('turn', change.turn);
   set('termination', change.termination);
-  if (change.progress !== undefined && !Object.is(state.progress, change.progress)) {
-    next.progress = freezeDeep(change.progress);
-    const op = Object.hasOwn(state, 'progress') ? 'replace' : 'add';
-    patches.push({ op, path: ['progress'], value: change.progress });
-  }
+  set('progress', change.progress);
   const responders =
     change.responders ?? (change.responder === undefined ? [] : [change.responder]);
   const seen = thread.length - (change.unseenByResponder ?? 0);
   for (const responder of responders) {
     const bookmarks = next.bookmarks;
-    if (bookmarks[responder] === seen) continue;
-    const op = Object.hasOwn(bookmarks, responder) ? 'replace' : 'add';
+    if (Object.hasOwn(bookmarks, responder) && bookmarks[responder] === seen) continue;
     next.bookmarks = Object.freeze({ ...bookmarks, [responder]: seen });
-    patches.push({ op, path: ['bookmarks', responder], value: seen });
   }
   set('lastSpeaker', responders[responders.length - 1]);
-  set('step', state.step + 1);
-  return { state: Object.freeze(next), patches, event: change.event };
+  next.step = state.step + 1;
+  return new Step(state, Object.freeze(next), change.event);
 }

@@ -73,10 +73,11 @@ export function toModelMessages(
   checkOptions(filter, options.contextWindow);
   const view = renderView(thread, agentName, filter, options.handoffToolNames);
   const windowed = applyWindow(view, options.contextWindow);
+  // `concat` and `slice` copy in one go; a spread walks the array's iterator.
   return options.instructions
-    ? [{ role: 'system', content: options.instructions }, ...windowed]
+    ? [{ role: 'system', content: options.instructions } as LLMMessage].concat(windowed)
     : windowed === view
-      ? [...view]
+      ? view.slice()
       : windowed;
 }
 
@@ -103,7 +104,7 @@ function renderView(
   handoffNames: ReadonlySet<string> | undefined,
 ): LLMMessage[] {
   const index = indexThread(thread);
-  const key = `${agentName}\u0000${filter}\u0000${handoffNames === undefined ? '*' : [...handoffNames].sort().join(',')}`;
+  const key = `${agentName}\u0000${filter}\u0000${handoffNames === undefined ? '*' : namesKey(handoffNames)}`;
   const memo = memoOf(index);
   let view = memo.get(key) as RenderedView | undefined;
   // The index has checked that `thread` continues the messages it holds, so a view of at most
@@ -115,6 +116,25 @@ function renderView(
   }
   renderInto(view, thread, agentName, filter, handoffNames, index);
   return view.out;
+}
+
+// The handoff names of an agent's turns are usually the same set each turn: its key is made once,
+// and checked against the set (which a caller may have changed since) without allocating.
+const namesKeys = new WeakMap<ReadonlySet<string>, { names: readonly string[]; key: string }>();
+
+function namesKey(names: ReadonlySet<string>): string {
+  const known = namesKeys.get(names);
+  if (known !== undefined && sameNames(known.names, names)) return known.key;
+  const sorted = [...names].sort();
+  const key = sorted.join(',');
+  namesKeys.set(names, { names: sorted, key });
+  return key;
+}
+
+function sameNames(known: readonly string[], names: ReadonlySet<string>): boolean {
+  if (known.length !== names.size) return false;
+  for (const name of known) if (!names.has(name)) return false;
+  return true;
 }
 
 /** True when a message from `from` on changes how a message before `from` renders. */

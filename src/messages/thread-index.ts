@@ -2,10 +2,10 @@ import type { AgentMessage, FunctionExecutionResult } from './message.js';
 
 /**
  * Facts about a thread that only grow as it grows — the first result of every call, every call
- * id, the calls that handed off — kept per thread and extended by the new messages only. Threads
- * are append-only and their messages immutable, so a thread is recognised by its first message
- * and checked, message by message (by identity: a pointer comparison each), to continue exactly
- * the messages indexed — a thread edited or rearranged by its caller gets a fresh index.
+ * id, the calls that handed off — kept per line of threads and extended by the new messages only.
+ * Threads are append-only and their messages immutable: each step makes a new array, the previous
+ * one with messages appended (`recordAppend`), and such arrays form a lineage whose index they
+ * share. A thread no step made (one a caller built) starts a lineage of its own.
  */
 export interface ThreadIndex {
   /** How many messages of the thread are indexed. */
@@ -20,10 +20,6 @@ export interface ThreadIndex {
 
 interface MutableIndex extends ThreadIndex {
   length: number;
-  /** The thread array last indexed, to recognise its successors without comparing messages. */
-  array: readonly AgentMessage[] | undefined;
-  /** The messages indexed, to check that a thread really continues them. */
-  readonly messages: AgentMessage[];
   results: Map<string, FunctionExecutionResult>;
   callIds: Set<string>;
   handoffCalls: Set<string>;
@@ -34,10 +30,21 @@ interface MutableIndex extends ThreadIndex {
 }
 
 /**
- * The indexes of the threads used most recently, by first message. Bounded, so that sessions that
- * are paused hold no index: a resumed session rebuilds its index once, in one pass.
+ * Thread arrays that agree message for message wherever both have one: each is a prefix of the
+ * longest, `tip`. Only the tip is held: an older thread of the lineage is not kept alive by it.
  */
-const indexes = new Map<AgentMessage, MutableIndex>();
+interface Lineage {
+  tip: readonly AgentMessage[];
+}
+
+/** The lineage of each thread array a step made or an index was asked for. */
+const lineages = new WeakMap<readonly AgentMessage[], Lineage>();
+
+/**
+ * The indexes of the lineages used most recently. Bounded, so that sessions that are paused hold
+ * no index: a resumed session rebuilds its index once, in one pass.
+ */
+const indexes = new Map<Lineage, MutableIndex>();
 const MAX_INDEXES = 64;
 
 /** Per-thread memo of derived values (e.g. rendered views), dropped with the thread's index. */
@@ -50,8 +57,6 @@ export function memoOf(index: ThreadIndex): Map<string, unknown> {
 function fresh(): MutableIndex {
   return {
     length: 0,
-    array: undefined,
-    messages: [],
     results: new Map(),
     callIds: new Set(),
     handoffCalls: new Set(),
@@ -90,66 +95,50 @@ function add(index: MutableIndex, m: AgentMessage, at: number): void {
 
 /** The index of `thread`, extended to its end. */
 export function indexThread(thread: readonly AgentMessage[]): ThreadIndex {
-  const first = thread[0];
-  if (first === undefined) return fresh();
-  let index = indexes.get(first);
-  if (
-    index === undefined ||
-    !(descendsFrom(thread, index.array) || continues(thread, index.messages))
-  ) {
-    index = fresh();
+  if (thread.length === 0) return fresh();
+  let lineage = lineages.get(thread);
+  if (lineage === undefined) {
+    lineage = { tip: thread };
+    lineages.set(thread, lineage);
   }
+  let index = indexes.get(lineage);
+  // An index of more messages than `thread` has (a longer thread of the lineage) knows too much.
+  if (index === undefined || index.length > thread.length) index = fresh();
   // Most recently used last: re-insert, and drop the oldest beyond the bound.
-  indexes.delete(first);
-  indexes.set(first, index);
+  indexes.delete(lineage);
+  indexes.set(lineage, index);
   if (indexes.size > MAX_INDEXES) {
     const oldest = indexes.keys().next().value;
     if (oldest !== undefined) indexes.delete(oldest);
   }
-  for (let i = index.length; i < thread.length; i++) {
-    const message = thread[i] as AgentMessage;
-    add(index, message, i);
-    index.messages.push(message);
-  }
+  for (let i = index.length; i < thread.length; i++) add(index, thread[i] as AgentMessage, i);
   index.length = thread.length;
-  index.array = thread;
   return index;
 }
 
 /**
- * Which thread array each appended one was made from (the engine records it when a step appends).
- * Following it back to an array already indexed proves a thread continues that array's messages
- * in a few lookups, instead of comparing every message.
+ * Records that `next` is `previous` with messages appended, so that `next` shares the index of
+ * `previous`'s lineage. When the lineage already holds a longer thread that disagrees with `next`
+ * (a fork), `next` starts a lineage of its own.
  */
-const madeFrom = new WeakMap<readonly AgentMessage[], readonly AgentMessage[]>();
-
-/** Records that `next` is `previous` with messages appended. */
 export function recordAppend(
   previous: readonly AgentMessage[],
   next: readonly AgentMessage[],
 ): void {
-  if (previous !== next) madeFrom.set(next, previous);
-}
-
-function descendsFrom(
-  thread: readonly AgentMessage[],
-  ancestor: readonly AgentMessage[] | undefined,
-): boolean {
-  if (ancestor === undefined) return false;
-  let current: readonly AgentMessage[] | undefined = thread;
-  for (let hops = 0; current !== undefined && hops < 64; hops++) {
-    if (current === ancestor) return true;
-    current = madeFrom.get(current);
+  if (previous === next) return;
+  let lineage = lineages.get(previous);
+  if (lineage === undefined) {
+    lineage = { tip: previous };
+    lineages.set(previous, lineage);
   }
-  return false;
-}
-
-/** True when `thread` starts with exactly the messages of `prefix` (the same objects). */
-export function continues(
-  thread: readonly AgentMessage[],
-  prefix: readonly AgentMessage[],
-): boolean {
-  if (prefix.length > thread.length) return false;
-  for (let i = prefix.length - 1; i >= 0; i--) if (thread[i] !== prefix[i]) return false;
-  return true;
+  const tip = lineage.tip;
+  const shared = Math.min(tip.length, next.length);
+  for (let i = previous.length; i < shared; i++) {
+    if (tip[i] !== next[i]) {
+      lineages.set(next, { tip: next });
+      return;
+    }
+  }
+  if (next.length > tip.length) lineage.tip = next;
+  lineages.set(next, lineage);
 }

@@ -22,6 +22,7 @@ export function traceRun<R extends { status: string; stopReason: string | null }
   sessionId: string,
   run: () => Promise<R>,
 ): Promise<R> {
+  if (!tracing.active) return run();
   return tracing.span(
     {
       name: `invoke_workflow ${workflow}`,
@@ -55,6 +56,7 @@ export function traceAgentTurn<R extends { chatMessage: ChatMessage } | object>(
   sessionId: string,
   respond: () => Promise<R>,
 ): Promise<R> {
+  if (!tracing.active) return respond();
   return tracing.span(
     {
       name: `invoke_agent ${agent}`,
@@ -94,7 +96,9 @@ export function traceChat(
 ): Promise<ModelResult> {
   const model = nonEmpty(client.model);
   const provider = nonEmpty(client.provider);
-  if (metrics === undefined || !metrics.enabled()) return chatSpan(model, provider, messages, call);
+  if (metrics === undefined || !metrics.enabled()) {
+    return tracing.active ? chatSpan(model, provider, messages, call) : call();
+  }
   const started = performance.now();
   const base = {
     'gen_ai.operation.name': 'chat',
@@ -170,6 +174,7 @@ export function traceToolExecution<R>(
   call: FunctionCall,
   execute: () => Promise<ToolOutcome<R>>,
 ): Promise<R> {
+  if (!tracing.active) return execute().then((outcome) => outcome.result);
   return tracing.span(
     {
       name: `execute_tool ${call.name}`,

@@ -154,6 +154,16 @@ export class Tracing {
   }
 
   /**
+   * True when a span started now would be recorded: a local subscriber listens, or an SDK is
+   * registered. Callers skip building a span's name and attributes when it is false.
+   */
+  get active(): boolean {
+    if (listeners.size > 0) return true;
+    const api = this.#api;
+    return api !== undefined && this.#getTracer(api) !== undefined;
+  }
+
+  /**
    * Runs `work` inside a span: a child of the Baton span it runs in, else of the caller's active
    * OpenTelemetry span. The span ends when `work` settles; a rejection marks it failed with the
    * error's name as `error.type` and is passed on.
