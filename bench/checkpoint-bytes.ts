@@ -1,5 +1,6 @@
 // Bytes a checkpoint store holds after 50, 100 and 200 relay turns, next to the thread's own JSON
-// size, and the time per committed step. Usage: checkpoint-bytes.ts <memory|file|postgres|redis>
+// size, and the time per committed step.
+// Usage: checkpoint-bytes.ts <memory|file|postgres|redis> [--scenario relay|graph|team|selector]
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,10 +11,14 @@ import {
   MemoryCheckpointStore,
   PostgresCheckpointStore,
   RedisCheckpointStore,
+  type Runnable,
 } from '../src/index.js';
+import { benchArgs, checkScenario, countTurn, scenarioField } from './relay.js';
 import { relayDesk, userTurn } from './relay-desk.js';
+import { scenarioDesk } from './scenario-desks.js';
 
-const kind = process.argv[2] ?? 'memory';
+const { positional, scenario } = benchArgs(process.argv.slice(2));
+const kind = positional[0] ?? 'memory';
 const sessionId = `bench-${process.pid}-${Date.now()}`;
 const table = `bench_${process.pid}`;
 let cleanup = async () => {};
@@ -50,7 +55,8 @@ async function storedBytes(store: CheckpointStore): Promise<number> {
 }
 
 const store = await open();
-const { workflow } = relayDesk(store);
+const workflow: Runnable =
+  scenario === 'relay' ? relayDesk(store).workflow : scenarioDesk(scenario, store);
 const session = workflow.session(sessionId);
 const rows: unknown[] = [];
 let steps = 0;
@@ -58,8 +64,9 @@ let elapsed = 0n;
 for (let turn = 1; turn <= 200; turn++) {
   const before = (await session.info()).step;
   const start = process.hrtime.bigint();
-  await session.run(userTurn(turn));
+  const result = await session.run(userTurn(turn));
   elapsed += process.hrtime.bigint() - start;
+  countTurn(result.messages.length);
   steps += (await session.info()).step - before;
   if (turn === 10 || turn === 50 || turn === 100 || turn === 200) {
     const threadBytes = Buffer.byteLength(JSON.stringify(await session.messages()));
@@ -92,4 +99,7 @@ if (store instanceof RedisCheckpointStore) {
 }
 await store.close();
 await cleanup();
-console.log(JSON.stringify({ bench: 'checkpoint-bytes', store: kind, rows }));
+checkScenario(scenario, 200);
+console.log(
+  JSON.stringify({ bench: 'checkpoint-bytes', store: kind, ...scenarioField(scenario), rows }),
+);

@@ -1,11 +1,20 @@
 // Heap per paused session: 1,000 sessions, each paused after one relay turn (Baton: a handoff
 // session awaiting the user's input; the peers: what they keep between turns — the history for
 // OpenAI Agents, the checkpointer's thread for LangGraph). Needs `--expose-gc`.
-// Usage: node --expose-gc --import tsx paused-heap.ts [framework]
-import { frameworkArg, openRelay, userTurn } from './relay.js';
+// The graph and team scenarios keep a session that has finished its run and waits for the next task.
+// Usage: node --expose-gc --import tsx paused-heap.ts [framework] [--scenario relay|graph|team|selector]
+import {
+  benchArgs,
+  checkScenario,
+  frameworkArg,
+  openRelay,
+  scenarioField,
+  userTurn,
+} from './relay.js';
 
 const SESSIONS = 1000;
-const kind = frameworkArg(process.argv[2] ?? 'baton');
+const { positional, scenario } = benchArgs(process.argv.slice(2));
+const kind = frameworkArg(positional[0] ?? 'baton');
 const gc = globalThis.gc;
 if (gc === undefined) throw new Error('paused-heap.ts needs `node --expose-gc`.');
 
@@ -15,7 +24,7 @@ const settledHeap = () => {
   return process.memoryUsage().heapUsed;
 };
 
-const framework = await openRelay(kind);
+const framework = await openRelay(kind, { scenario });
 // Warm-up sessions run every code path once, so that lazily built caches are in the baseline.
 for (let i = 0; i < 20; i++) await framework.session(`warm-up-${i}`).run(userTurn(1));
 const probe = framework.session('probe');
@@ -37,10 +46,12 @@ const threadsBefore = settledHeap();
 const threads: unknown[] = [];
 for (let i = 0; i < SESSIONS; i++) threads.push(JSON.parse(threadJSON));
 const threadHeapBytes = (settledHeap() - threadsBefore) / SESSIONS;
+checkScenario(scenario, 20 + 1 + SESSIONS);
 console.log(
   JSON.stringify({
     bench: 'paused-heap',
     framework: kind,
+    ...scenarioField(scenario),
     sessions: kept.length,
     heapPerSessionBytes: (after - before) / SESSIONS,
     threadHeapBytes,

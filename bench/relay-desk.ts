@@ -13,8 +13,11 @@ import {
   type HandoffWorkflow,
   type ModelRequest,
   type ModelResult,
+  type Runnable,
 } from '../src/index.js';
+import type { DeskScenario } from './scenario-desks.js';
 import {
+  countTurn,
   modelCalls,
   NEXT,
   RELAY,
@@ -93,17 +96,38 @@ export function relayDesk(
 export async function batonRelay(
   options: RelayOptions & { store?: 'file' } = {},
 ): Promise<RelayFramework> {
+  return batonFramework((store) => relayDesk(store, options.latencyMs).workflow, options.store);
+}
+
+/** One of the other orchestrations of the four agents (bench/scenario-desks.ts), on Baton. */
+export async function batonScenario(
+  scenario: DeskScenario,
+  options: RelayOptions & { store?: 'file' } = {},
+): Promise<RelayFramework> {
+  const { scenarioDesk } = await import('./scenario-desks.js');
+  return batonFramework((store) => scenarioDesk(scenario, store, options.latencyMs), options.store);
+}
+
+/**
+ * A Baton runnable behind the interface every framework shares, with a FileCheckpointStore in a
+ * temporary directory when `storeKind` is "file". Each turn's result is counted (`countTurn`), so
+ * that the benchmarks can check the scenario.
+ */
+async function batonFramework(
+  build: (store: CheckpointStore | undefined) => Runnable,
+  storeKind: 'file' | undefined,
+): Promise<RelayFramework> {
   const directory =
-    options.store === 'file' ? await mkdtemp(join(tmpdir(), 'baton-bench-')) : undefined;
+    storeKind === 'file' ? await mkdtemp(join(tmpdir(), 'baton-bench-')) : undefined;
   const store = directory === undefined ? undefined : new FileCheckpointStore(directory);
-  const { workflow } = relayDesk(store, options.latencyMs);
+  const workflow = build(store);
   return {
     name: directory === undefined ? 'Baton' : 'Baton + FileCheckpointStore',
     session(id): RelaySession {
       const session = workflow.session(id);
       return {
         async run(text) {
-          await session.run(text);
+          countTurn((await session.run(text)).messages.length);
         },
         async threadJSON() {
           return JSON.stringify(await session.messages());

@@ -1,26 +1,32 @@
 // Orchestration overhead per model call in the relay scenario, for one framework: µs per model
 // call over a 50-turn session after a warm-up session (p50, p90), then a 200-turn session timed
 // turn by turn (turns 1–20 against 181–200), with the thread's JSON and the persisted bytes taken
-// after turns 50, 100 and 200 (outside the timed turns). Usage: relay-overhead.ts [framework]
+// after turns 50, 100 and 200 (outside the timed turns).
+// Usage: relay-overhead.ts [framework] [--scenario relay|graph|team|selector]
 import {
+  benchArgs,
+  checkScenario,
   frameworkArg,
   median,
-  modelCalls,
   openRelay,
   percentile,
+  scenarioField,
   threadBytes,
   userTurn,
 } from './relay.js';
 
-const kind = frameworkArg(process.argv[2] ?? 'baton');
+const { positional, scenario } = benchArgs(process.argv.slice(2));
+const kind = frameworkArg(positional[0] ?? 'baton');
+let turnsRun = 0;
 
 async function perCall(): Promise<{ p50: number; p90: number }> {
-  const framework = await openRelay(kind);
+  const framework = await openRelay(kind, { scenario });
   // Warm-up: 50-turn sessions, three of them or as many as start within 3 s.
   const warmUpEnd = performance.now() + 3000;
   for (let i = 0; i < 3 && performance.now() < warmUpEnd; i++) {
     const warmUp = framework.session(`warm-up-${i}`);
     for (let t = 1; t <= 50; t++) await warmUp.run(userTurn(t));
+    turnsRun += 50;
   }
   const session = framework.session('overhead');
   const perTurn: number[] = [];
@@ -29,6 +35,7 @@ async function perCall(): Promise<{ p50: number; p90: number }> {
     await session.run(userTurn(t));
     perTurn.push(Number(process.hrtime.bigint() - start) / 1000 / 4);
   }
+  turnsRun += 50;
   await framework.close();
   const sorted = perTurn.slice(5).sort((a, b) => a - b);
   return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9) };
@@ -36,7 +43,7 @@ async function perCall(): Promise<{ p50: number; p90: number }> {
 
 // A fresh framework, so that its store holds this session alone.
 async function growth() {
-  const framework = await openRelay(kind);
+  const framework = await openRelay(kind, { scenario });
   const session = framework.session('growth');
   const times: number[] = [];
   const bytes: { turns: number; threadBytes: number; persistedBytes: number | undefined }[] = [];
@@ -52,19 +59,19 @@ async function growth() {
       });
     }
   }
+  turnsRun += 200;
   await framework.close();
   return { early: median(times.slice(0, 20)), late: median(times.slice(180, 200)), bytes };
 }
 
 const call = await perCall();
 const turns = await growth();
-if (modelCalls.count % 4 !== 0) {
-  throw new Error(`The relay made ${modelCalls.count} model calls; it should make 4 a turn.`);
-}
+checkScenario(scenario, turnsRun);
 console.log(
   JSON.stringify({
     bench: 'relay-overhead',
     framework: kind,
+    ...scenarioField(scenario),
     perCallP50Us: call.p50,
     perCallP90Us: call.p90,
     turn1to20Us: turns.early,

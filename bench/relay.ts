@@ -20,9 +20,64 @@ export const userTurn = (n: number) =>
 /** Model calls made by every relay model in this process; lets each benchmark check the scenario. */
 export const modelCalls = { count: 0 };
 
+/**
+ * The orchestrations that run the relay's four agents, 4 model calls a user turn (issue 19): the
+ * HandoffBuilder desk every framework runs, and, on Baton only, a graph workflow running them as a
+ * fixed chain and two teams whose termination condition ends each run after the four answers.
+ * `messagesPerTurn`: the messages of each turn's result (the user's message first).
+ */
+export const SCENARIOS = {
+  relay: { label: 'relay (HandoffBuilder)', messagesPerTurn: 12 },
+  graph: { label: 'graph (GraphBuilder chain)', messagesPerTurn: 5 },
+  team: { label: 'team (RoundRobinGroupChat)', messagesPerTurn: 5 },
+  selector: { label: 'team (SelectorGroupChat, selectorFunc)', messagesPerTurn: 5 },
+} as const;
+
+export type Scenario = keyof typeof SCENARIOS;
+
+/** Turns run by Baton's desks in this process and the messages of their results. */
+export const turnMessages = { turns: 0, messages: 0 };
+
+/** Counts one turn's result; Baton's desks call it after every run. */
+export const countTurn = (messages: number) => {
+  turnMessages.turns++;
+  turnMessages.messages += messages;
+};
+
+/**
+ * Checks that the process ran the scenario it claims: 4 model calls for each of `turns` user turns
+ * and, on Baton, each turn's result holding the scenario's messages. The peers count model calls
+ * only, so for them the count has to be a multiple of 4.
+ */
+export function checkScenario(scenario: Scenario, turns: number, callsBefore = 0): void {
+  const calls = modelCalls.count - callsBefore;
+  if (turnMessages.turns === 0) {
+    if (calls % 4 !== 0) {
+      throw new Error(
+        `The ${scenario} scenario made ${calls} model calls; it should make 4 a turn.`,
+      );
+    }
+    return;
+  }
+  if (calls !== turns * 4) {
+    throw new Error(
+      `The ${scenario} scenario made ${calls} model calls in ${turns} turns; it should make 4 a turn.`,
+    );
+  }
+  const expected = SCENARIOS[scenario].messagesPerTurn;
+  if (turnMessages.turns !== turns || turnMessages.messages !== turns * expected) {
+    throw new Error(
+      `The ${scenario} scenario's ${turnMessages.turns} turns (${turns} run) returned ` +
+        `${turnMessages.messages} messages; each should return ${expected}.`,
+    );
+  }
+}
+
 export interface RelayOptions {
   /** Simulated model latency per call, in milliseconds. @default 0 (an instant model) */
   latencyMs?: number;
+  /** The orchestration of the four agents; only Baton runs the others. @default "relay" */
+  scenario?: Scenario;
 }
 
 /** One conversation with the relay desk. */
@@ -88,6 +143,19 @@ export async function openRelay(
   kind: FrameworkKind,
   options: RelayOptions = {},
 ): Promise<RelayFramework> {
+  const scenario = options.scenario ?? 'relay';
+  if (scenario !== 'relay') {
+    if (kind !== 'baton' && kind !== 'baton-file') {
+      throw new Error(
+        `Only Baton runs the ${scenario} scenario; ${FRAMEWORKS[kind]} runs "relay".`,
+      );
+    }
+    const { batonScenario } = await import('./relay-desk.js');
+    return batonScenario(scenario, {
+      ...options,
+      ...(kind === 'baton-file' ? { store: 'file' } : {}),
+    });
+  }
   switch (kind) {
     case 'baton':
       return (await import('./relay-desk.js')).batonRelay(options);
@@ -109,6 +177,31 @@ export function frameworkArg(arg: string | undefined): FrameworkKind {
     `Unknown framework ${JSON.stringify(arg)}. Use one of: ${Object.keys(FRAMEWORKS).join(', ')}.`,
   );
 }
+
+/**
+ * The benchmark's arguments: the positional ones, and the scenario of `--scenario <name>`
+ * (default "relay").
+ */
+export function benchArgs(argv: readonly string[]): { positional: string[]; scenario: Scenario } {
+  const positional: string[] = [];
+  let scenario: Scenario = 'relay';
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--scenario' || arg.startsWith('--scenario=')) {
+      const value = arg === '--scenario' ? argv[++i] : arg.slice('--scenario='.length);
+      if (value === undefined || !Object.hasOwn(SCENARIOS, value)) {
+        throw new Error(
+          `Unknown scenario ${JSON.stringify(value)}. Use one of: ${Object.keys(SCENARIOS).join(', ')}.`,
+        );
+      }
+      scenario = value as Scenario;
+    } else positional.push(arg);
+  }
+  return { positional, scenario };
+}
+
+/** The `scenario` field of a benchmark's JSON: left out for the relay, whose output predates it. */
+export const scenarioField = (scenario: Scenario) => (scenario === 'relay' ? {} : { scenario });
 
 export const percentile = (sorted: readonly number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;

@@ -9,7 +9,9 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 import { summarize } from './cpu-profile.js';
+import { bytes, fmt, ratio, time, times } from './format.js';
 import { FRAMEWORKS, type FrameworkKind, PEER_KINDS } from './relay.js';
+import { scenarioSection } from './scenario-section.js';
 import { tracingSection } from './tracing-section.js';
 
 type Figures = Record<string, unknown>;
@@ -58,24 +60,6 @@ function measure(script: string, args: string[] = [], nodeArgs: string[] = []): 
 }
 
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);
-const fmt = (n: unknown, digits = 0) =>
-  typeof n === 'number' ? n.toLocaleString('en-US', { maximumFractionDigits: digits }) : 'n/a';
-const time = (us: unknown) => {
-  if (typeof us !== 'number') return 'n/a';
-  if (us < 1000) return `${fmt(us)} µs`;
-  return `${fmt(us / 1000, us < 10_000 ? 2 : 1)} ms`;
-};
-const bytes = (b: unknown) => {
-  if (typeof b !== 'number') return 'n/a';
-  if (b < 1000) return `${fmt(b)} B`;
-  if (b < 1e6) return `${fmt(b / 1000, 1)} kB`;
-  if (b < 1e9) return `${fmt(b / 1e6, 1)} MB`;
-  return `${fmt(b / 1e9, 2)} GB`;
-};
-const ratio = (a: unknown, b: unknown) =>
-  typeof a === 'number' && typeof b === 'number' && b > 0 ? a / b : undefined;
-const times = (r: unknown) => (typeof r === 'number' ? `${fmt(r, r < 0.1 ? 3 : 2)}×` : 'n/a');
-
 const lines: string[] = [];
 const out = (line = '') => {
   lines.push(line);
@@ -358,6 +342,8 @@ out(
   '"stored" counts the records\' bytes (for the file store: the files on disk, lease files included).',
 );
 out();
+
+for (const line of scenarioSection()) out(line);
 
 out('## How the peers are set up');
 out();
