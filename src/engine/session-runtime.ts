@@ -1,5 +1,6 @@
 import type { PendingRequest } from './session-state.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
+import { releaseIndex } from '../messages/thread-index.js';
 import { traceRun } from '../observability/gen-ai-spans.js';
 import type { CheckpointLink } from './checkpoint-link.js';
 import type { MachineDriver } from './machine-driver.js';
@@ -136,7 +137,14 @@ export class SessionRuntime {
 
   run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
     return traceRun(this.orchestration.name, this.id, () =>
-      this.#exclusive(() => new SessionRun(this.#host(), options, sink).run(task)),
+      this.#exclusive(async () => {
+        try {
+          return await new SessionRun(this.#host(), options, sink).run(task);
+        } finally {
+          // A paused session keeps no index of its thread (a few recent ones stay cached).
+          releaseIndex(this.#state.thread);
+        }
+      }),
     );
   }
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { applyStep, initialSessionState, type SessionState } from '../engine/session-state.js';
 import type { AgentMessage } from './message.js';
 import { textMessage, toolCallRequestEvent } from './message-factories.js';
-import { indexThread, recordAppend } from './thread-index.js';
+import { indexThread, recordAppend, releaseIndex } from './thread-index.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -36,7 +36,7 @@ describe('thread lineages', () => {
   });
 
   it('share one index along a lineage, extended by the new messages only', () => {
-    const first = [say(1)];
+    const first: AgentMessage[] = [say(1)];
     const calls = toolCallRequestEvent({
       source: 'billing',
       content: [{ id: 'call-1', name: 'refund', arguments: '{}' }],
@@ -51,7 +51,7 @@ describe('thread lineages', () => {
   });
 
   it('give a fork that disagrees with a longer thread of its lineage an index of its own', () => {
-    const base = [say(1)];
+    const base: AgentMessage[] = [say(1)];
     const call = (id: string) =>
       toolCallRequestEvent({
         source: 'billing',
@@ -68,7 +68,7 @@ describe('thread lineages', () => {
   });
 
   it('index a shorter thread of a lineage without the facts of the longer one', () => {
-    const base = [say(1)];
+    const base: AgentMessage[] = [say(1)];
     const longer = base.concat(
       toolCallRequestEvent({
         source: 'billing',
@@ -78,5 +78,32 @@ describe('thread lineages', () => {
     recordAppend(base, longer);
     expect([...indexThread(longer).callIds]).toEqual(['later']);
     expect([...indexThread(base).callIds]).toEqual([]);
+  });
+
+  it('keep the index of a running thread however many others run (a cache of 64 made each call rebuild above 64 sessions)', () => {
+    const running: AgentMessage[] = [say(0)];
+    const index = indexThread(running);
+    for (let n = 1; n <= 100; n++) {
+      const other = [say(n)];
+      indexThread(other);
+      releaseIndex(other);
+    }
+    expect(indexThread(running)).toBe(index);
+  });
+
+  it('let go of a released index once 64 more recent ones are released', () => {
+    const paused: AgentMessage[] = [say(0)];
+    const index = indexThread(paused);
+    releaseIndex(paused);
+    expect(indexThread(paused)).toBe(index);
+    releaseIndex(paused);
+    for (let n = 1; n <= 64; n++) {
+      const other = [say(n)];
+      indexThread(other);
+      releaseIndex(other);
+    }
+    const rebuilt = indexThread(paused);
+    expect(rebuilt).not.toBe(index);
+    expect(rebuilt.length).toBe(1);
   });
 });

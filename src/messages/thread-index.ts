@@ -35,17 +35,31 @@ interface MutableIndex extends ThreadIndex {
  */
 interface Lineage {
   tip: readonly AgentMessage[];
+  /** The index, while the lineage is in use (a session's run, a caller's own thread). */
+  index?: MutableIndex | undefined;
 }
 
 /** The lineage of each thread array a step made or an index was asked for. */
 const lineages = new WeakMap<readonly AgentMessage[], Lineage>();
 
 /**
- * The indexes of the lineages used most recently. Bounded, so that sessions that are paused hold
- * no index: a resumed session rebuilds its index once, in one pass.
+ * The indexes released most recently (see `releaseIndex`), by the thread they were released with.
+ * Bounded, so that sessions that are paused hold no index: a resumed session rebuilds its index
+ * once, in one pass.
  */
-const indexes = new Map<Lineage, MutableIndex>();
-const MAX_INDEXES = 64;
+const released = new Map<readonly AgentMessage[], MutableIndex>();
+const MAX_RELEASED = 64;
+
+/** The lineage of `thread`; a new one (with the index released with it, if any) when it has none. */
+function lineageOf(thread: readonly AgentMessage[]): Lineage {
+  let lineage = lineages.get(thread);
+  if (lineage === undefined) {
+    lineage = { tip: thread, index: released.get(thread) };
+    released.delete(thread);
+    lineages.set(thread, lineage);
+  }
+  return lineage;
+}
 
 /** Per-thread memo of derived values (e.g. rendered views), dropped with the thread's index. */
 export function memoOf(index: ThreadIndex): Map<string, unknown> {
@@ -96,24 +110,34 @@ function add(index: MutableIndex, m: AgentMessage, at: number): void {
 /** The index of `thread`, extended to its end. */
 export function indexThread(thread: readonly AgentMessage[]): ThreadIndex {
   if (thread.length === 0) return fresh();
-  let lineage = lineages.get(thread);
-  if (lineage === undefined) {
-    lineage = { tip: thread };
-    lineages.set(thread, lineage);
-  }
-  let index = indexes.get(lineage);
+  const lineage = lineageOf(thread);
+  let index = lineage.index;
   // An index of more messages than `thread` has (a longer thread of the lineage) knows too much.
   if (index === undefined || index.length > thread.length) index = fresh();
-  // Most recently used last: re-insert, and drop the oldest beyond the bound.
-  indexes.delete(lineage);
-  indexes.set(lineage, index);
-  if (indexes.size > MAX_INDEXES) {
-    const oldest = indexes.keys().next().value;
-    if (oldest !== undefined) indexes.delete(oldest);
-  }
+  lineage.index = index;
   for (let i = index.length; i < thread.length; i++) add(index, thread[i] as AgentMessage, i);
   index.length = thread.length;
   return index;
+}
+
+/**
+ * Lets go of the index of `thread`'s lineage when a session pauses: it joins the few kept for the
+ * sessions used last, so that however many sessions run at once, each keeps its index while it
+ * runs, and a paused one holds none for long.
+ */
+export function releaseIndex(thread: readonly AgentMessage[]): void {
+  const lineage = lineages.get(thread);
+  const index = lineage?.index;
+  if (lineage === undefined || index === undefined) return;
+  // The thread forgets its lineage too: a paused session holds neither.
+  lineage.index = undefined;
+  lineages.delete(thread);
+  released.delete(thread);
+  released.set(thread, index);
+  if (released.size > MAX_RELEASED) {
+    const oldest = released.keys().next().value;
+    if (oldest !== undefined) released.delete(oldest);
+  }
 }
 
 /**
@@ -126,11 +150,7 @@ export function recordAppend(
   next: readonly AgentMessage[],
 ): void {
   if (previous === next) return;
-  let lineage = lineages.get(previous);
-  if (lineage === undefined) {
-    lineage = { tip: previous };
-    lineages.set(previous, lineage);
-  }
+  const lineage = lineageOf(previous);
   const tip = lineage.tip;
   const shared = Math.min(tip.length, next.length);
   for (let i = previous.length; i < shared; i++) {
