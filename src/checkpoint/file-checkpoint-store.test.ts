@@ -28,9 +28,7 @@ describe('FileCheckpointStore', () => {
     await appendFile(await logFile(), '{"step":3,"snapshot":false,"da');
     expect((await store.read('s', { from: 'start' })).map((r) => r.step)).toEqual([1, 2]);
     expect(await store.append('s', { step: 3, snapshot: false, data: 'three' })).toBe(true);
-    expect(await readFile(await logFile(), 'utf8')).toBe(
-      '{"step":1,"snapshot":true,"data":"one"}\n{"step":2,"snapshot":false,"data":"two"}\n{"step":3,"snapshot":false,"data":"three"}\n',
-    );
+    expect(await readFile(await logFile(), 'utf8')).toBe('1=one\n2+two\n3+three\n');
   });
 
   it('finds the last step behind a record larger than its read-back window', async () => {
@@ -114,9 +112,7 @@ describe('FileCheckpointStore', () => {
       const store = new FileCheckpointStore(directory);
       await store.append('s', { step: 1, snapshot: true, data: 'one' });
       expect((await readdir(directory)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-      expect(await readFile(await logFile(), 'utf8')).toBe(
-        '{"step":1,"snapshot":true,"data":"one"}\n',
-      );
+      expect(await readFile(await logFile(), 'utf8')).toBe('1=one\n');
     });
   });
 

@@ -8,7 +8,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError } from '../errors.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import { continuesLog, readWindow } from './read-window.js';
-import { badTail, isRecordStart, noRecord, parseLine, RECORD_START } from './file-log-lines.js';
+import {
+  badTail,
+  formatLine,
+  isRecordStart,
+  noRecord,
+  parseLine,
+  RECORD_START_LENGTH,
+} from './file-log-lines.js';
 
 /** A lock older than this is taken to belong to a process that died holding it. */
 const STALE_LOCK_MS = 3_000;
@@ -22,11 +29,11 @@ function stem(sessionId: string): string {
 }
 
 /**
- * Keeps each session's step log in a file of JSON lines under `directory` (the embedded default:
- * no server). Appends are written with one `write` and `fdatasync`ed before they count; a record
- * cut short by a kill is recognised (no final newline) and dropped, so a crash loses at most the
- * step in flight. Appends and leases take a short lock file, so several processes can share the
- * directory.
+ * Keeps each session's step log in a file under `directory`, one record per line (the embedded
+ * default: no server; the line formats are in `file-log-lines.ts`). Appends are written with one
+ * `write` and `fdatasync`ed before they count; a record cut short by a kill is recognised (no final
+ * newline) and dropped, so a crash loses at most the step in flight. Appends and leases take a
+ * short lock file, so several processes can share the directory.
  *
  * @example new FileCheckpointStore('.baton')
  */
@@ -54,7 +61,7 @@ export class FileCheckpointStore implements CheckpointStore {
     return this.#locked(sessionId, async () => {
       const last = await this.#lastRecord(sessionId, path);
       if (!continuesLog(last, record)) return false;
-      const line = `${JSON.stringify({ step: record.step, snapshot: record.snapshot, data: record.data })}\n`;
+      const line = formatLine(record);
       if (last === undefined) {
         await this.#create(path, line);
         this.#known.set(sessionId, { size: Buffer.byteLength(line), lastStep: record.step });
@@ -182,7 +189,7 @@ export class FileCheckpointStore implements CheckpointStore {
       if (end < 0) throw noRecord(sessionId, path);
       const complete = end + 1;
       if (complete < size) {
-        const tail = Buffer.alloc(Math.min(RECORD_START.length, size - complete));
+        const tail = Buffer.alloc(Math.min(RECORD_START_LENGTH, size - complete));
         await file.read(tail, 0, tail.length, complete);
         if (!isRecordStart(tail)) throw badTail(sessionId, path);
         await file.truncate(complete);
@@ -207,7 +214,10 @@ export class FileCheckpointStore implements CheckpointStore {
     // is created whole, so a file with no complete record at all is damage.
     const complete = text.lastIndexOf('\n') + 1;
     if (complete === 0) throw noRecord(sessionId, path);
-    if (complete < text.length && !isRecordStart(Buffer.from(text.slice(complete, complete + 8)))) {
+    if (
+      complete < text.length &&
+      !isRecordStart(Buffer.from(text.slice(complete, complete + RECORD_START_LENGTH)))
+    ) {
       throw badTail(sessionId, path);
     }
     const records: CheckpointRecord[] = [];

@@ -29,6 +29,7 @@ import {
   textMessage,
   tool,
 } from '../../src/index.js';
+import { jsonLogLine, logLine, readLogLine } from '../support/file-log-lines.js';
 import { asPatchBody, threadLengthAfter } from '../support/step-records.js';
 
 /**
@@ -135,8 +136,7 @@ function editedData(i: number, edit: (body: unknown) => unknown, reseal: boolean
   return reseal ? seal(record.step, body) : sealOf(record.data) + body;
 }
 
-const line = (r: CheckpointRecord) =>
-  JSON.stringify({ step: r.step, snapshot: r.snapshot, data: r.data });
+const line = (r: CheckpointRecord) => logLine(r);
 const fileBytes = (rs: readonly CheckpointRecord[]) =>
   Buffer.from(rs.map((r) => `${line(r)}\n`).join(''), 'utf8');
 
@@ -246,7 +246,7 @@ function expectationOf(layout: Layout): { step: number; otherWorkflow: boolean }
     const lines = text.split('\n').slice(0, -1);
     const envelopes = lines.map((l) => {
       try {
-        return JSON.parse(l) as { step?: unknown; data?: unknown } | null;
+        return readLogLine(l) as { step?: unknown; data?: unknown } | null;
       } catch {
         return null;
       }
@@ -628,7 +628,8 @@ describe.each(KINDS)('corrupt checkpoints in the $name store', (kind) => {
           fc.constantFrom('step', 'snapshot', 'data'),
           fc.nat(),
           async (i, key, candidate) => {
-            const envelope = JSON.parse(line(records[i] as CheckpointRecord)) as Record<
+            // A format 1 line (JSON) among format 2 lines: only it has types to get wrong.
+            const envelope = JSON.parse(jsonLogLine(records[i] as CheckpointRecord)) as Record<
               string,
               unknown
             >;

@@ -14,6 +14,7 @@ import {
   scriptedText,
   textMessage,
 } from '../../../src/index.js';
+import { logLine, readLogLine } from '../../support/file-log-lines.js';
 import { asPatchBody, threadLengthAfter } from '../../support/step-records.js';
 
 /**
@@ -21,10 +22,10 @@ import { asPatchBody, threadLengthAfter } from '../../support/step-records.js';
  * session (only a torn final record may be dropped), and a record forged with a valid CRC-32 can
  * only append to the thread.
  *
- * The record format was learned from what the store writes: one JSON line per step,
- * `{step, snapshot, data}`, where `data` is 8 hex digits of CRC-32 over
- * `${session}\n${step}\n${body}` followed by `body`, the step's JSON (`p`: the step's patches as
- * `[op, path, value]`).
+ * The record format was learned from what the store writes: one line per step (since issue 19
+ * `<step><= or +><data>`, see test/support/file-log-lines.ts), where `data` is 8 hex digits of
+ * CRC-32 over `${session}\n${step}\n${body}` followed by `body`, the step's JSON (`p`: the step's
+ * patches as `[op, path, value]`).
  */
 
 const ID = 'ticket-99';
@@ -63,12 +64,6 @@ async function written() {
   return { dir, file, text, lines: lines.slice(0, -1), messages };
 }
 
-interface Line {
-  step: number;
-  snapshot: boolean;
-  data: string;
-}
-
 /** Re-signs `body` for `step` as the store would. */
 function sign(step: number, body: string): string {
   const crc = crc32(`${ID}\n${step}\n${body}`).toString(16).padStart(8, '0');
@@ -81,17 +76,17 @@ function forge(
   edit: (body: Record<string, unknown>) => void,
   before: readonly string[],
 ): string {
-  const record = JSON.parse(line) as Line;
+  const record = readLogLine(line);
   expect(record.data.slice(0, 8)).toBe(
     crc32(`${ID}\n${record.step}\n${record.data.slice(8)}`)
       .toString(16)
       .padStart(8, '0'),
   );
   const bodyOfLine = (l: string) =>
-    JSON.parse((JSON.parse(l) as Line).data.slice(8)) as Record<string, unknown>;
+    JSON.parse(readLogLine(l).data.slice(8)) as Record<string, unknown>;
   const body = asPatchBody(bodyOfLine(line), threadLengthAfter(before.map(bodyOfLine)));
   edit(body);
-  return JSON.stringify({ ...record, data: sign(record.step, JSON.stringify(body)) });
+  return logLine({ ...record, data: sign(record.step, JSON.stringify(body)) });
 }
 
 /** Every way of reading the session rejects with a CheckpointError naming it; nothing is written. */
@@ -168,8 +163,8 @@ describe('FileCheckpointStore: a damaged log is never a new conversation (item 4
 
   it('a middle record with a broken CRC → CheckpointError naming the session and step 2', async () => {
     const { dir, file, lines } = await written();
-    const record = JSON.parse(lines[1] as string) as Line;
-    const broken = JSON.stringify({ ...record, data: record.data.replace('Which', 'Whish') });
+    const record = readLogLine(lines[1] as string);
+    const broken = logLine({ ...record, data: record.data.replace('Which', 'Whish') });
     await writeFile(file, `${[lines[0], broken, ...lines.slice(2)].join('\n')}\n`);
     await refused(dir, file);
     const error = await desk(dir)
@@ -187,8 +182,8 @@ describe('FileCheckpointStore: a damaged log is never a new conversation (item 4
 
   it('a complete final record with a broken CRC is damage, not a torn write → CheckpointError', async () => {
     const { dir, file, lines } = await written();
-    const record = JSON.parse(lines[3] as string) as Line;
-    const broken = JSON.stringify({ ...record, data: record.data.replace('refunded', 'refundeD') });
+    const record = readLogLine(lines[3] as string);
+    const broken = logLine({ ...record, data: record.data.replace('refunded', 'refundeD') });
     await writeFile(file, `${[...lines.slice(0, 3), broken].join('\n')}\n`);
     await refused(dir, file);
   });
