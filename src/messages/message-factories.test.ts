@@ -71,4 +71,19 @@ describe('message factories', () => {
     expect(m.metadata).toBe(metadata);
     expect(Object.isFrozen(m.metadata)).toBe(false);
   });
+
+  it('stamps each message with the time it was made, in ISO-8601', () => {
+    const seen: { before: number; after: number; createdAt: string }[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const before = Date.now();
+      const { createdAt } = textMessage({ source: 'user', content: String(i) });
+      seen.push({ before, after: Date.now(), createdAt });
+    }
+    for (const { before, after, createdAt } of seen) {
+      expect(createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(new Date(createdAt).toISOString()).toBe(createdAt);
+      expect(Date.parse(createdAt)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(createdAt)).toBeLessThanOrEqual(after);
+    }
+  });
 });

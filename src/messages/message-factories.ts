@@ -31,8 +31,24 @@ export interface MessageInit {
   metadata?: Record<string, unknown>;
 }
 
+let stampedAt = Number.NaN;
+let stamp = '';
+
+/**
+ * The current time as ISO-8601. Messages made in the same millisecond share one string: a session's
+ * messages are mostly made a few at a time, and each fresh string was 40 bytes held per message.
+ */
+function createdNow(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stamp = new Date(now).toISOString();
+    stampedAt = now;
+  }
+  return stamp;
+}
+
 const idOf = (init: MessageInit): string => init.id ?? newId();
-const createdAtOf = (init: MessageInit): string => init.createdAt ?? new Date().toISOString();
+const createdAtOf = (init: MessageInit): string => init.createdAt ?? createdNow();
 const metadataOf = (init: MessageInit): Readonly<Record<string, unknown>> => init.metadata ?? {};
 
 /**
