@@ -86,4 +86,15 @@ describe('message factories', () => {
       expect(Date.parse(createdAt)).toBeLessThanOrEqual(after);
     }
   });
+
+  it('gives a message made without metadata an empty, frozen metadata object', () => {
+    const m = textMessage({ source: 'user', content: 'Hi' });
+    expect(m.metadata).toEqual({});
+    expect(Object.isFrozen(m.metadata)).toBe(true);
+    expect(JSON.parse(JSON.stringify(m))).toEqual({ ...m, metadata: {} });
+    expect(() => {
+      (m.metadata as Record<string, unknown>).note = 'x';
+    }).toThrow(TypeError);
+    expect(textMessage({ source: 'user', content: 'Ho' }).metadata).toEqual({});
+  });
 });

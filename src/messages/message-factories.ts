@@ -22,7 +22,10 @@ import type {
   UserInputRequestedEvent,
 } from './message.js';
 
-/** The fields every factory accepts; `id`, `createdAt` and `metadata` are filled when missing. */
+/**
+ * The fields every factory accepts; `id`, `createdAt` and `metadata` are filled when missing (the
+ * metadata filled in is an empty object, frozen: messages are readonly).
+ */
 export interface MessageInit {
   source: string;
   id?: string;
@@ -30,6 +33,13 @@ export interface MessageInit {
   usage?: { promptTokens: number; completionTokens: number };
   metadata?: Record<string, unknown>;
 }
+
+/**
+ * The metadata of every message made without any: one frozen empty object, shared. Messages are
+ * readonly (committed ones are deep-frozen anyway), so nothing can tell it from a fresh `{}` but an
+ * attempt to write into it, which throws; a fresh `{}` was 56 bytes held per message.
+ */
+const NO_METADATA: Readonly<Record<string, unknown>> = Object.freeze({});
 
 let stampedAt = Number.NaN;
 let stamp = '';
@@ -49,7 +59,8 @@ function createdNow(): string {
 
 const idOf = (init: MessageInit): string => init.id ?? newId();
 const createdAtOf = (init: MessageInit): string => init.createdAt ?? createdNow();
-const metadataOf = (init: MessageInit): Readonly<Record<string, unknown>> => init.metadata ?? {};
+const metadataOf = (init: MessageInit): Readonly<Record<string, unknown>> =>
+  init.metadata ?? NO_METADATA;
 
 /**
  * The common fields, for the factories' general case. The usual cases build each message in one
