@@ -11,9 +11,12 @@ import { streamRun } from './message-stream.js';
 import type { Orchestration } from './orchestration.js';
 import type { Runnable, RunOptions, Session, SessionInfo, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
-import { SessionRuntime } from './session-runtime.js';
+import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from './session-state.js';
 import { StateValidator } from './state-validator.js';
+
+/** The origin of every session kept in memory only (one object, not one per session). */
+const IN_MEMORY: SessionOrigin = Object.freeze({});
 
 /** The id of the session that `run()` on a workflow or team uses. */
 export const DEFAULT_SESSION_ID = 'default';
@@ -191,10 +194,17 @@ export class WorkflowRunner implements Runnable {
               ...checkpointing,
               check: (state) => this.#validator.stored(state),
             });
-      runtime = new SessionRuntime(id, this.#orchestration, this.#driver, this.freshState(), {
-        ...(link === undefined ? {} : { link }),
-        ...(fork === undefined ? {} : { fork }),
-      });
+      const origin: SessionOrigin =
+        link === undefined && fork === undefined
+          ? IN_MEMORY
+          : { ...(link === undefined ? {} : { link }), ...(fork === undefined ? {} : { fork }) };
+      runtime = new SessionRuntime(
+        id,
+        this.#orchestration,
+        this.#driver,
+        this.freshState(),
+        origin,
+      );
       this.#sessions.set(id, runtime);
     }
     return runtime;
