@@ -74,6 +74,12 @@ export function answerOf(
 }
 
 /**
+ * The context of a handoff without other tool calls (most of them): one frozen empty array, shared,
+ * as its messages are readonly (committed ones are deep-frozen anyway).
+ */
+const NO_CONTEXT: readonly ChatMessage[] = Object.freeze([]);
+
+/**
  * The `HandoffMessage` of an answer that called `handoff`: its context is one
  * `ToolCallSummaryMessage` with the answer's other tool calls and results (none when there were none).
  */
@@ -89,7 +95,7 @@ export function handoffAnswer(
   const others = results.filter((r) => ids.has(r.callId));
   const context =
     toolCalls.length === 0
-      ? []
+      ? NO_CONTEXT
       : [
           toolCallSummaryMessage({
             source: agent,

@@ -19,6 +19,9 @@ export interface SessionOrigin {
   readonly fork?: { readonly session: string; readonly step: number };
 }
 
+/** The load of a session without a store, which has nothing to load. */
+const LOADED: Promise<void> = Promise.resolve();
+
 /** A pending request with its kind (sessions stored before approvals existed have none). */
 function withKind(request: PendingRequest): PendingRequest {
   return request.kind === undefined ? { ...request, kind: 'input' } : request;
@@ -56,6 +59,11 @@ export class SessionRuntime {
     this.#link = origin.link;
     this.#origin = origin;
     this.#stop = new SessionStop(id, orchestration.stopRule);
+    if (origin.link === undefined) {
+      // Nothing to load: one settled promise serves every such session (one each was 48 bytes).
+      this.#loading = LOADED;
+      this.#loaded = true;
+    }
   }
 
   /**

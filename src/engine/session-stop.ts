@@ -14,7 +14,8 @@ export interface StopCheck {
 
 /**
  * When one session stops: its own stop rule (made from the workflow's on first use) and a stop
- * `session.stop()` requested, which the next check answers.
+ * `session.stop()` requested, which the next check answers. Every session has one, so it has no
+ * private methods: they would cost each instance a field (V8's private brand).
  */
 export class SessionStop {
   readonly #sessionId: string;
@@ -46,7 +47,7 @@ export class SessionStop {
     conditionState: unknown,
     thread: () => readonly AgentMessage[],
   ): Promise<StopCheck> {
-    const rule = this.#sessionRule();
+    const rule = (this.#rule ??= this.#workflowRule?.forSession());
     let check: StopCheck = { stop: null, state: conditionState };
     if (rule !== undefined) {
       try {
@@ -74,7 +75,7 @@ export class SessionStop {
     machineState: string,
     conditionState: unknown,
   ): Promise<Omit<StepChange, 'event'>> {
-    const rule = this.#sessionRule();
+    const rule = (this.#rule ??= this.#workflowRule?.forSession());
     const termination = rule === undefined ? conditionState : await rule.resetState(conditionState);
     return {
       machineState: driver.next(machineState, { type: 'stop' }),
@@ -83,10 +84,5 @@ export class SessionStop {
       turn: 0,
       termination,
     };
-  }
-
-  #sessionRule(): SessionStopRule | undefined {
-    this.#rule ??= this.#workflowRule?.forSession();
-    return this.#rule;
   }
 }

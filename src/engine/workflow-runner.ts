@@ -11,9 +11,12 @@ import { streamRun } from './message-stream.js';
 import type { Orchestration } from './orchestration.js';
 import type { Runnable, RunOptions, Session, SessionInfo, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
-import { SessionRuntime } from './session-runtime.js';
+import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from './session-state.js';
 import { StateValidator } from './state-validator.js';
+
+/** The origin of every session kept in memory only (one object, not one per session). */
+const IN_MEMORY: SessionOrigin = Object.freeze({});
 
 /** The id of the session that `run()` on a workflow or team uses. */
 export const DEFAULT_SESSION_ID = 'default';
@@ -59,6 +62,8 @@ export class WorkflowRunner implements Runnable {
     runtime: (id) => this.#runtime(id, undefined),
     settle: () => this.#trim(),
     dispose: (id) => this.#dispose(id),
+    fresh: () => this.freshState(),
+    parse: (state, id) => this.parseState(state, id),
     bounded: false,
   };
 
@@ -145,7 +150,7 @@ export class WorkflowRunner implements Runnable {
     }
     this.#runtime(id, from);
     this.#trim();
-    return new SessionHandle(id, this, this.#hooks);
+    return new SessionHandle(id, this.#hooks);
   }
 
   /**
@@ -191,10 +196,17 @@ export class WorkflowRunner implements Runnable {
               ...checkpointing,
               check: (state) => this.#validator.stored(state),
             });
-      runtime = new SessionRuntime(id, this.#orchestration, this.#driver, this.freshState(), {
-        ...(link === undefined ? {} : { link }),
-        ...(fork === undefined ? {} : { fork }),
-      });
+      const origin: SessionOrigin =
+        link === undefined && fork === undefined
+          ? IN_MEMORY
+          : { ...(link === undefined ? {} : { link }), ...(fork === undefined ? {} : { fork }) };
+      runtime = new SessionRuntime(
+        id,
+        this.#orchestration,
+        this.#driver,
+        this.freshState(),
+        origin,
+      );
       this.#sessions.set(id, runtime);
     }
     return runtime;
@@ -229,18 +241,21 @@ interface HandleHooks {
   /** Called when an operation ends, so the runner can drop idle sessions beyond its cache. */
   settle(): void;
   dispose(id: string): void;
+  /** A fresh state (see `WorkflowRunner.freshState`). */
+  fresh(): SessionState;
+  /** A checked state from `saveState()` (see `WorkflowRunner.parseState`). */
+  parse(state: unknown, sessionId: string): Omit<SessionState, 'step'>;
   /** True when the runner drops idle sessions (it has a store), so `settle()` must run. */
   bounded: boolean;
 }
 
+/** What a caller holds for one session: its id and the runner's hooks (one handle per session). */
 class SessionHandle implements CheckpointedSession {
   readonly id: string;
-  readonly #runner: WorkflowRunner;
   readonly #hooks: HandleHooks;
 
-  constructor(id: string, runner: WorkflowRunner, hooks: HandleHooks) {
+  constructor(id: string, hooks: HandleHooks) {
     this.id = id;
-    this.#runner = runner;
     this.#hooks = hooks;
   }
 
@@ -253,7 +268,7 @@ class SessionHandle implements CheckpointedSession {
   }
 
   reset(): Promise<void> {
-    return this.#use((runtime) => runtime.replace(() => this.#runner.freshState(), 'reset'));
+    return this.#use((runtime) => runtime.replace(() => this.#hooks.fresh(), 'reset'));
   }
 
   saveState(): Promise<unknown> {
@@ -264,7 +279,7 @@ class SessionHandle implements CheckpointedSession {
   }
 
   async loadState(state: unknown): Promise<void> {
-    const loaded = this.#runner.parseState(structuredClone(state), this.id);
+    const loaded = this.#hooks.parse(structuredClone(state), this.id);
     await this.#use((runtime) =>
       runtime.replace((current) => ({ ...loaded, step: current.step }), 'load_state'),
     );
