@@ -28,7 +28,7 @@ import { approvalNeeded, findPausedTurn, rejectedResult } from './approvals.js';
 import { withUniqueIds } from './call-ids.js';
 import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
-import { interceptHandoffs } from './handoff-middleware.js';
+import { handoffResult, interceptHandoffs } from './handoff-middleware.js';
 import type { AgentOptions } from './agent-options.js';
 import { answerOf, handoffAnswer, requestModel } from './model-turn.js';
 import type { Tool } from './tool.js';
@@ -47,6 +47,19 @@ interface TurnOffer {
   readonly names: ReadonlySet<string>;
   /** The request's tool schemas (the agent's tools, then the handoffs); undefined when none. */
   readonly schemas: ModelRequest['tools'];
+}
+
+/** The results of `calls` in their order: those from before a pause, then the fresh ones. */
+function inCallOrder(
+  calls: readonly FunctionCall[],
+  earlier: ReadonlyMap<string, FunctionExecutionResult>,
+  fresh: readonly FunctionExecutionResult[],
+): FunctionExecutionResult[] {
+  const byId = new Map(fresh.map((r) => [r.callId, r]));
+  return calls.flatMap((c) => {
+    const r = earlier.get(c.id) ?? byId.get(c.id);
+    return r === undefined ? [] : [r];
+  });
 }
 
 const NO_HANDOFFS: readonly (string | Handoff)[] = Object.freeze([]);
@@ -253,11 +266,8 @@ export class Agent implements ChatAgent {
       ctx.signal.throwIfAborted();
       const execution = toolCallExecutionEvent({ source: this.name, content: fresh });
       record(execution);
-      const byId = new Map(fresh.map((r) => [r.callId, r]));
-      const results = calls.flatMap((c) => {
-        const r = earlier.get(c.id) ?? byId.get(c.id);
-        return r === undefined ? [] : [r];
-      });
+      // In the calls' order; without results from before a pause, the fresh ones are.
+      const results = earlier.size === 0 ? fresh : inCallOrder(calls, earlier, fresh);
       if (chosen !== undefined) {
         return {
           chatMessage: handoffAnswer(this.name, chosen, handoffs, calls, results),
@@ -306,6 +316,20 @@ export class Agent implements ChatAgent {
     request: ModelRequest,
     onHandoff: (handoff: Handoff) => void = () => {},
   ): Promise<FunctionExecutionResult[]> {
+    // An answer that only hands off (the usual one in a workflow) runs no tool: the handoff
+    // middleware answers each call itself, before any other middleware sees it.
+    if (calls.every((c) => handoffs.has(c.name))) {
+      let chosen: Handoff | undefined;
+      return calls.map((call) => {
+        const handoff = handoffs.get(call.name) as Handoff;
+        const result = handoffResult(call, handoff, chosen);
+        if (chosen === undefined) {
+          chosen = handoff;
+          onHandoff(handoff);
+        }
+        return result;
+      });
+    }
     const gate: ToolMiddleware = async (call, next) => fixed.get(call.id) ?? next(call);
     const run = composeToolMiddleware(
       [interceptHandoffs(handoffs, onHandoff), gate, ...this.#middleware],

@@ -1,4 +1,4 @@
-import type { FunctionCall } from '../messages/message.js';
+import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
 import type { Handoff } from './handoff.js';
 import type { ToolMiddleware } from './tool-execution.js';
 
@@ -17,18 +17,33 @@ export function interceptHandoffs(
   return async (call, next) => {
     const handoff = handoffs.get(call.name);
     if (handoff === undefined) return next(call);
-    if (chosen !== undefined) {
-      return {
-        callId: call.id,
-        name: call.name,
-        content:
-          `Handoff to "${handoff.target}" was ignored: this answer already hands off to ` +
-          `"${chosen.target}". Call one handoff tool per answer.`,
-        isError: true,
-      };
+    const result = handoffResult(call, handoff, chosen);
+    if (chosen === undefined) {
+      chosen = handoff;
+      onHandoff(handoff, call);
     }
-    chosen = handoff;
-    onHandoff(handoff, call);
+    return result;
+  };
+}
+
+/**
+ * The result of a call to `handoff`'s tool: the handoff's message, or, when the answer already
+ * handed off to `chosen`, an error saying this one was ignored.
+ */
+export function handoffResult(
+  call: FunctionCall,
+  handoff: Handoff,
+  chosen: Handoff | undefined,
+): FunctionExecutionResult {
+  if (chosen === undefined) {
     return { callId: call.id, name: call.name, content: handoff.message, isError: false };
+  }
+  return {
+    callId: call.id,
+    name: call.name,
+    content:
+      `Handoff to "${handoff.target}" was ignored: this answer already hands off to ` +
+      `"${chosen.target}". Call one handoff tool per answer.`,
+    isError: true,
   };
 }
