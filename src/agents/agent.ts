@@ -28,50 +28,12 @@ import { approvalNeeded, findPausedTurn, rejectedResult } from './approvals.js';
 import { withUniqueIds } from './call-ids.js';
 import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
-import { handoffResult, interceptHandoffs } from './handoff-middleware.js';
 import type { AgentOptions } from './agent-options.js';
+import { type CallSetup, inCallOrder, runCalls } from './run-calls.js';
+import { TurnOffers } from './turn-offer.js';
 import { answerOf, handoffAnswer, requestModel } from './model-turn.js';
 import type { Tool } from './tool.js';
-import {
-  composeToolMiddleware,
-  realTimer,
-  type Timer,
-  type ToolMiddleware,
-  toolExecutor,
-} from './tool-execution.js';
-import { valueText } from '../value-text.js';
-
-/** What a turn offers the model besides its tools: the handoffs, by tool name. */
-interface TurnOffer {
-  readonly handoffs: ReadonlyMap<string, Handoff>;
-  readonly names: ReadonlySet<string>;
-  /** The request's tool schemas (the agent's tools, then the handoffs); undefined when none. */
-  readonly schemas: ModelRequest['tools'];
-}
-
-/** The results of `calls` in their order: those from before a pause, then the fresh ones. */
-function inCallOrder(
-  calls: readonly FunctionCall[],
-  earlier: ReadonlyMap<string, FunctionExecutionResult>,
-  fresh: readonly FunctionExecutionResult[],
-): FunctionExecutionResult[] {
-  const byId = new Map(fresh.map((r) => [r.callId, r]));
-  return calls.flatMap((c) => {
-    const r = earlier.get(c.id) ?? byId.get(c.id);
-    return r === undefined ? [] : [r];
-  });
-}
-
-const NO_HANDOFFS: readonly (string | Handoff)[] = Object.freeze([]);
-
-function offerOf(tools: readonly Tool[], handoffs: ReadonlyMap<string, Handoff>): TurnOffer {
-  const schemas = [...tools.map((t) => t.schema), ...[...handoffs.values()].map((h) => h.schema)];
-  return {
-    handoffs,
-    names: new Set(handoffs.keys()),
-    schemas: schemas.length > 0 ? schemas : undefined,
-  };
-}
+import { realTimer, type Timer, type ToolMiddleware } from './tool-execution.js';
 
 /** JSON Schemas of output formats given per turn (e.g. by a resolver), computed once each. */
 const turnSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
@@ -112,8 +74,7 @@ export class Agent implements ChatAgent {
   readonly #stream: boolean;
   readonly #timer: Timer;
   readonly #outputJsonSchema: Record<string, unknown> | undefined;
-  readonly #offers = new WeakMap<readonly (string | Handoff)[], TurnOffer>();
-  #bare: TurnOffer | undefined;
+  readonly #offers: TurnOffers;
 
   constructor(options: AgentOptions) {
     const name = checkAgentName(options?.name);
@@ -133,6 +94,7 @@ export class Agent implements ChatAgent {
     checkDistinctTargets(name, options.handoffs ?? []);
     this.#handoffs = mergeHandoffs(name, this.#tools, new Map(), options.handoffs ?? []);
     this.handoffs = [...this.#handoffs.values()];
+    this.#offers = new TurnOffers(name, this.#tools, this.#handoffs);
     this.maxToolIterations = checkMaxToolIterations(name, options.maxToolIterations ?? 1);
     this.outputSchema = options.outputSchema;
     this.#outputJsonSchema =
@@ -167,7 +129,7 @@ export class Agent implements ChatAgent {
    * runs the approved calls, gives rejected ones their error result, and goes on as usual.
    */
   async takeTurn(ctx: AgentContext): Promise<AgentResponse | AgentPause> {
-    const offer = this.#offer(ctx);
+    const offer = this.#offers.of(ctx);
     const handoffs = offer.handoffs;
     const output = this.#output(ctx.outputSchema);
     const viewOptions = {
@@ -209,7 +171,7 @@ export class Agent implements ChatAgent {
         if ([...paused.awaiting].some((id) => !paused.decisions.has(id))) {
           // Some calls are still undecided: the decided ones run now, the model waits.
           const ready = calls.filter((c) => paused.decisions.has(c.id) && !earlier.has(c.id));
-          const results = await this.#runCalls(ready, fixed, new Map(), ctx, request);
+          const results = await runCalls(ready, fixed, new Map(), this.#setup(ctx, request));
           ctx.signal.throwIfAborted();
           if (results.length > 0) {
             record(toolCallExecutionEvent({ source: this.name, content: results }));
@@ -243,7 +205,7 @@ export class Agent implements ChatAgent {
           // The other calls run now; handoff calls wait for the decisions with the rest.
           const waits = new Set(waiting.map((c) => c.id));
           const now = calls.filter((c) => !waits.has(c.id) && !handoffs.has(c.name));
-          const results = await this.#runCalls(now, fixed, new Map(), ctx, request);
+          const results = await runCalls(now, fixed, new Map(), this.#setup(ctx, request));
           ctx.signal.throwIfAborted();
           if (results.length > 0) {
             record(toolCallExecutionEvent({ source: this.name, content: results }));
@@ -255,19 +217,18 @@ export class Agent implements ChatAgent {
       }
       let chosen: Handoff | undefined;
       const pending = calls.filter((c) => !earlier.has(c.id));
-      const fresh = await this.#runCalls(
+      const fresh = await runCalls(
         pending,
         fixed,
         handoffs,
-        ctx,
-        request,
+        this.#setup(ctx, request),
         (h) => (chosen ??= h),
       );
       ctx.signal.throwIfAborted();
       const execution = toolCallExecutionEvent({ source: this.name, content: fresh });
       record(execution);
       // In the calls' order; without results from before a pause, the fresh ones are.
-      const results = earlier.size === 0 ? fresh : inCallOrder(calls, earlier, fresh);
+      const results = inCallOrder(calls, earlier, fresh);
       if (chosen !== undefined) {
         return {
           chatMessage: handoffAnswer(this.name, chosen, handoffs, calls, results),
@@ -302,56 +263,6 @@ export class Agent implements ChatAgent {
     };
   }
 
-  /**
-   * Runs `calls` through the handoff middleware (when `onHandoff` is given) and the agent's own
-   * middleware; a call with a `fixed` result gets it without running. Calls start in the model's
-   * order, so the handoff middleware sees the first handoff first, and each result is rebuilt so
-   * that whatever a middleware returns, it pairs with its call.
-   */
-  async #runCalls(
-    calls: readonly FunctionCall[],
-    fixed: ReadonlyMap<string, FunctionExecutionResult>,
-    handoffs: ReadonlyMap<string, Handoff>,
-    ctx: AgentContext,
-    request: ModelRequest,
-    onHandoff: (handoff: Handoff) => void = () => {},
-  ): Promise<FunctionExecutionResult[]> {
-    // An answer that only hands off (the usual one in a workflow) runs no tool: the handoff
-    // middleware answers each call itself, before any other middleware sees it.
-    if (calls.every((c) => handoffs.has(c.name))) {
-      let chosen: Handoff | undefined;
-      return calls.map((call) => {
-        const handoff = handoffs.get(call.name) as Handoff;
-        const result = handoffResult(call, handoff, chosen);
-        if (chosen === undefined) {
-          chosen = handoff;
-          onHandoff(handoff);
-        }
-        return result;
-      });
-    }
-    const gate: ToolMiddleware = async (call, next) => fixed.get(call.id) ?? next(call);
-    const run = composeToolMiddleware(
-      [interceptHandoffs(handoffs, onHandoff), gate, ...this.#middleware],
-      toolExecutor(this.#tools, {
-        context: { signal: ctx.signal, sessionId: ctx.sessionId, agent: this.name },
-        offered: (request.tools ?? []).map((t) => t.name),
-        timer: this.#timer,
-      }),
-    );
-    return Promise.all(
-      calls.map(async (c): Promise<FunctionExecutionResult> => {
-        const r = await run(c);
-        return {
-          callId: c.id,
-          name: c.name,
-          content: valueText(r.content),
-          isError: r.isError === true,
-        };
-      }),
-    );
-  }
-
   /** The structured format of this turn: the context's, else the agent's own (JSON Schema cached). */
   #output(schema: z.ZodType | undefined): {
     schema: z.ZodType | undefined;
@@ -368,20 +279,16 @@ export class Agent implements ChatAgent {
     return { schema, json };
   }
 
-  /**
-   * The handoffs a turn offers (the agent's own and the context's) with their names and the tool
-   * schemas of the request. A workflow passes the same handoffs array each turn, so they are
-   * merged and checked once per array.
-   */
-  #offer(ctx: AgentContext): TurnOffer {
-    if (ctx.offerHandoffs === false) return (this.#bare ??= offerOf(this.tools, new Map()));
-    const extra = ctx.handoffs ?? NO_HANDOFFS;
-    let offer = this.#offers.get(extra);
-    if (offer === undefined) {
-      offer = offerOf(this.tools, mergeHandoffs(this.name, this.#tools, this.#handoffs, extra));
-      this.#offers.set(extra, offer);
-    }
-    return offer;
+  #setup(ctx: AgentContext, request: ModelRequest): CallSetup {
+    return {
+      agent: this.name,
+      tools: this.#tools,
+      middleware: this.#middleware,
+      timer: this.#timer,
+      signal: ctx.signal,
+      sessionId: ctx.sessionId,
+      offered: (request.tools ?? []).map((t) => t.name),
+    };
   }
 
   #baseRequest(

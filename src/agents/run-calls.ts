@@ -1,0 +1,86 @@
+import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
+import { valueText } from '../value-text.js';
+import type { Handoff } from './handoff.js';
+import { handoffResult, interceptHandoffs } from './handoff-middleware.js';
+import type { Tool } from './tool.js';
+import {
+  composeToolMiddleware,
+  type Timer,
+  type ToolMiddleware,
+  toolExecutor,
+} from './tool-execution.js';
+
+/** What running an agent's tool calls needs besides the calls. */
+export interface CallSetup {
+  readonly agent: string;
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly middleware: readonly ToolMiddleware[];
+  readonly timer: Timer;
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  /** Every tool name the model was offered, for the message about an unknown tool. */
+  readonly offered: readonly string[];
+}
+
+/**
+ * Runs `calls` through the handoff middleware (when `onHandoff` is given) and the agent's own
+ * middleware; a call with a `fixed` result gets it without running. Calls start in the model's
+ * order, so the handoff middleware sees the first handoff first, and each result is rebuilt so
+ * that whatever a middleware returns, it pairs with its call.
+ */
+export async function runCalls(
+  calls: readonly FunctionCall[],
+  fixed: ReadonlyMap<string, FunctionExecutionResult>,
+  handoffs: ReadonlyMap<string, Handoff>,
+  setup: CallSetup,
+  onHandoff: (handoff: Handoff) => void = () => {},
+): Promise<FunctionExecutionResult[]> {
+  // An answer that only hands off (the usual one in a workflow) runs no tool: the handoff
+  // middleware answers each call itself, before any other middleware sees it.
+  if (calls.every((c) => handoffs.has(c.name))) {
+    let chosen: Handoff | undefined;
+    return calls.map((call) => {
+      const handoff = handoffs.get(call.name) as Handoff;
+      const result = handoffResult(call, handoff, chosen);
+      if (chosen === undefined) {
+        chosen = handoff;
+        onHandoff(handoff);
+      }
+      return result;
+    });
+  }
+  const gate: ToolMiddleware = async (call, next) => fixed.get(call.id) ?? next(call);
+  const run = composeToolMiddleware(
+    [interceptHandoffs(handoffs, onHandoff), gate, ...setup.middleware],
+    toolExecutor(setup.tools, {
+      context: { signal: setup.signal, sessionId: setup.sessionId, agent: setup.agent },
+      offered: setup.offered,
+      timer: setup.timer,
+    }),
+  );
+  return Promise.all(
+    calls.map(async (c): Promise<FunctionExecutionResult> => {
+      const r = await run(c);
+      return {
+        callId: c.id,
+        name: c.name,
+        content: valueText(r.content),
+        isError: r.isError === true,
+      };
+    }),
+  );
+}
+
+/** The results of `calls` in their order: those from before a pause, then the fresh ones. */
+export function inCallOrder(
+  calls: readonly FunctionCall[],
+  earlier: ReadonlyMap<string, FunctionExecutionResult>,
+  fresh: readonly FunctionExecutionResult[],
+): FunctionExecutionResult[] {
+  if (earlier.size === 0) return [...fresh];
+  const byId = new Map(fresh.map((r) => [r.callId, r]));
+  return calls.flatMap((c) => {
+    const r = earlier.get(c.id) ?? byId.get(c.id);
+    return r === undefined ? [] : [r];
+  });
+}

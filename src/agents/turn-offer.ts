@@ -1,0 +1,57 @@
+import type { ModelRequest } from '../models/chat-client.js';
+import { mergeHandoffs } from './agent-config.js';
+import type { AgentContext } from './chat-agent.js';
+import type { Handoff } from './handoff.js';
+import type { Tool } from './tool.js';
+
+/** What a turn offers the model: the handoffs by tool name, and the request's tool schemas. */
+export interface TurnOffer {
+  readonly handoffs: ReadonlyMap<string, Handoff>;
+  readonly names: ReadonlySet<string>;
+  /** The agent's tools, then the handoffs; undefined when there are none. */
+  readonly schemas: ModelRequest['tools'];
+}
+
+const NO_HANDOFFS: readonly (string | Handoff)[] = Object.freeze([]);
+
+/**
+ * The offers of one agent's turns: its own handoffs and the context's. A workflow passes the same
+ * handoffs array each turn, so they are merged and checked once per array.
+ */
+export class TurnOffers {
+  readonly #agent: string;
+  readonly #tools: ReadonlyMap<string, Tool>;
+  readonly #own: ReadonlyMap<string, Handoff>;
+  readonly #byHandoffs = new WeakMap<readonly (string | Handoff)[], TurnOffer>();
+  #bare: TurnOffer | undefined;
+
+  constructor(agent: string, tools: ReadonlyMap<string, Tool>, own: ReadonlyMap<string, Handoff>) {
+    this.#agent = agent;
+    this.#tools = tools;
+    this.#own = own;
+  }
+
+  /** The offer of a turn with `ctx`'s handoff options. @throws ConfigError for a bad handoff. */
+  of(ctx: Pick<AgentContext, 'offerHandoffs' | 'handoffs'>): TurnOffer {
+    if (ctx.offerHandoffs === false) return (this.#bare ??= this.#offer(new Map()));
+    const extra = ctx.handoffs ?? NO_HANDOFFS;
+    let offer = this.#byHandoffs.get(extra);
+    if (offer === undefined) {
+      offer = this.#offer(mergeHandoffs(this.#agent, this.#tools, this.#own, extra));
+      this.#byHandoffs.set(extra, offer);
+    }
+    return offer;
+  }
+
+  #offer(handoffs: ReadonlyMap<string, Handoff>): TurnOffer {
+    const schemas = [
+      ...[...this.#tools.values()].map((t) => t.schema),
+      ...[...handoffs.values()].map((h) => h.schema),
+    ];
+    return {
+      handoffs,
+      names: new Set(handoffs.keys()),
+      schemas: schemas.length > 0 ? schemas : undefined,
+    };
+  }
+}
