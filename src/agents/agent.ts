@@ -12,7 +12,11 @@ import {
   toolCallRequestEvent,
   toolCallSummaryMessage,
 } from '../messages/message-factories.js';
-import { applyContextWindow, toModelMessages } from '../messages/model-view.js';
+import {
+  applyContextWindow,
+  type ModelViewOptions,
+  toModelMessages,
+} from '../messages/model-view.js';
 import { indexThread } from '../messages/thread-index.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { traceChat } from '../observability/gen-ai-spans.js';
@@ -132,12 +136,10 @@ export class Agent implements ChatAgent {
     const offer = this.#offers.of(ctx);
     const handoffs = offer.handoffs;
     const output = this.#output(ctx.outputSchema);
-    const viewOptions = {
-      ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
-      ...(ctx.toolCallFilter === undefined ? {} : { toolCallFilter: ctx.toolCallFilter }),
-      ...(ctx.contextWindow === undefined ? {} : { contextWindow: ctx.contextWindow }),
-      handoffToolNames: offer.names,
-    };
+    const viewOptions: ModelViewOptions = { handoffToolNames: offer.names };
+    if (this.instructions !== undefined) viewOptions.instructions = this.instructions;
+    if (ctx.toolCallFilter !== undefined) viewOptions.toolCallFilter = ctx.toolCallFilter;
+    if (ctx.contextWindow !== undefined) viewOptions.contextWindow = ctx.contextWindow;
     // The window applies to every request of the turn, so it is applied per call below.
     let messages = toModelMessages(ctx.conversation, this.name, viewOptions);
     const request = this.#baseRequest(offer.schemas, ctx.signal, output.json);
@@ -149,7 +151,6 @@ export class Agent implements ChatAgent {
       inner.push(event);
       ctx.emit(event);
     };
-    const context = { signal: ctx.signal, sessionId: ctx.sessionId, agent: this.name };
     const paused = findPausedTurn(ctx.conversation, this.name);
     let last: { calls: FunctionCall[]; results: FunctionExecutionResult[] } | undefined;
 
@@ -192,12 +193,16 @@ export class Agent implements ChatAgent {
         }
         if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
         content = result.content;
-        calls = withUniqueIds(result.toolCalls, threadIds, usedIds);
+        calls = withUniqueIds(result.toolCalls, threadIds, usedIds, offer.toolNames);
         record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
         const waiting: FunctionCall[] = [];
         for (const c of calls) {
           if (handoffs.has(c.name)) continue;
-          const needed = await approvalNeeded(c, this.#tools, context);
+          const needed = await approvalNeeded(c, this.#tools, {
+            signal: ctx.signal,
+            sessionId: ctx.sessionId,
+            agent: this.name,
+          });
           if (needed === true) waiting.push(c);
           else if (needed !== false) fixed.set(c.id, needed);
         }

@@ -10,6 +10,11 @@ export interface TurnOffer {
   readonly names: ReadonlySet<string>;
   /** The agent's tools, then the handoffs; undefined when there are none. */
   readonly schemas: ModelRequest['tools'];
+  /**
+   * Every tool name offered, to itself: a call names its tool with a string of its own (parsed
+   * from the model's answer), and a stored call keeps the offer's string instead.
+   */
+  readonly toolNames: ReadonlyMap<string, string>;
 }
 
 const NO_HANDOFFS: readonly (string | Handoff)[] = Object.freeze([]);
@@ -48,10 +53,13 @@ export class TurnOffers {
       ...[...this.#tools.values()].map((t) => t.schema),
       ...[...handoffs.values()].map((h) => h.schema),
     ];
+    const toolNames = new Map<string, string>();
+    for (const name of [...this.#tools.keys(), ...handoffs.keys()]) toolNames.set(name, name);
     return {
       handoffs,
       names: new Set(handoffs.keys()),
       schemas: schemas.length > 0 ? schemas : undefined,
+      toolNames,
     };
   }
 }

@@ -1,12 +1,17 @@
-import type { AgentPause, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
-import type { AgentEvent, AgentMessage } from '../messages/message.js';
+import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
+import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { recordAppend } from '../messages/thread-index.js';
 import { redactSecrets } from '../redact.js';
 import { traceAgentTurn } from '../observability/gen-ai-spans.js';
 import { thrownText } from '../value-text.js';
 import type { MachineDriver } from './machine-driver.js';
-import { type Orchestration, resumeEvent, selectedEvent } from './orchestration.js';
+import {
+  type AgentTurnOptions,
+  type Orchestration,
+  resumeEvent,
+  selectedEvent,
+} from './orchestration.js';
 import type { SessionState } from './session-state.js';
 
 /** `thread` with `message` appended, recorded as its continuation (see `recordAppend`). */
@@ -109,28 +114,28 @@ export async function respondAs(
 ): Promise<AgentResponse | AgentPause> {
   const sessionId = ctx.id;
   const agent = participant(ctx, agentName);
-  const { conversationFrom = 0, ...turn } = ctx.orchestration.turnOptions(
-    agentName,
-    speaking,
-    state,
-  );
+  const turn = ctx.orchestration.turnOptions(agentName, speaking, state);
+  const conversationFrom = turn.conversationFrom ?? 0;
   // Own properties only: an agent may be named `toString` or `constructor`.
   const seen = Object.hasOwn(state.bookmarks, agentName) ? state.bookmarks[agentName] : 0;
   const bookmark = Math.max(seen ?? 0, conversationFrom);
-  const newMessages = state.thread.slice(bookmark).filter(isChatMessage);
-  const turnSignal = signal ?? quietSignal(ctx);
+  const newMessages: ChatMessage[] = [];
+  for (let i = bookmark; i < state.thread.length; i++) {
+    const m = state.thread[i] as AgentMessage;
+    if (isChatMessage(m)) newMessages.push(m);
+  }
+  const context: AgentContext = {
+    conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
+    newMessages,
+    signal: signal ?? quietSignal(ctx),
+    sessionId,
+    emit,
+    ...turnContext(turn),
+  };
   let response: AgentResponse | AgentPause;
   try {
-    const turnOf = agent.takeTurn?.bind(agent) ?? agent.respond.bind(agent);
     response = await traceAgentTurn(agentName, sessionId, () =>
-      turnOf({
-        conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
-        newMessages,
-        signal: turnSignal,
-        sessionId,
-        emit,
-        ...turn,
-      }),
+      agent.takeTurn === undefined ? agent.respond(context) : agent.takeTurn(context),
     );
   } catch (error) {
     if (signal?.aborted) throw new RunCancelled();
@@ -173,6 +178,13 @@ function quietSignal(ctx: TurnContext): AbortSignal {
     quietSignals.set(ctx, signal);
   }
   return signal;
+}
+
+/** The turn options an agent's context carries (all but where its conversation starts). */
+function turnContext(turn: AgentTurnOptions): Omit<AgentTurnOptions, 'conversationFrom'> {
+  if (turn.conversationFrom === undefined) return turn;
+  const { conversationFrom: _from, ...rest } = turn;
+  return rest;
 }
 
 function participant(ctx: TurnContext, name: string): ChatAgent {
