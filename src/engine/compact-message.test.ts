@@ -70,6 +70,11 @@ describe('compactMessage()', () => {
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it('leaves out what JSON leaves out of an object', () => {
+    const message = { type: 'TextMessage', usage: undefined, context: undefined, content: 'c' };
+    expect(roundTrip(message)).toStrictEqual({ type: 'TextMessage', content: 'c' });
+  });
 });
 
 describe('expandMessage()', () => {

@@ -44,6 +44,8 @@ export function compactMessage(message: Readonly<Record<string, unknown>>, at: n
   for (const key in message) {
     if (!Object.hasOwn(message, key)) continue;
     const value = message[key];
+    // What JSON leaves out of an object (a list would write `null`).
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
     const index = KEY_INDEX.get(key);
     if (index === undefined) {
       out.push(key, value);

@@ -37,8 +37,8 @@ export type CompactStep = Omit<z.infer<typeof CompactStepSchema>, 'v'>;
 /**
  * A format 3 step record: `[3, s, t, e, a, f, b]`, the content of a format 2 record without its
  * key names, each message as `compactMessage` writes it; `0` stands for an empty `a` or `f` that is
- * followed by more, and empty trailing parts are left out. About 37 bytes of framing less than
- * format 2 per record, and 40–50 % less for a short message.
+ * followed by more, and empty trailing parts are left out. About 28 bytes of framing less than
+ * format 2 per record, and a short text message in about half its JSON (`compactMessage`).
  */
 const StepRecordSchema = z.tuple([
   z.literal(STEP_VERSION),
