@@ -5,7 +5,7 @@ import type { CheckpointRecord } from './checkpoint-store.js';
 // wrong with a damaged file. A line's first character tells its format, so a log may mix them:
 //
 // - format 2, `<step><kind><data>`: the step in decimal, `=` for a snapshot or `+` for a step
-//   record, then the data as it is (no quotes, nothing escaped): `7+3fa0c2d1{"v":2,"s":7,…}`.
+//   record, then the data as it is (no quotes, nothing escaped): `7+3fa0c2d1[3,7,…]`.
 // - format 1, `{"step":7,"snapshot":false,"data":"…"}`: what the store wrote before issue 19; it
 //   still reads it, and still writes it for data a format 2 line cannot hold (a newline, or an
 //   unpaired surrogate, which UTF-8 cannot carry).

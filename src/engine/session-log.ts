@@ -11,7 +11,9 @@ import {
   compactStep,
   eventOf,
   patchesOf,
+  readStepRecord,
   STEP_VERSION,
+  stepRecordBody,
 } from './compact-step.js';
 import type { CommittedStep, SessionState } from './session-state.js';
 import type { StateCheck } from './state-validator.js';
@@ -65,13 +67,13 @@ export interface CheckpointInfo {
   readonly event: string;
 }
 
-/** Encodes a committed step as a sealed compact record (see `compactStep`). */
+/** Encodes a committed step as a sealed format 3 record (see `compactStep`, `stepRecordBody`). */
 export function encodeStep(sessionId: string, step: CommittedStep): CheckpointRecord {
-  const record = compactStep(step);
+  const entry = compactStep(step);
   return {
-    step: record.s,
+    step: entry.s,
     snapshot: false,
-    data: seal(sessionId, record.s, JSON.stringify(record)),
+    data: seal(sessionId, entry.s, stepRecordBody(entry)),
   };
 }
 
@@ -137,6 +139,7 @@ function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEnt
       },
     );
   }
+  if (!record.snapshot && Array.isArray(raw)) return decodeStepRecord(sessionId, record, raw);
   // Version 1 step records have no `v`; a snapshot's `v` is the snapshot format's.
   const compact =
     !record.snapshot &&
@@ -144,14 +147,7 @@ function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEnt
     raw !== null &&
     'v' in raw &&
     (raw as { v?: unknown }).v !== RECORD_VERSION;
-  if (compact && (raw as { v?: unknown }).v !== STEP_VERSION) {
-    throw new CheckpointError(
-      sessionId,
-      record.step,
-      `the step record has format version ${JSON.stringify((raw as { v?: unknown }).v)}, this ` +
-        `version of Baton reads versions 1 and ${STEP_VERSION}; resume it with the Baton version that wrote it`,
-    );
-  }
+  if (compact && (raw as { v?: unknown }).v !== 2) throw unknownStepVersion(sessionId, record, raw);
   const schema = record.snapshot ? SnapshotSchema : compact ? CompactStepSchema : StepSchema;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
@@ -163,12 +159,7 @@ function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEnt
     );
   }
   const entry = parsed.data;
-  if ('s' in entry) {
-    if (entry.s !== record.step) {
-      throw new CheckpointError(sessionId, record.step, `the record says it is step ${entry.s}`);
-    }
-    return entry;
-  }
+  if ('s' in entry) return checkedStep(sessionId, record, entry);
   if ('v' in entry && entry.v !== RECORD_VERSION) {
     throw new CheckpointError(
       sessionId,
@@ -186,6 +177,40 @@ function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEnt
     );
   }
   return entry;
+}
+
+/** A format 3 step record (a JSON list) read into its content. */
+function decodeStepRecord(
+  sessionId: string,
+  record: CheckpointRecord,
+  raw: readonly unknown[],
+): CompactStep {
+  if (raw[0] !== STEP_VERSION) throw unknownStepVersion(sessionId, record, { v: raw[0] });
+  const entry = readStepRecord(raw);
+  if (typeof entry === 'string') {
+    throw new CheckpointError(sessionId, record.step, `the step record is malformed at ${entry}`);
+  }
+  return checkedStep(sessionId, record, entry);
+}
+
+function checkedStep(sessionId: string, record: CheckpointRecord, entry: CompactStep): CompactStep {
+  if (entry.s !== record.step) {
+    throw new CheckpointError(sessionId, record.step, `the record says it is step ${entry.s}`);
+  }
+  return entry;
+}
+
+function unknownStepVersion(
+  sessionId: string,
+  record: CheckpointRecord,
+  raw: unknown,
+): CheckpointError {
+  return new CheckpointError(
+    sessionId,
+    record.step,
+    `the step record has format version ${JSON.stringify((raw as { v?: unknown }).v)}, this ` +
+      `version of Baton reads versions 1 to ${STEP_VERSION}; resume it with the Baton version that wrote it`,
+  );
 }
 
 /** Says how two workflow descriptors differ, field by field. */

@@ -125,14 +125,20 @@ const bodyOf = (data: string) => (SEALED.test(data) ? data.slice(8) : data);
 const sealOf = (data: string) => (SEALED.test(data) ? data.slice(0, 8) : '');
 const seal = (step: number, body: string) =>
   sealed ? crc32(`${SESSION}\n${step}\n${body}`).toString(16).padStart(8, '0') + body : body;
-/** Record `i`'s data with its body parsed, changed and encoded; sealed again or not. */
-function editedData(i: number, edit: (body: unknown) => unknown, reseal: boolean): string {
+/** Record `i`'s body parsed, a step record in its version 1 form (patches). */
+function editedBody(i: number): Record<string, unknown> {
   const record = records[i] as CheckpointRecord;
   const before = records
     .slice(0, i)
     .map((r) => JSON.parse(bodyOf(r.data)) as Record<string, unknown>);
   const parsed = JSON.parse(bodyOf(record.data)) as Record<string, unknown>;
-  const body = JSON.stringify(edit(asPatchBody(parsed, threadLengthAfter(before))));
+  return asPatchBody(parsed, threadLengthAfter(before));
+}
+
+/** Record `i`'s data with its body parsed, changed and encoded; sealed again or not. */
+function editedData(i: number, edit: (body: unknown) => unknown, reseal: boolean): string {
+  const record = records[i] as CheckpointRecord;
+  const body = JSON.stringify(edit(editedBody(i)));
   return reseal ? seal(record.step, body) : sealOf(record.data) + body;
 }
 
@@ -796,7 +802,10 @@ describe.each(KINDS)('corrupt checkpoints in the $name store', (kind) => {
   });
 
   it('a tool result whose call id changed (bit flip in callId): CheckpointError', async () => {
-    const i = records.findIndex((r) => r.data.includes('"ToolCallExecutionEvent"'));
+    // Format 3 records write a message's type as a number: look for it in the patch form.
+    const i = records.findIndex((_r, at) =>
+      JSON.stringify(editedBody(at)).includes('"ToolCallExecutionEvent"'),
+    );
     await expectSafeExample(
       kind,
       editRecord(

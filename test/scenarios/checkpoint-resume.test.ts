@@ -234,7 +234,7 @@ describe('checkpointed sessions', () => {
     const session = workflow.session('t-10');
     for (let i = 0; i < turns; i++) await session.run(`question ${String(i).padStart(3, '0')}`);
     const records = await store.read('t-10', { from: 'start' });
-    const responses = records.filter((r) => r.data.includes('"e":"@triage"'));
+    const responses = records.filter((r) => r.data.includes(',"@triage",'));
     expect(responses).toHaveLength(turns);
     const early = responses[2]?.data.length ?? 0;
     const late = responses.at(-1)?.data.length ?? 0;

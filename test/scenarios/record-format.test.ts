@@ -6,22 +6,35 @@ import { describe, expect, it } from 'vitest';
 import { type CheckpointRecord, MemoryCheckpointStore } from '../../src/index.js';
 import { recordFormatDesk } from '../support/record-format-desk.js';
 
-const fixture = JSON.parse(
-  readFileSync(join(import.meta.dirname, '../fixtures/step-log-v1.json'), 'utf8'),
-) as { session: string; records: CheckpointRecord[] };
+interface Fixture {
+  readonly session: string;
+  readonly records: CheckpointRecord[];
+}
+
+// Step logs written by earlier versions of Baton: format 1 (patches with paths, ISO times) and
+// format 2 (`{"v":2,"s":…}` records), each two runs of the same desk.
+const fixtures = ['step-log-v1.json', 'step-log-v2.json'].map(
+  (name) =>
+    [
+      name,
+      JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures', name), 'utf8')) as Fixture,
+    ] as const,
+);
 
 const texts = (messages: readonly { source: string; type: string }[]) =>
   messages.map((m) => `${m.type} ${m.source}`);
 
-async function storeWith(records: readonly CheckpointRecord[]): Promise<MemoryCheckpointStore> {
+async function storeWith(fixture: Fixture): Promise<MemoryCheckpointStore> {
   const store = new MemoryCheckpointStore();
-  for (const record of records) expect(await store.append(fixture.session, record)).toBe(true);
+  for (const record of fixture.records) {
+    expect(await store.append(fixture.session, record)).toBe(true);
+  }
   return store;
 }
 
-describe('step records written before the compact format', () => {
+describe.each(fixtures)('step records of an earlier format (%s)', (_name, fixture) => {
   it('still load: the thread, the pause, the step log', async () => {
-    const desk = recordFormatDesk(await storeWith(fixture.records));
+    const desk = recordFormatDesk(await storeWith(fixture));
     const session = desk.session(fixture.session);
     expect(texts(await session.messages())).toEqual([
       'TextMessage user',
@@ -53,7 +66,7 @@ describe('step records written before the compact format', () => {
   });
 
   it('go on with new records after the old ones, and the mixed log loads again', async () => {
-    const store = await storeWith(fixture.records);
+    const store = await storeWith(fixture);
     const first = recordFormatDesk(store);
     // The fixture's scripted models answered twice each; this desk's answer again from the start.
     const result = await first.session(fixture.session).run('thanks');

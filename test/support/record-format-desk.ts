@@ -1,5 +1,6 @@
-// The workflow whose step log test/fixtures/step-log-v1.json holds (written by Baton before the
-// compact step records, session 3): a coordinator that hands off to billing, which asks the user.
+// The workflow whose step logs test/fixtures/step-log-v1.json (format 1, written before the compact
+// step records, session 3) and step-log-v2.json (format 2) hold: a coordinator that hands off to
+// billing, which asks the user.
 import type { MemoryCheckpointStore } from '../../src/index.js';
 import {
   Agent,

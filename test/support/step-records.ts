@@ -1,7 +1,9 @@
 // Tests that forge step records edit their patches, a list of `[op, path, value]` with the thread
 // position of each appended message (the version 1 step record). Baton now writes compact step
-// records (version 2, no positions) and still reads version 1, so such a test turns a written
-// record into its version 1 form first and forges that.
+// records (version 3, a JSON list with compact messages; version 2 was a JSON object, no positions)
+// and still reads versions 1 and 2, so such a test turns a written record into its version 1 form
+// first and forges that.
+import { readStepRecord } from '../../src/engine/compact-step.js';
 
 const FIELDS: Readonly<Record<string, string>> = {
   m: 'machineState',
@@ -16,8 +18,17 @@ const FIELDS: Readonly<Record<string, string>> = {
 
 type Body = Record<string, unknown>;
 
+/** A version 3 body (a JSON list) as the version 2 object it stands for; any other body as it is. */
+function asObjectBody(body: Body | readonly unknown[]): Body {
+  if (!Array.isArray(body)) return body as Body;
+  const entry = readStepRecord(body);
+  if (typeof entry === 'string') throw new Error(`not a version 3 step record: ${entry}`);
+  return { v: 2, ...entry };
+}
+
 /** How many messages a record body (snapshot, version 1 or 2 step) leaves in the thread or adds. */
-function messagesOf(body: Body): { readonly set?: number; readonly added: number } {
+function messagesOf(written: Body): { readonly set?: number; readonly added: number } {
+  const body = asObjectBody(written);
   if (typeof body.state === 'object' && body.state !== null) {
     return { set: ((body.state as Body).thread as unknown[]).length, added: 0 };
   }
@@ -37,7 +48,8 @@ export function threadLengthAfter(bodies: readonly Body[]): number {
 }
 
 /** A step record body in its version 1 form; `threadLength` is the thread before the step. */
-export function asPatchBody(body: Body, threadLength: number): Body {
+export function asPatchBody(written: Body, threadLength: number): Body {
+  const body = asObjectBody(written);
   if (body.v !== 2) return body;
   const p: unknown[] = ((body.a as unknown[] | undefined) ?? []).map((message, i) => [
     'a',

@@ -176,8 +176,9 @@ describe.skipIf(!REDIS)(
       const before = await desk(store).session(id).messages();
       const entry = (await admin.lindex(log(id), 3)) as string;
       const body = entry.slice(9);
-      const parsed = JSON.parse(body) as { step?: number; s?: number };
-      const step = parsed.s ?? parsed.step;
+      // A step record's body: `[3, step, …]` (format 3), `{"s": step, …}` or `{"step": step, …}`.
+      const parsed = JSON.parse(body) as { step?: number; s?: number } | [number, number];
+      const step = Array.isArray(parsed) ? parsed[1] : (parsed.s ?? parsed.step);
       const crc = crc32(`${id}\n${step}\n${body}`).toString(16).padStart(8, '0');
       expect(entry.slice(1, 9)).toBe(crc);
       await admin.lset(log(id), 3, `${entry[0]}${crc}${body}`);
