@@ -1,6 +1,6 @@
 // The relay scenario for several builds of Baton in one process, interleaved session by session
 // and turn by turn, so that a busy machine slows every build alike: per model call p50 over
-// 50-turn sessions, and the growth of a 200-turn session (turn 181–200 over turn 1–20). Each
+// 50-turn sessions, and the growth of 200-turn sessions (turn 181–200 over turn 1–20). Each
 // argument is a directory holding a build of one commit, e.g.
 //   git worktree add /tmp/base <commit> && ln -s "$PWD/node_modules" /tmp/base/node_modules
 //   (cd /tmp/base && npx tsc -p tsconfig.build.json --outDir /tmp/base/dist)
@@ -88,14 +88,16 @@ for (let r = 0; r < rounds; r++) {
     }
   }
 }
-// Growth: one 200-turn session per build, turn by turn.
-const long = desks.map((desk) => desk.workflow.session(`growth-${sessions++}`));
-for (let t = 1; t <= 200; t++) {
-  for (const desk of inTurn(t)) {
-    const session = long[desks.indexOf(desk)] as { run(text: string): Promise<unknown> };
-    const us = await timedTurn(session, t);
-    if (t <= 20) desk.early.push(us);
-    if (t > 180) desk.late.push(us);
+// Growth: 200-turn sessions, one per build and round, turn by turn; the medians pool the rounds.
+for (let r = 0; r < rounds; r++) {
+  const long = desks.map((desk) => desk.workflow.session(`growth-${sessions++}`));
+  for (let t = 1; t <= 200; t++) {
+    for (const desk of inTurn(t + r)) {
+      const session = long[desks.indexOf(desk)] as { run(text: string): Promise<unknown> };
+      const us = await timedTurn(session, t);
+      if (t <= 20) desk.early.push(us);
+      if (t > 180) desk.late.push(us);
+    }
   }
 }
 if (calls % 4 !== 0)
