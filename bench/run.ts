@@ -10,15 +10,14 @@ import { join } from 'node:path';
 
 import { summarize } from './cpu-profile.js';
 import { bytes, fmt, ratio, time, times } from './format.js';
+import { type Figures, measure } from './measure.js';
 import { FRAMEWORKS, type FrameworkKind, PEER_KINDS } from './relay.js';
 import { scenarioSection } from './scenario-section.js';
 import { tracingSection } from './tracing-section.js';
 
-type Figures = Record<string, unknown>;
 type BytesRow = { turns: number; threadBytes: number; persistedBytes?: number | undefined };
 
 const here = import.meta.dirname;
-const tsx = join(here, '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
 const peersDir = join(here, 'peers');
 const withPeers = process.argv.includes('--peers');
 const began = performance.now();
@@ -38,25 +37,6 @@ if (withPeers && !existsSync(join(peersDir, 'node_modules'))) {
     );
     process.exit(1);
   }
-}
-
-function measure(script: string, args: string[] = [], nodeArgs: string[] = []): Figures {
-  const run = spawnSync(
-    process.execPath,
-    [...nodeArgs, '--import', tsx, join(here, script), ...args],
-    {
-      encoding: 'utf8',
-      maxBuffer: 16 * 2 ** 20,
-    },
-  );
-  const line = run.stdout.trim().split('\n').at(-1);
-  if (run.status !== 0 || line === undefined || line === '') {
-    console.error(
-      `${script} ${args.join(' ')} failed:\n${run.stderr.trim().split('\n').slice(0, 8).join('\n')}`,
-    );
-    return {};
-  }
-  return JSON.parse(line) as Figures;
 }
 
 const num = (value: unknown) => (typeof value === 'number' ? value : undefined);

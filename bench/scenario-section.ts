@@ -5,20 +5,16 @@
 // rounds, each "÷ relay" the median of the rounds' own ratios (neighbouring runs share the load).
 // Run alone (`npx tsx bench/scenario-section.ts [rounds] [raw.json]`) it prints the section and
 // can keep every round's figures in raw.json; bench/run.ts includes it.
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { bytes, fmt, time, times } from './format.js';
+import { type Figures, measure } from './measure.js';
 import { median, type Scenario, SCENARIOS } from './relay.js';
 
-type Figures = Record<string, unknown>;
 type StoreKind = (typeof STORES)[number];
 
-const here = import.meta.dirname;
-const tsx = join(here, '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
 const ORDER = Object.keys(SCENARIOS) as Scenario[];
 const STORES = ['memory', 'file', 'postgres', 'redis'] as const;
 const STORE_NAMES: Record<StoreKind, string> = {
@@ -35,22 +31,6 @@ export interface ScenarioRound {
   heap: Figures;
   concurrent: Figures;
   stores: Partial<Record<StoreKind, Figures>>;
-}
-
-function measure(script: string, args: string[], nodeArgs: string[] = []): Figures {
-  const run = spawnSync(
-    process.execPath,
-    [...nodeArgs, '--import', tsx, join(here, script), ...args],
-    { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 },
-  );
-  const line = run.stdout.trim().split('\n').at(-1);
-  if (run.status !== 0 || line === undefined || line === '') {
-    console.error(
-      `${script} ${args.join(' ')} failed:\n${run.stderr.trim().split('\n').slice(0, 8).join('\n')}`,
-    );
-    return {};
-  }
-  return JSON.parse(line) as Figures;
 }
 
 /** Runs `rounds` rounds; within a round each measurement runs for every scenario in turn. */

@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { CheckpointError, FileCheckpointStore } from '../../src/index.js';
-import { fileLogDesk } from '../support/file-log-desk.js';
+import {
+  fileLogDesk,
+  STEPS_AFTER_TWO_RUNS,
+  THREAD_AFTER_TWO_RUNS,
+} from '../support/record-format-desk.js';
 import { logLine, readLogLine } from '../support/file-log-lines.js';
 
 // test/fixtures/file-log-v1.log was written by FileCheckpointStore before issue 19: one JSON
@@ -36,33 +40,15 @@ describe('a file log written before the format 2 lines', () => {
   it('loads: the thread, the pause, the step log', async () => {
     const { desk } = await withFixture();
     const session = desk().session(SESSION);
-    expect(texts(await session.messages())).toEqual([
-      'TextMessage user',
-      'ToolCallRequestEvent triage',
-      'ToolCallExecutionEvent triage',
-      'HandoffMessage triage',
-      'TextMessage billing',
-      'UserInputRequestedEvent billing',
-      'TextMessage user',
-      'ToolCallRequestEvent triage',
-      'ToolCallExecutionEvent triage',
-      'HandoffMessage triage',
-      'TextMessage billing',
-      'UserInputRequestedEvent billing',
-    ]);
+    expect(texts(await session.messages())).toEqual(THREAD_AFTER_TWO_RUNS);
     expect(await session.info()).toMatchObject({
       status: 'awaiting_input',
       step: 6,
       pendingRequest: { agent: 'billing', prompt: 'INV-1 is refunded. Anything else?' },
     });
-    expect((await session.checkpoints()).map((c) => `${c.step} ${c.event}`)).toEqual([
-      '1 user_input',
-      '2 agent_response:triage',
-      '3 agent_response:billing',
-      '4 user_input',
-      '5 agent_response:triage',
-      '6 agent_response:billing',
-    ]);
+    expect((await session.checkpoints()).map((c) => `${c.step} ${c.event}`)).toEqual(
+      STEPS_AFTER_TWO_RUNS,
+    );
   });
 
   it('goes on in format 2 lines after the old ones, and the mixed log loads again', async () => {

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { type CheckpointRecord, MemoryCheckpointStore } from '../../src/index.js';
-import { recordFormatDesk } from '../support/record-format-desk.js';
+import {
+  recordFormatDesk,
+  STEPS_AFTER_TWO_RUNS,
+  THREAD_AFTER_TWO_RUNS,
+} from '../support/record-format-desk.js';
 
 interface Fixture {
   readonly session: string;
@@ -36,33 +40,15 @@ describe.each(fixtures)('step records of an earlier format (%s)', (_name, fixtur
   it('still load: the thread, the pause, the step log', async () => {
     const desk = recordFormatDesk(await storeWith(fixture));
     const session = desk.session(fixture.session);
-    expect(texts(await session.messages())).toEqual([
-      'TextMessage user',
-      'ToolCallRequestEvent triage',
-      'ToolCallExecutionEvent triage',
-      'HandoffMessage triage',
-      'TextMessage billing',
-      'UserInputRequestedEvent billing',
-      'TextMessage user',
-      'ToolCallRequestEvent triage',
-      'ToolCallExecutionEvent triage',
-      'HandoffMessage triage',
-      'TextMessage billing',
-      'UserInputRequestedEvent billing',
-    ]);
+    expect(texts(await session.messages())).toEqual(THREAD_AFTER_TWO_RUNS);
     expect(await session.info()).toMatchObject({
       status: 'awaiting_input',
       step: 6,
       pendingRequest: { agent: 'billing', prompt: 'INV-1 refunded.' },
     });
-    expect((await session.checkpoints()).map((c) => `${c.step} ${c.event}`)).toEqual([
-      '1 user_input',
-      '2 agent_response:triage',
-      '3 agent_response:billing',
-      '4 user_input',
-      '5 agent_response:triage',
-      '6 agent_response:billing',
-    ]);
+    expect((await session.checkpoints()).map((c) => `${c.step} ${c.event}`)).toEqual(
+      STEPS_AFTER_TWO_RUNS,
+    );
   });
 
   it('go on with new records after the old ones, and the mixed log loads again', async () => {
