@@ -123,8 +123,11 @@ export interface CommittedStep {
   readonly event: string;
 }
 
-/** The fields a step may replace, in the order their patches are listed. */
-const REPLACEABLE = [
+/**
+ * The fields a step may replace whole, in the order their patches are listed (then the bookmarks,
+ * then `lastSpeaker`); the thread only grows and bookmarks change per agent.
+ */
+export const REPLACEABLE = [
   'machineState',
   'resumeState',
   'status',

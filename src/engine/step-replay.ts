@@ -1,19 +1,10 @@
-import type { SessionState } from './session-state.js';
+import { REPLACEABLE, type SessionState } from './session-state.js';
 
 /** A patch as a step record stores it: `[op, path, value?]`, op `a`dd, `r`eplace or `d`elete. */
 export type StoredPatch = readonly [string, readonly (string | number)[], unknown?];
 
-/** The fields a step may replace whole (the thread only grows; bookmarks change per agent). */
-const REPLACEABLE: ReadonlySet<string> = new Set([
-  'machineState',
-  'resumeState',
-  'status',
-  'pendingRequest',
-  'turn',
-  'termination',
-  'lastSpeaker',
-  'progress',
-]);
+/** The fields a step may replace whole (see `REPLACEABLE`), `lastSpeaker` included. */
+const REPLACEABLE_FIELDS: ReadonlySet<string> = new Set([...REPLACEABLE, 'lastSpeaker']);
 
 /**
  * Replays step records onto a state, checking each patch against what a step can do — what
@@ -82,7 +73,7 @@ export class StepReplay {
     }
     // `progress` (an orchestration's own, e.g. a graph's) is added to states stored before it existed.
     const writes = op === 'r' || (op === 'a' && key === 'progress');
-    if (typeof key === 'string' && REPLACEABLE.has(key) && path.length === 1 && writes) {
+    if (typeof key === 'string' && REPLACEABLE_FIELDS.has(key) && path.length === 1 && writes) {
       this.#fields[key] = value;
       return null;
     }
