@@ -34,10 +34,13 @@ import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from './chat-
 import type { Handoff } from './handoff.js';
 import type { AgentOptions } from './agent-options.js';
 import { type CallSetup, inCallOrder, runCalls } from './run-calls.js';
-import { TurnOffers } from './turn-offer.js';
+import { type TurnOffer, TurnOffers } from './turn-offer.js';
 import { answerOf, handoffAnswer, requestModel } from './model-turn.js';
 import type { Tool } from './tool.js';
 import { realTimer, type Timer, type ToolMiddleware } from './tool-execution.js';
+
+const NO_RESULTS: ReadonlyMap<string, FunctionExecutionResult> = new Map();
+const NO_HANDOFFS: ReadonlyMap<string, Handoff> = new Map();
 
 /** JSON Schemas of output formats given per turn (e.g. by a resolver), computed once each. */
 const turnSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
@@ -77,7 +80,11 @@ export class Agent implements ChatAgent {
   readonly #middleware: readonly ToolMiddleware[];
   readonly #stream: boolean;
   readonly #timer: Timer;
-  readonly #outputJsonSchema: Record<string, unknown> | undefined;
+  /** The agent's own output format and its JSON Schema. */
+  readonly #ownOutput: {
+    readonly schema: z.ZodType | undefined;
+    readonly json: Record<string, unknown> | undefined;
+  };
   readonly #offers: TurnOffers;
 
   constructor(options: AgentOptions) {
@@ -101,8 +108,13 @@ export class Agent implements ChatAgent {
     this.#offers = new TurnOffers(name, this.#tools, this.#handoffs);
     this.maxToolIterations = checkMaxToolIterations(name, options.maxToolIterations ?? 1);
     this.outputSchema = options.outputSchema;
-    this.#outputJsonSchema =
-      options.outputSchema === undefined ? undefined : outputJsonSchema(name, options.outputSchema);
+    this.#ownOutput = {
+      schema: options.outputSchema,
+      json:
+        options.outputSchema === undefined
+          ? undefined
+          : outputJsonSchema(name, options.outputSchema),
+    };
     this.#middleware = [...(options.middleware ?? [])];
     this.#stream = options.stream ?? false;
     this.#timer = options.timer ?? realTimer;
@@ -142,10 +154,10 @@ export class Agent implements ChatAgent {
     if (ctx.contextWindow !== undefined) viewOptions.contextWindow = ctx.contextWindow;
     // The window applies to every request of the turn, so it is applied per call below.
     let messages = toModelMessages(ctx.conversation, this.name, viewOptions);
-    const request = this.#baseRequest(offer.schemas, ctx.signal, output.json);
-    // Ids the thread already uses (indexed once per thread) and ids this turn has used.
+    // Ids the thread already uses (indexed once per thread) and ids this turn has used (only
+    // kept when a later call of the turn could repeat one).
     const threadIds = indexThread(ctx.conversation).callIds;
-    const usedIds = new Set<string>();
+    let usedIds: Set<string> | undefined;
     const inner: AgentEvent[] = [];
     const record = (event: AgentEvent) => {
       inner.push(event);
@@ -157,12 +169,14 @@ export class Agent implements ChatAgent {
     for (let i = 0; i < this.maxToolIterations; i++) {
       let calls: FunctionCall[];
       let content: string | null = null;
-      // Results given before this point (the calls that ran before a pause) and fixed results.
-      const earlier = new Map<string, FunctionExecutionResult>();
-      const fixed = new Map<string, FunctionExecutionResult>();
+      // Results given before this point (the calls that ran before a pause) and fixed results:
+      // made when a turn has any, as most have none.
+      let earlier: ReadonlyMap<string, FunctionExecutionResult> = NO_RESULTS;
+      let fixed: Map<string, FunctionExecutionResult> | undefined;
       if (i === 0 && paused !== undefined) {
+        earlier = paused.results;
+        fixed = new Map();
         calls = [...paused.calls];
-        for (const [id, r] of paused.results) earlier.set(id, r);
         for (const c of calls) {
           const decision = paused.decisions.get(c.id);
           if (decision !== undefined && !decision.approved) {
@@ -172,7 +186,7 @@ export class Agent implements ChatAgent {
         if ([...paused.awaiting].some((id) => !paused.decisions.has(id))) {
           // Some calls are still undecided: the decided ones run now, the model waits.
           const ready = calls.filter((c) => paused.decisions.has(c.id) && !earlier.has(c.id));
-          const results = await runCalls(ready, fixed, new Map(), this.#setup(ctx, request));
+          const results = await runCalls(ready, fixed, NO_HANDOFFS, this.#setup(ctx, offer));
           ctx.signal.throwIfAborted();
           if (results.length > 0) {
             record(toolCallExecutionEvent({ source: this.name, content: results }));
@@ -181,10 +195,12 @@ export class Agent implements ChatAgent {
         }
       } else {
         const result = await this.#callModel(
-          {
-            ...request,
-            messages: i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow),
-          },
+          this.#request(
+            i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow),
+            offer.schemas,
+            ctx.signal,
+            output.json,
+          ),
           ctx,
         );
         if (result.thought) record(thoughtEvent({ source: this.name, content: result.thought }));
@@ -193,10 +209,12 @@ export class Agent implements ChatAgent {
         }
         if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
         content = result.content;
+        if (i + 1 < this.maxToolIterations) usedIds ??= new Set();
         calls = withUniqueIds(result.toolCalls, threadIds, usedIds, offer.toolNames);
         record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
         const waiting: FunctionCall[] = [];
-        for (const c of calls) {
+        for (let k = 0; k < calls.length; k++) {
+          const c = calls[k] as FunctionCall;
           if (handoffs.has(c.name)) continue;
           const needed = await approvalNeeded(c, this.#tools, {
             signal: ctx.signal,
@@ -204,13 +222,13 @@ export class Agent implements ChatAgent {
             agent: this.name,
           });
           if (needed === true) waiting.push(c);
-          else if (needed !== false) fixed.set(c.id, needed);
+          else if (needed !== false) (fixed ??= new Map()).set(c.id, needed);
         }
         if (waiting.length > 0) {
           // The other calls run now; handoff calls wait for the decisions with the rest.
           const waits = new Set(waiting.map((c) => c.id));
           const now = calls.filter((c) => !waits.has(c.id) && !handoffs.has(c.name));
-          const results = await runCalls(now, fixed, new Map(), this.#setup(ctx, request));
+          const results = await runCalls(now, fixed, NO_HANDOFFS, this.#setup(ctx, offer));
           ctx.signal.throwIfAborted();
           if (results.length > 0) {
             record(toolCallExecutionEvent({ source: this.name, content: results }));
@@ -221,14 +239,16 @@ export class Agent implements ChatAgent {
         }
       }
       let chosen: Handoff | undefined;
-      const pending = calls.filter((c) => !earlier.has(c.id));
-      const fresh = await runCalls(
+      const pending = earlier.size === 0 ? calls : calls.filter((c) => !earlier.has(c.id));
+      const running = runCalls(
         pending,
         fixed,
         handoffs,
-        this.#setup(ctx, request),
+        this.#setup(ctx, offer),
         (h) => (chosen ??= h),
       );
+      // Handoffs alone are answered at once: nothing to await.
+      const fresh = Array.isArray(running) ? running : await running;
       ctx.signal.throwIfAborted();
       const execution = toolCallExecutionEvent({ source: this.name, content: fresh });
       record(execution);
@@ -270,12 +290,10 @@ export class Agent implements ChatAgent {
 
   /** The structured format of this turn: the context's, else the agent's own (JSON Schema cached). */
   #output(schema: z.ZodType | undefined): {
-    schema: z.ZodType | undefined;
-    json: Record<string, unknown> | undefined;
+    readonly schema: z.ZodType | undefined;
+    readonly json: Record<string, unknown> | undefined;
   } {
-    if (schema === undefined || schema === this.outputSchema) {
-      return { schema: this.outputSchema, json: this.#outputJsonSchema };
-    }
+    if (schema === undefined || schema === this.outputSchema) return this.#ownOutput;
     let json = turnSchemas.get(schema);
     if (json === undefined) {
       json = outputJsonSchema(this.name, schema);
@@ -284,7 +302,7 @@ export class Agent implements ChatAgent {
     return { schema, json };
   }
 
-  #setup(ctx: AgentContext, request: ModelRequest): CallSetup {
+  #setup(ctx: AgentContext, offer: TurnOffer): CallSetup {
     return {
       agent: this.name,
       tools: this.#tools,
@@ -292,18 +310,19 @@ export class Agent implements ChatAgent {
       timer: this.#timer,
       signal: ctx.signal,
       sessionId: ctx.sessionId,
-      offered: (request.tools ?? []).map((t) => t.name),
+      offered: offer.offered,
     };
   }
 
-  #baseRequest(
+  /** One model call's request (a new one per call: a client may treat its arrays as its own). */
+  #request(
+    messages: LLMMessage[],
     tools: ModelRequest['tools'],
     signal: AbortSignal,
     outputSchema: Record<string, unknown> | undefined,
   ): ModelRequest {
-    const request: ModelRequest = { messages: [], signal };
-    // A copy: a client may treat the request's arrays as its own.
-    if (tools !== undefined) request.tools = [...tools];
+    const request: ModelRequest = { messages, signal };
+    if (tools !== undefined) request.tools = tools.slice();
     if (outputSchema !== undefined) request.outputSchema = outputSchema;
     return request;
   }

@@ -22,19 +22,32 @@ import type { Handoff } from './handoff.js';
  * One model call of agent `agent`; streamed text reaches `emit` as chunks when `stream` is on and
  * the client can stream. What the client returns is normalised before anything can commit it.
  */
-export async function requestModel(
+export function requestModel(
   client: ChatClient,
   agent: string,
   stream: boolean,
   request: ModelRequest,
   emit: (event: AgentEvent) => void,
 ): Promise<ModelResult> {
-  const origin = `The ChatClient of agent "${agent}"`;
-  if (!stream || client.createStream === undefined) {
-    return normaliseModelResult(await client.create(request), origin);
+  // Without an async wrapper (one fewer frame and tick per call); a client that throws or returns
+  // a plain value is still answered with a promise.
+  try {
+    if (stream && client.createStream !== undefined) {
+      return streamModel(client.createStream(request), agent, emit);
+    }
+    return Promise.resolve(client.create(request)).then((raw) => normaliseModelResult(raw, agent));
+  } catch (error) {
+    return Promise.reject(error);
   }
+}
+
+async function streamModel(
+  stream: ReturnType<NonNullable<ChatClient['createStream']>>,
+  agent: string,
+  emit: (event: AgentEvent) => void,
+): Promise<ModelResult> {
   let result: unknown;
-  for await (const item of client.createStream(request)) {
+  for await (const item of stream) {
     if (typeof item !== 'string') result = item;
     else if (item !== '') emit(streamingChunkEvent({ source: agent, content: item }));
   }
@@ -44,7 +57,7 @@ export async function requestModel(
         'createStream must yield a ModelResult last.',
     );
   }
-  return normaliseModelResult(result, origin);
+  return normaliseModelResult(result, agent);
 }
 
 /**
@@ -90,24 +103,28 @@ export function handoffAnswer(
   calls: readonly FunctionCall[],
   results: readonly FunctionExecutionResult[],
 ): ChatMessage {
-  const toolCalls = calls.filter((c) => !handoffs.has(c.name));
-  const ids = new Set(toolCalls.map((c) => c.id));
-  const others = results.filter((r) => ids.has(r.callId));
-  const context =
-    toolCalls.length === 0
-      ? NO_CONTEXT
-      : [
-          toolCallSummaryMessage({
-            source: agent,
-            content: others.map((r) => r.content).join('\n'),
-            toolCalls,
-            results: others,
-          }),
-        ];
+  // An answer that only hands off (the usual one) has no other calls to pass on.
+  const toolCalls = calls.length === 1 ? [] : calls.filter((c) => !handoffs.has(c.name));
   return handoffMessage({
     source: agent,
     target: handoff.target,
     content: handoff.message,
-    context,
+    context: toolCalls.length === 0 ? NO_CONTEXT : [summaryOf(agent, toolCalls, results)],
+  });
+}
+
+/** A `ToolCallSummaryMessage` of `toolCalls` with their results among `results`. */
+function summaryOf(
+  agent: string,
+  toolCalls: FunctionCall[],
+  results: readonly FunctionExecutionResult[],
+): ChatMessage {
+  const ids = new Set(toolCalls.map((c) => c.id));
+  const others = results.filter((r) => ids.has(r.callId));
+  return toolCallSummaryMessage({
+    source: agent,
+    content: others.map((r) => r.content).join('\n'),
+    toolCalls,
+    results: others,
   });
 }

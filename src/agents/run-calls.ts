@@ -26,17 +26,18 @@ export interface CallSetup {
  * Runs `calls` through the handoff middleware (when `onHandoff` is given) and the agent's own
  * middleware; a call with a `fixed` result gets it without running. Calls start in the model's
  * order, so the handoff middleware sees the first handoff first, and each result is rebuilt so
- * that whatever a middleware returns, it pairs with its call.
+ * that whatever a middleware returns, it pairs with its call. When every call is a handoff (the
+ * usual answer in a workflow) no tool runs, and the results are returned at once, not as a promise.
  */
-export async function runCalls(
+export function runCalls(
   calls: readonly FunctionCall[],
-  fixed: ReadonlyMap<string, FunctionExecutionResult>,
+  fixed: ReadonlyMap<string, FunctionExecutionResult> | undefined,
   handoffs: ReadonlyMap<string, Handoff>,
   setup: CallSetup,
   onHandoff: (handoff: Handoff) => void = () => {},
-): Promise<FunctionExecutionResult[]> {
-  // An answer that only hands off (the usual one in a workflow) runs no tool: the handoff
-  // middleware answers each call itself, before any other middleware sees it.
+): FunctionExecutionResult[] | Promise<FunctionExecutionResult[]> {
+  // An answer that only hands off runs no tool: the handoff middleware answers each call itself,
+  // before any other middleware sees it.
   if (calls.every((c) => handoffs.has(c.name))) {
     let chosen: Handoff | undefined;
     return calls.map((call) => {
@@ -49,7 +50,17 @@ export async function runCalls(
       return result;
     });
   }
-  const gate: ToolMiddleware = async (call, next) => fixed.get(call.id) ?? next(call);
+  return runTools(calls, fixed, handoffs, setup, onHandoff);
+}
+
+async function runTools(
+  calls: readonly FunctionCall[],
+  fixed: ReadonlyMap<string, FunctionExecutionResult> | undefined,
+  handoffs: ReadonlyMap<string, Handoff>,
+  setup: CallSetup,
+  onHandoff: (handoff: Handoff) => void,
+): Promise<FunctionExecutionResult[]> {
+  const gate: ToolMiddleware = async (call, next) => fixed?.get(call.id) ?? next(call);
   const run = composeToolMiddleware(
     [interceptHandoffs(handoffs, onHandoff), gate, ...setup.middleware],
     toolExecutor(setup.tools, {
@@ -75,9 +86,9 @@ export async function runCalls(
 export function inCallOrder(
   calls: readonly FunctionCall[],
   earlier: ReadonlyMap<string, FunctionExecutionResult>,
-  fresh: readonly FunctionExecutionResult[],
+  fresh: FunctionExecutionResult[],
 ): FunctionExecutionResult[] {
-  if (earlier.size === 0) return [...fresh];
+  if (earlier.size === 0) return fresh;
   const byId = new Map(fresh.map((r) => [r.callId, r]));
   return calls.flatMap((c) => {
     const r = earlier.get(c.id) ?? byId.get(c.id);

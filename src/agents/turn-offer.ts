@@ -15,6 +15,8 @@ export interface TurnOffer {
    * from the model's answer), and a stored call keeps the offer's string instead.
    */
   readonly toolNames: ReadonlyMap<string, string>;
+  /** Every tool name offered, in the request's order (for the message about an unknown tool). */
+  readonly offered: readonly string[];
 }
 
 const NO_HANDOFFS: readonly (string | Handoff)[] = Object.freeze([]);
@@ -60,6 +62,7 @@ export class TurnOffers {
       names: new Set(handoffs.keys()),
       schemas: schemas.length > 0 ? schemas : undefined,
       toolNames,
+      offered: [...toolNames.keys()],
     };
   }
 }

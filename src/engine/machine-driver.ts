@@ -11,7 +11,7 @@ export class MachineDriver {
   readonly machine: AnyStateMachine;
   readonly initialState: string;
   readonly #meta = new Map<string, StateMeta>();
-  readonly #cache = new Map<string, string>();
+  readonly #cache = new Map<string, Map<string, string>>();
 
   constructor(machine: AnyStateMachine) {
     this.machine = machine;
@@ -53,8 +53,9 @@ export class MachineDriver {
 
   /** The state after `event` in `state`; the same state when no transition is enabled. */
   next(state: string, event: MachineEvent): string {
-    const key = `${state}\u0000${event.type}`;
-    const cached = this.#cache.get(key);
+    // Two lookups rather than one joined key: a key made per call is a string to build and hash.
+    let byEvent = this.#cache.get(state);
+    const cached = byEvent?.get(event.type);
     if (cached !== undefined) return cached;
     const snapshot = this.machine.resolveState({ value: state, context: {} });
     const [after] = transition(this.machine, snapshot, { type: event.type });
@@ -62,7 +63,11 @@ export class MachineDriver {
     if (typeof value !== 'string') {
       throw new Error(`Machine "${this.machine.id}" must be flat; got ${JSON.stringify(value)}.`);
     }
-    this.#cache.set(key, value);
+    if (byEvent === undefined) {
+      byEvent = new Map();
+      this.#cache.set(state, byEvent);
+    }
+    byEvent.set(event.type, value);
     return value;
   }
 }

@@ -32,18 +32,34 @@ import { taskResult, toTaskMessages } from './task-messages.js';
 /** Receives every message of a run as it is produced (streaming chunks included). */
 export type MessageSink = (message: AgentMessage) => void;
 
+const ignore = (): void => {};
+
+/**
+ * The record of a turn of a run without a sink: nothing is streamed, so nothing is noted (see
+ * `streamTo`), and its turns share this empty set instead of making one each.
+ */
+const NOTHING_STREAMED: Set<string> = new Set();
+
+const NO_MESSAGES: readonly AgentMessage[] = Object.freeze([]);
+
 /** What a run needs of its session: the state, and the effects only the session may perform. */
 export interface RunHost extends TurnContext {
   /** The state as last committed. */
   readonly state: SessionState;
-  /** Records one step (in the store, when there is one) and makes it the state. */
-  commit(change: StepChange): Promise<void>;
-  /** Feeds one delta to the session's stop rule; `before` is what precedes it in this step. */
+  /**
+   * Records one step (in the store, when there is one) and makes it the state; without a store the
+   * step is the state on return, and nothing is returned to await (every await costs a tick).
+   */
+  commit(change: StepChange): Promise<void> | undefined;
+  /**
+   * Feeds one delta to the session's stop rule; `before` is what precedes it in this step. Without
+   * a rule (and no stop requested) the verdict is returned at once.
+   */
   checkStop(
     delta: readonly AgentMessage[],
     conditionState?: unknown,
     before?: readonly AgentMessage[],
-  ): Promise<StopCheck>;
+  ): StopCheck | Promise<StopCheck>;
   /** What a stop changes: the machine stops (remembering where), the condition is reset. */
   stopChange(machineState: string, conditionState: unknown): Promise<StopChange>;
   /**
@@ -88,14 +104,23 @@ export class SessionRun {
 
   /** Keeps a step's messages for the result; streams those not streamed while the turn ran. */
   record(messages: readonly AgentMessage[], streamed: ReadonlySet<string>): void {
-    for (const m of messages) {
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i] as AgentMessage;
       if (streamed.has(m.id)) this.out.push(m);
       else this.emit(m);
     }
   }
 
-  /** A sink for one turn's events that notes which were streamed already. */
-  streamTo(streamed: Set<string>, sink: (event: AgentEvent) => void = (e) => this.sink?.(e)) {
+  /**
+   * A sink for one turn's events that notes which were streamed already. A run that streams
+   * nothing (no sink, none given) notes nothing: its turns may share `NOTHING_STREAMED`.
+   */
+  streamTo(streamed: Set<string>, sink?: (event: AgentEvent) => void): (event: AgentEvent) => void {
+    if (sink === undefined) {
+      const own = this.sink;
+      if (own === undefined) return ignore;
+      sink = own;
+    }
     return (event: AgentEvent): void => {
       if (event.type !== 'ModelClientStreamingChunkEvent') streamed.add(event.id);
       sink(event);
@@ -216,11 +241,16 @@ export class SessionRun {
   async #turn(state: SessionState): Promise<TaskResult | undefined> {
     const { host, options } = this;
     let chosen: SpeakerTurn;
-    try {
-      chosen = await chooseSpeaker(host, state, options.signal);
-    } catch (error) {
-      if (error instanceof RunCancelled) return this.cancel();
-      throw error;
+    if (host.driver.meta(state.machineState).kind === 'agent') {
+      // The usual turn: the state names its speaker, and no selector is awaited.
+      chosen = { speaking: state.machineState };
+    } else {
+      try {
+        chosen = await chooseSpeaker(host, state, options.signal);
+      } catch (error) {
+        if (error instanceof RunCancelled) return this.cancel();
+        throw error;
+      }
     }
     if ('waiting' in chosen) {
       const change = askUserStep(chosen.waiting, chosen.agent, chosen.prompt);
@@ -230,12 +260,12 @@ export class SessionRun {
     }
     const { speaking, selection } = chosen;
     const agent = (host.driver.meta(speaking) as { agent: string }).agent;
-    const streamed = new Set<string>();
+    const streamed = this.sink === undefined ? NOTHING_STREAMED : new Set<string>();
     let response: AgentResponse | AgentPause;
     try {
-      if (selection !== undefined) {
+      if (selection !== undefined && this.sink !== undefined) {
         streamed.add(selection.id);
-        this.sink?.(selection);
+        this.sink(selection);
       }
       announceSpeakers(options, [agent], this.streamed);
       // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
@@ -253,7 +283,7 @@ export class SessionRun {
       if (error instanceof RunCancelled) return this.cancel();
       throw error;
     }
-    const before = selection === undefined ? [] : [selection];
+    const before = selection === undefined ? NO_MESSAGES : [selection];
     if ('approvalRequest' in response) {
       const change = approvalPauseStep(agent, speaking, response, before, { responder: agent });
       await host.commit(change);
@@ -262,14 +292,18 @@ export class SessionRun {
     }
     const inner = response.innerMessages ?? [];
     const chatMessage = response.chatMessage;
-    const checking = checkOutput(
-      host.orchestration.guardrails?.output,
-      host.id,
-      agent,
-      chatMessage,
-      () => [...state.thread, ...before, ...inner, chatMessage],
-      options.signal,
-    );
+    const guardrails = host.orchestration.guardrails?.output;
+    const checking =
+      guardrails === undefined
+        ? null
+        : checkOutput(
+            guardrails,
+            host.id,
+            agent,
+            chatMessage,
+            () => [...state.thread, ...before, ...inner, chatMessage],
+            options.signal,
+          );
     // Without output guardrails nothing is awaited: every await on the hot path costs a tick.
     const tripped = checking === null ? null : await checking;
     if (tripped !== null) {
@@ -292,17 +326,23 @@ export class SessionRun {
     streamed: ReadonlySet<string>,
   ): Promise<TaskResult | undefined> {
     const { host } = this;
-    const delta: AgentMessage[] = [...(response.innerMessages ?? []), response.chatMessage];
+    const inner = response.innerMessages;
+    const delta: AgentMessage[] =
+      inner === undefined || inner.length === 0
+        ? [response.chatMessage]
+        : [...inner, response.chatMessage];
     const routing = host.orchestration.routeResponse(agent, response, state, speaking);
     const next = host.driver.next(speaking, routing.event);
-    const followUp = routing.followUp ?? [];
+    const followUp = routing.followUp;
     // A condition that fails does not lose the answer it was checking: the answer is committed
     // (with the condition state as it was) and the failure rejects the run after that.
-    let check: StopCheck = { stop: null, state: state.termination };
+    let check: StopCheck;
     let conditionError: unknown;
     try {
-      check = await host.checkStop(delta, state.termination);
-      if (check.stop === null && followUp.length > 0) {
+      // Without a stop rule the verdict comes at once: nothing to await.
+      const checking = host.checkStop(delta, state.termination);
+      check = checking instanceof Promise ? await checking : checking;
+      if (check.stop === null && followUp !== undefined && followUp.length > 0) {
         check = await host.checkStop(followUp, check.state, delta);
       }
     } catch (error) {
@@ -315,6 +355,7 @@ export class SessionRun {
       agent,
       selection,
       response,
+      delta,
       routing,
       next,
       nextMeta,
@@ -322,7 +363,9 @@ export class SessionRun {
       check,
       stop,
     });
-    await host.commit(change);
+    // Without a store the step is committed on return: nothing to await.
+    const committing = host.commit(change);
+    if (committing !== undefined) await committing;
     this.record(change.append ?? [], streamed);
     if (conditionError !== undefined) throw conditionError;
     if (check.stop !== null) return this.result('terminated', check.stop.content);

@@ -1,5 +1,6 @@
 import type { PendingRequest } from './session-state.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
+import type { AgentMessage } from '../messages/message.js';
 import { releaseIndex } from '../messages/thread-index.js';
 import { traceRun } from '../observability/gen-ai-spans.js';
 import type { CheckpointLink } from './checkpoint-link.js';
@@ -18,6 +19,8 @@ export interface SessionOrigin {
   readonly link?: CheckpointLink;
   readonly fork?: { readonly session: string; readonly step: number };
 }
+
+const NO_MESSAGES: readonly AgentMessage[] = Object.freeze([]);
 
 /** The load of a session without a store, which has nothing to load. */
 const LOADED: Promise<void> = Promise.resolve();
@@ -195,10 +198,17 @@ export class SessionRuntime {
     return this.#loading;
   }
 
-  async #commit(change: StepChange): Promise<void> {
+  /** Records `change`; a session without a store has nothing to wait for (see `RunHost.commit`). */
+  #commit(change: StepChange): Promise<void> | undefined {
     const step = applyStep(this.#state, change);
-    await this.#link?.commit(step);
-    this.#state = step.state;
+    const link = this.#link;
+    if (link === undefined) {
+      this.#state = step.state;
+      return undefined;
+    }
+    return link.commit(step).then(() => {
+      this.#state = step.state;
+    });
   }
 
   /** What a run may do to this session: read the state, commit, check the stop rule, the lease. */
@@ -212,8 +222,8 @@ export class SessionRuntime {
         return read();
       },
       commit: (change) => this.#commit(change),
-      checkStop: (delta, conditionState = this.#state.termination, before = []) =>
-        this.#stop.check(delta, conditionState, () => [...this.#state.thread, ...before, ...delta]),
+      checkStop: (delta, conditionState = this.#state.termination, before = NO_MESSAGES) =>
+        this.#stop.check(delta, conditionState, this.#state.thread, before),
       stopChange: (machineState, conditionState) =>
         this.#stop.change(this.driver, machineState, conditionState),
       confirmLease: (step) => this.#link?.lease.confirm(step),

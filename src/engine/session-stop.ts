@@ -6,6 +6,25 @@ import type { MachineDriver } from './machine-driver.js';
 import type { StepChange } from './session-state.js';
 import type { SessionStopRule, StopRule } from './stop-rule.js';
 
+/** The rule's verdict on one delta; a condition that throws names the session. */
+async function ruleVerdict(
+  rule: SessionStopRule,
+  sessionId: string,
+  delta: readonly AgentMessage[],
+  conditionState: unknown,
+  thread: readonly AgentMessage[],
+  before: readonly AgentMessage[],
+): Promise<StopCheck> {
+  try {
+    return await rule.check(delta, () => [...thread, ...before, ...delta], conditionState);
+  } catch (error) {
+    const reason = redactSecrets(thrownText(error));
+    throw new Error(`Termination condition failed in session "${sessionId}": ${reason}`, {
+      cause: error,
+    });
+  }
+}
+
 /** The outcome of one check: a stop (or null) and the condition state after it. */
 export interface StopCheck {
   readonly stop: StopMessage | null;
@@ -39,26 +58,28 @@ export class SessionStop {
   }
 
   /**
-   * Feeds one delta to the rule; `thread` gives the whole thread including it. A requested stop
-   * answers here when the rule does not stop.
+   * Feeds one delta to the rule: the rule sees the whole thread as `thread`, then `before` (what
+   * precedes the delta in its step), then `delta`. A requested stop answers here when the rule
+   * does not stop. Without a rule the verdict is returned at once, not as a promise.
    */
-  async check(
+  check(
     delta: readonly AgentMessage[],
     conditionState: unknown,
-    thread: () => readonly AgentMessage[],
-  ): Promise<StopCheck> {
+    thread: readonly AgentMessage[],
+    before: readonly AgentMessage[],
+  ): StopCheck | Promise<StopCheck> {
     const rule = (this.#rule ??= this.#workflowRule?.forSession());
-    let check: StopCheck = { stop: null, state: conditionState };
-    if (rule !== undefined) {
-      try {
-        check = await rule.check(delta, thread, conditionState);
-      } catch (error) {
-        const reason = redactSecrets(thrownText(error));
-        throw new Error(`Termination condition failed in session "${this.#sessionId}": ${reason}`, {
-          cause: error,
-        });
-      }
+    if (rule === undefined) {
+      // No condition: the verdict is known now (a run without one awaits nothing here).
+      return this.withRequest({ stop: null, state: conditionState });
     }
+    return ruleVerdict(rule, this.#sessionId, delta, conditionState, thread, before).then((check) =>
+      this.withRequest(check),
+    );
+  }
+
+  /** `check`, or the requested stop when `check` does not stop (the request is then answered). */
+  withRequest(check: StopCheck): StopCheck {
     const requested = this.#request;
     if (requested === undefined) return check;
     this.#request = undefined;

@@ -31,11 +31,6 @@ export function approvalRequestOf(
   };
 }
 
-/** A selector's choice, when it is recorded in the thread, leads the step's messages. */
-function led(selection: AgentEvent | undefined, messages: readonly AgentMessage[]): AgentMessage[] {
-  return selection === undefined ? [...messages] : [selection, ...messages];
-}
-
 /**
  * `agent`'s turn paused for approvals in machine state `speaking`: what it did so far and the
  * request are one step, and only this agent (in that state) continues it. `before` is what the
@@ -78,6 +73,11 @@ export interface AnswerFacts {
   readonly agent: string;
   readonly selection: AgentEvent | undefined;
   readonly response: AgentResponse;
+  /**
+   * The answer's messages (its inner messages, then the chat message) in an array the step may
+   * take as its own; made from `response` when not given.
+   */
+  readonly delta?: AgentMessage[];
   readonly routing: ResponseRouting;
   /** The machine state the routing leads to, and what it means. */
   readonly next: string;
@@ -95,7 +95,12 @@ export interface AnswerFacts {
  */
 export function answerStep(facts: AnswerFacts): StepChange {
   const { agent, response, routing, nextMeta, check } = facts;
-  const append = led(facts.selection, [...(response.innerMessages ?? []), response.chatMessage]);
+  // A selector's choice, when it is recorded in the thread, leads the step's messages. The delta
+  // the stop rule was given is not changed: what follows it goes into a copy.
+  const given = facts.delta ?? [...(response.innerMessages ?? []), response.chatMessage];
+  const follows = nextMeta.kind === 'input' || routing.followUp !== undefined;
+  const append =
+    facts.selection !== undefined ? [facts.selection, ...given] : follows ? [...given] : given;
   const waits = nextMeta.kind === 'input';
   let pendingRequest: PendingRequest | null = null;
   if (nextMeta.kind === 'input' && nextMeta.asks === true && check.stop === null) {
@@ -115,7 +120,7 @@ export function answerStep(facts: AnswerFacts): StepChange {
   }
   const followUp = routing.followUp ?? [];
   append.push(...followUp);
-  return {
+  const change: StepChange = {
     event: `agent_response:${agent}`,
     append,
     machineState: facts.next,
@@ -126,8 +131,8 @@ export function answerStep(facts: AnswerFacts): StepChange {
     unseenByResponder: followUp.length,
     ...(routing.progress === undefined ? {} : { progress: routing.progress }),
     status: waits ? 'awaiting_input' : 'idle',
-    ...facts.stop,
   };
+  return facts.stop === undefined ? change : { ...change, ...facts.stop };
 }
 
 /** The answers of a group step, recorded together in the order the orchestration named. */

@@ -41,10 +41,11 @@ export function totalUsage(messages: readonly AgentMessage[]): {
 } {
   let promptTokens = 0;
   let completionTokens = 0;
-  for (const m of messages) {
-    if (m.usage === undefined) continue;
-    promptTokens += m.usage.promptTokens;
-    completionTokens += m.usage.completionTokens;
+  for (let i = 0; i < messages.length; i++) {
+    const usage = (messages[i] as AgentMessage).usage;
+    if (usage === undefined) continue;
+    promptTokens += usage.promptTokens;
+    completionTokens += usage.completionTokens;
   }
   return { promptTokens, completionTokens };
 }

@@ -104,7 +104,7 @@ function renderView(
   handoffNames: ReadonlySet<string> | undefined,
 ): LLMMessage[] {
   const index = indexThread(thread);
-  const key = `${agentName}\u0000${filter}\u0000${handoffNames === undefined ? '*' : namesKey(handoffNames)}`;
+  const key = viewKey(agentName, filter, handoffNames);
   const memo = memoOf(index);
   let view = memo.get(key) as RenderedView | undefined;
   // The index has checked that `thread` continues the messages it holds, so a view of at most
@@ -118,22 +118,53 @@ function renderView(
   return view.out;
 }
 
-// The handoff names of an agent's turns are usually the same set each turn: its key is made once,
-// and checked against the set (which a caller may have changed since) without allocating.
-const namesKeys = new WeakMap<ReadonlySet<string>, { names: readonly string[]; key: string }>();
+// The handoff names of an agent's turns are usually the same set each turn: the keys of its views
+// are made once per set, and the set (which a caller may have changed since) is checked against
+// the names they were made for without allocating.
+interface ViewKeys {
+  readonly names: readonly string[];
+  /** Per agent and filter (`${agent}\u0000${filter}`): the memo key of its view. */
+  readonly keys: Map<string, Map<string, string>>;
+}
 
-function namesKey(names: ReadonlySet<string>): string {
-  const known = namesKeys.get(names);
-  if (known !== undefined && sameNames(known.names, names)) return known.key;
-  const sorted = [...names].sort();
-  const key = sorted.join(',');
-  namesKeys.set(names, { names: sorted, key });
+const viewKeys = new WeakMap<ReadonlySet<string>, ViewKeys>();
+const ANY_HANDOFF_NAME: ViewKeys = { names: [], keys: new Map() };
+const MAX_AGENT_KEYS = 256;
+
+/** The memo key of the view of `agentName` with `filter` and `handoffNames`. */
+function viewKey(
+  agentName: string,
+  filter: ToolCallFilter,
+  handoffNames: ReadonlySet<string> | undefined,
+): string {
+  let known = handoffNames === undefined ? ANY_HANDOFF_NAME : viewKeys.get(handoffNames);
+  if (
+    handoffNames !== undefined &&
+    (known === undefined || !sameNames(known.names, handoffNames))
+  ) {
+    known = { names: [...handoffNames].sort(), keys: new Map() };
+    viewKeys.set(handoffNames, known);
+  }
+  const keys = known as ViewKeys;
+  let byFilter = keys.keys.get(agentName);
+  if (byFilter === undefined) {
+    // Keys outlive no set of names but the default one's: bounded however many names it sees.
+    if (keys.keys.size >= MAX_AGENT_KEYS) keys.keys.clear();
+    byFilter = new Map();
+    keys.keys.set(agentName, byFilter);
+  }
+  let key = byFilter.get(filter);
+  if (key === undefined) {
+    const names = handoffNames === undefined ? '*' : keys.names.join(',');
+    key = `${agentName}\u0000${filter}\u0000${names}`;
+    byFilter.set(filter, key);
+  }
   return key;
 }
 
 function sameNames(known: readonly string[], names: ReadonlySet<string>): boolean {
   if (known.length !== names.size) return false;
-  for (const name of known) if (!names.has(name)) return false;
+  for (let i = 0; i < known.length; i++) if (!names.has(known[i] as string)) return false;
   return true;
 }
 
@@ -180,7 +211,8 @@ function renderInto(
   const { out, rendered } = view;
   const pushCalls = (calls: readonly FunctionCall[], results: Results, name?: string) => {
     const shown: FunctionCall[] = [];
-    for (const c of calls) {
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i] as FunctionCall;
       if (!keep(c, name === undefined) || rendered.has(c.id)) continue;
       if (!results.has(c.id)) {
         if (results === index.results) view.skipped.add(c.id);
@@ -192,8 +224,9 @@ function renderInto(
     if (shown.length === 0) return;
     const toolCalls = shown.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
     out.push({ role: 'assistant', content: null, ...nameField(name), toolCalls });
-    for (const c of shown) {
-      out.push({ role: 'tool', toolCallId: c.id, content: results.get(c.id)?.content ?? '' });
+    for (let i = 0; i < shown.length; i++) {
+      const id = (shown[i] as FunctionCall).id;
+      out.push({ role: 'tool', toolCallId: id, content: results.get(id)?.content ?? '' });
     }
   };
 

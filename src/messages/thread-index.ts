@@ -1,4 +1,4 @@
-import type { AgentMessage, FunctionExecutionResult } from './message.js';
+import type { AgentMessage, FunctionCall, FunctionExecutionResult } from './message.js';
 
 /**
  * Facts about a thread that only grow as it grows — the first result of every call, every call
@@ -82,18 +82,27 @@ function fresh(): MutableIndex {
 function add(index: MutableIndex, m: AgentMessage, at: number): void {
   switch (m.type) {
     case 'ToolCallRequestEvent':
-      for (const c of m.content) index.callIds.add(c.id);
+      for (let i = 0; i < m.content.length; i++)
+        index.callIds.add((m.content[i] as FunctionCall).id);
       break;
     case 'ToolCallExecutionEvent':
-      for (const r of m.content) if (!index.results.has(r.callId)) index.results.set(r.callId, r);
+      for (let i = 0; i < m.content.length; i++) {
+        const r = m.content[i] as FunctionExecutionResult;
+        if (!index.results.has(r.callId)) index.results.set(r.callId, r);
+      }
       index.pending.set(m.source, m.content);
       break;
     case 'HandoffMessage': {
       const pending = index.pending.get(m.source);
       if (pending !== undefined) {
-        const ids = pending.filter((r) => r.content === m.content).map((r) => r.callId);
-        for (const id of ids) index.handoffCalls.add(id);
-        if (ids.length > 0) index.handoffLinks.push({ handoff: at, ids });
+        let ids: string[] | undefined;
+        for (let i = 0; i < pending.length; i++) {
+          const r = pending[i] as FunctionExecutionResult;
+          if (r.content !== m.content) continue;
+          index.handoffCalls.add(r.callId);
+          (ids ??= []).push(r.callId);
+        }
+        if (ids !== undefined) index.handoffLinks.push({ handoff: at, ids });
       }
       index.pending.delete(m.source);
       break;

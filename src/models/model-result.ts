@@ -19,13 +19,13 @@ export const UNNAMED_TOOL = 'unnamed_tool';
  *   NaN is 0);
  * - `thought`: kept when it is a non-empty string; other values become text.
  *
- * @throws Error naming `origin` when the value is not an object or `toolCalls` is not an array:
- * that is a broken client, not odd model output.
+ * @throws Error naming the client of agent `agent` when the value is not an object or `toolCalls`
+ * is not an array: that is a broken client, not odd model output.
  */
-export function normaliseModelResult(raw: unknown, origin: string): ModelResult {
+export function normaliseModelResult(raw: unknown, agent: string): ModelResult {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new Error(
-      `${origin} returned ${describe(raw)} instead of a ModelResult ` +
+      `${clientOf(agent)} returned ${describe(raw)} instead of a ModelResult ` +
         '{ content, toolCalls, usage }. Fix the ChatClient.',
     );
   }
@@ -33,7 +33,7 @@ export function normaliseModelResult(raw: unknown, origin: string): ModelResult 
   const calls = value.toolCalls ?? [];
   if (!Array.isArray(calls)) {
     throw new Error(
-      `${origin} returned toolCalls as ${describe(calls)} instead of an array. Fix the ChatClient.`,
+      `${clientOf(agent)} returned toolCalls as ${describe(calls)} instead of an array. Fix the ChatClient.`,
     );
   }
   const result: ModelResult = {
@@ -62,13 +62,16 @@ export function normaliseToolCall(raw: unknown): FunctionCall {
   };
 }
 
+/** No tokens counted: shared by every result that reports none (messages are readonly). */
+const NO_USAGE: Usage = Object.freeze({ promptTokens: 0, completionTokens: 0 });
+
 /** Token counts as non-negative integers. */
 export function normaliseUsage(raw: unknown): Usage {
   const usage = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-  return {
-    promptTokens: count(usage.promptTokens),
-    completionTokens: count(usage.completionTokens),
-  };
+  const promptTokens = count(usage.promptTokens);
+  const completionTokens = count(usage.completionTokens);
+  if (promptTokens === 0 && completionTokens === 0) return NO_USAGE;
+  return { promptTokens, completionTokens };
 }
 
 function argumentsText(value: unknown): string {
@@ -87,6 +90,8 @@ function count(value: unknown): number {
   if (typeof value !== 'number' || !(value > 0)) return 0;
   return Math.min(Math.round(value), Number.MAX_SAFE_INTEGER);
 }
+
+const clientOf = (agent: string) => `The ChatClient of agent "${agent}"`;
 
 function describe(value: unknown): string {
   if (value === null) return 'null';

@@ -26,9 +26,20 @@ export type HandoffEvent =
   | { readonly type: 'message' }
   | { readonly type: `reply.${string}` };
 
+/** The event of each handoff target so far: made once per target (events are never changed). */
+const handoffEvents = new Map<string, HandoffEvent>();
+
 /** The event for a response that hands off to `target`. */
 export function handoffEvent(target: string): HandoffEvent {
-  return { type: `handoff.${target}` };
+  let event = handoffEvents.get(target);
+  if (event === undefined) {
+    event = Object.freeze({ type: `handoff.${target}` });
+    // Targets are participants' names, a handful per workflow; the bound keeps a process that
+    // builds many workflows from holding every name it has seen.
+    if (handoffEvents.size >= 1024) handoffEvents.clear();
+    handoffEvents.set(target, event);
+  }
+  return event;
 }
 
 /** The event for user input that answers `agent`. */
