@@ -127,7 +127,7 @@ export async function respondAs(
   const context: AgentContext = {
     conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
     newMessages,
-    signal: signal ?? quietSignal(ctx),
+    signal: signal ?? quietSignal(),
     sessionId,
     emit,
     ...turnContext(turn),
@@ -166,19 +166,25 @@ export async function respondAs(
   return response;
 }
 
-// The signal of the turns of a run that was given none: one per run (its context), as making an
-// AbortSignal costs more than the rest of a turn's bookkeeping. It never aborts, and tools remove
-// the listeners they add to it.
-const quietSignals = new WeakMap<TurnContext, AbortSignal>();
-
-function quietSignal(ctx: TurnContext): AbortSignal {
-  let signal = quietSignals.get(ctx);
-  if (signal === undefined) {
-    signal = new AbortController().signal;
-    quietSignals.set(ctx, signal);
+/**
+ * The signal of turns whose run was given none. Making an AbortSignal costs more than the rest of
+ * a turn's bookkeeping, so such turns share one, which never aborts. A listener added to it and
+ * never removed (a model client may do that: openai's does) is released with it: each shared
+ * signal serves `QUIET_USES` turns, then a fresh one takes over and the old one is garbage once
+ * the turns holding it end.
+ */
+export function quietSignal(): AbortSignal {
+  if (quietUses >= QUIET_USES || quiet === undefined) {
+    quiet = new AbortController().signal;
+    quietUses = 0;
   }
-  return signal;
+  quietUses++;
+  return quiet;
 }
+
+const QUIET_USES = 256;
+let quiet: AbortSignal | undefined;
+let quietUses = 0;
 
 /** The turn options an agent's context carries (all but where its conversation starts). */
 function turnContext(turn: AgentTurnOptions): Omit<AgentTurnOptions, 'conversationFrom'> {

@@ -3,6 +3,7 @@ import type { AgentMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { guardrailTrippedEvent } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
+import { quietSignal } from './agent-turn.js';
 
 /** An agent's final answer (a text or structured message): what output guardrails check. */
 export function isAnswer(message: AgentMessage): boolean {
@@ -17,14 +18,15 @@ export function checkInput(
   task: readonly AgentMessage[],
   signal: AbortSignal | undefined,
 ): Promise<Tripped | null> | null {
+  if (guardrails === undefined || guardrails.length === 0) return null;
   const chat = task.filter(isChatMessage);
-  if (guardrails === undefined || guardrails.length === 0 || chat.length === 0) return null;
+  if (chat.length === 0) return null;
   return firstTripped(guardrails, {
     text: chat.map((m) => messageToText(m)).join('\n'),
     messages: [...thread, ...task],
     agent: null,
     sessionId,
-    signal: signal ?? new AbortController().signal,
+    signal: signal ?? quietSignal(),
   });
 }
 
@@ -46,7 +48,7 @@ export function checkOutput(
     messages: messages(),
     agent,
     sessionId,
-    signal: signal ?? new AbortController().signal,
+    signal: signal ?? quietSignal(),
   });
 }
 

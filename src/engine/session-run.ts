@@ -168,31 +168,35 @@ export class SessionRun {
   async #takeInput(taskMessages: readonly TaskMessage[]): Promise<TaskResult | undefined> {
     const { host, options } = this;
     const { driver, orchestration } = host;
-    undecidedAfter(
-      host.id,
-      null,
-      taskMessages.filter((m) => m.type === 'ToolApprovalResponseEvent'),
-    );
+    // A decision while no approval is pending is refused before anything is committed.
+    if (taskMessages.some((m) => m.type === 'ToolApprovalResponseEvent')) {
+      undecidedAfter(
+        host.id,
+        null,
+        taskMessages.filter((m) => m.type === 'ToolApprovalResponseEvent'),
+      );
+    }
     const state = host.state;
     const kind = driver.meta(state.machineState).kind;
     const machineState =
       kind === 'input' || kind === 'stopped'
         ? driver.next(state.machineState, orchestration.routeUserInput(state, taskMessages))
         : state.machineState;
+    // Without guardrails, a stop rule or a store nothing here is awaited (each await is a tick).
     const guardrails = orchestration.guardrails?.input;
-    const tripped = await checkInput(
+    const checkingInput = checkInput(
       guardrails,
       host.id,
       state.thread,
       taskMessages,
       options.signal,
     );
-    const check: StopCheck =
-      tripped === null
-        ? await host.checkStop(taskMessages)
-        : { stop: null, state: state.termination };
+    const tripped = checkingInput === null ? null : await checkingInput;
+    const checking: StopCheck | Promise<StopCheck> =
+      tripped === null ? host.checkStop(taskMessages) : { stop: null, state: state.termination };
+    const check = checking instanceof Promise ? await checking : checking;
     const stops = tripped !== null || check.stop !== null;
-    await host.commit(
+    const committing = host.commit(
       inputStep({
         task: taskMessages,
         machineState,
@@ -202,6 +206,7 @@ export class SessionRun {
         stop: stops ? await host.stopChange(machineState, check.state) : undefined,
       }),
     );
+    if (committing !== undefined) await committing;
     if (options.outputTaskMessages !== false) for (const m of taskMessages) this.emit(m);
     if (tripped !== null) {
       this.emit(host.state.thread[host.state.thread.length - 1] as AgentMessage);

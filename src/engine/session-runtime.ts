@@ -10,7 +10,8 @@ import type { RunOptions, SessionInfo, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
 import { type MessageSink, type RunHost, SessionRun } from './session-run.js';
 import { applyStep, type SessionState, type StepChange } from './session-state.js';
-import { SessionStop } from './session-stop.js';
+import { type StopCheck, SessionStop } from './session-stop.js';
+import type { StopChange } from './step-changes.js';
 
 export type { MessageSink } from './session-run.js';
 
@@ -35,7 +36,7 @@ function withKind(request: PendingRequest): PendingRequest {
  * advances it one committed step at a time; this class loads the state, holds the lease while a
  * run, a reset or a `loadState` is in progress, and answers `info()` and `checkpoints()`.
  */
-export class SessionRuntime {
+export class SessionRuntime implements RunHost {
   readonly id: string;
   readonly orchestration: Orchestration;
   readonly driver: MachineDriver;
@@ -150,7 +151,7 @@ export class SessionRuntime {
     return traceRun(this.orchestration.name, this.id, () =>
       this.#exclusive(async () => {
         try {
-          return await new SessionRun(this.#host(), options, sink).run(task);
+          return await new SessionRun(this, options, sink).run(task);
         } finally {
           // A paused session keeps no index of its thread (a few recent ones stay cached).
           releaseIndex(this.#state.thread);
@@ -165,7 +166,8 @@ export class SessionRuntime {
     this.#running = true;
     let leased = false;
     try {
-      await this.#ready();
+      // A session without a store is loaded from the start: nothing to await.
+      if (!this.#loaded) await this.#ready();
       if (this.#link !== undefined) {
         await this.#link.lease.acquire(this.#state.step + 1);
         leased = true;
@@ -198,8 +200,12 @@ export class SessionRuntime {
     return this.#loading;
   }
 
+  // What a run may do to this session (`RunHost`): read the state, commit, check the stop rule,
+  // confirm the lease. The runtime is the host of its runs itself: a host object per run (with a
+  // closure per effect) cost more than the rest of a run's bookkeeping.
+
   /** Records `change`; a session without a store has nothing to wait for (see `RunHost.commit`). */
-  #commit(change: StepChange): Promise<void> | undefined {
+  commit(change: StepChange): Promise<void> | undefined {
     const step = applyStep(this.#state, change);
     const link = this.#link;
     if (link === undefined) {
@@ -211,22 +217,19 @@ export class SessionRuntime {
     });
   }
 
-  /** What a run may do to this session: read the state, commit, check the stop rule, the lease. */
-  #host(): RunHost {
-    const read = (): SessionState => this.#state;
-    return {
-      id: this.id,
-      orchestration: this.orchestration,
-      driver: this.driver,
-      get state() {
-        return read();
-      },
-      commit: (change) => this.#commit(change),
-      checkStop: (delta, conditionState = this.#state.termination, before = NO_MESSAGES) =>
-        this.#stop.check(delta, conditionState, this.#state.thread, before),
-      stopChange: (machineState, conditionState) =>
-        this.#stop.change(this.driver, machineState, conditionState),
-      confirmLease: (step) => this.#link?.lease.confirm(step),
-    };
+  checkStop(
+    delta: readonly AgentMessage[],
+    conditionState: unknown = this.#state.termination,
+    before: readonly AgentMessage[] = NO_MESSAGES,
+  ): StopCheck | Promise<StopCheck> {
+    return this.#stop.check(delta, conditionState, this.#state.thread, before);
+  }
+
+  stopChange(machineState: string, conditionState: unknown): Promise<StopChange> {
+    return this.#stop.change(this.driver, machineState, conditionState);
+  }
+
+  confirmLease(step: number): Promise<void> | undefined {
+    return this.#link?.lease.confirm(step);
   }
 }
