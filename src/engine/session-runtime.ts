@@ -47,7 +47,7 @@ export class SessionRuntime implements RunHost {
   #loaded = false;
   #running = false;
   /** This session's own stop rule and `stop()` requests. */
-  readonly #stop: SessionStop;
+  #stop: SessionStop | undefined;
 
   constructor(
     id: string,
@@ -62,7 +62,6 @@ export class SessionRuntime implements RunHost {
     this.#state = fresh;
     this.#link = origin.link;
     this.#origin = origin;
-    this.#stop = new SessionStop(id, orchestration.stopRule);
     if (origin.link === undefined) {
       // Nothing to load: one settled promise serves every such session (one each was 48 bytes).
       this.#loading = LOADED;
@@ -76,7 +75,9 @@ export class SessionRuntime implements RunHost {
    */
   get evictable(): boolean {
     return (
-      !this.#running && !this.#stop.requested && (this.#origin.fork === undefined || this.#loaded)
+      !this.#running &&
+      this.#stop?.requested !== true &&
+      (this.#origin.fork === undefined || this.#loaded)
     );
   }
 
@@ -90,7 +91,7 @@ export class SessionRuntime implements RunHost {
    * input), with `reason` as the stop reason.
    */
   stop(reason: string): void {
-    this.#stop.request(reason);
+    this.#stops().request(reason);
   }
 
   /** The state as last loaded or committed (call `current()` to catch up with the store). */
@@ -222,11 +223,24 @@ export class SessionRuntime implements RunHost {
     conditionState: unknown = this.#state.termination,
     before: readonly AgentMessage[] = NO_MESSAGES,
   ): StopCheck | Promise<StopCheck> {
-    return this.#stop.check(delta, conditionState, this.#state.thread, before);
+    // A session of a workflow without a stop rule, never asked to stop, has nothing to check.
+    if (this.#stop === undefined && this.orchestration.stopRule === undefined) {
+      return { stop: null, state: conditionState };
+    }
+    return this.#stops().check(delta, conditionState, this.#state.thread, before);
   }
 
   stopChange(machineState: string, conditionState: unknown): Promise<StopChange> {
-    return this.#stop.change(this.driver, machineState, conditionState);
+    return this.#stops().change(this.driver, machineState, conditionState);
+  }
+
+  /**
+   * This session's own stop rule and `stop()` requests, made on first use: most sessions of a
+   * workflow without a stop rule never need one (a paused session keeps 56 bytes less).
+   */
+  #stops(): SessionStop {
+    this.#stop ??= new SessionStop(this.id, this.orchestration.stopRule);
+    return this.#stop;
   }
 
   confirmLease(step: number): Promise<void> | undefined {
