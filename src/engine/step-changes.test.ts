@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
 import { textMessage } from '../messages/message-factories.js';
-import type { AgentMessage } from '../messages/message.js';
+import type { AgentMessage, ChatMessage } from '../messages/message.js';
 import { answerStep } from './step-changes.js';
 
 const answer = textMessage({ source: 'billing', content: 'Refunded. Anything else?' });
 const note = textMessage({ source: 'system', content: 'Routed back to the desk.' });
 
-const facts = (delta: AgentMessage[], asks: boolean, followUp?: AgentMessage[]) => ({
+const facts = (delta: AgentMessage[], asks: boolean, followUp?: ChatMessage[]) => ({
   agent: 'billing',
   selection: undefined,
   response: { chatMessage: answer },
