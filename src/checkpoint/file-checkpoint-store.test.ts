@@ -124,6 +124,19 @@ describe('FileCheckpointStore', () => {
     expect(await store.append('s', { step: 2, snapshot: false, data: 'two' })).toBe(true);
   });
 
+  it('clears a lock left by a dead process when asked who holds the session', async () => {
+    const store = new FileCheckpointStore(directory);
+    await store.append('s', { step: 1, snapshot: true, data: 'one' });
+    const lock = (await logFile()).replace(/\.log$/, '.lock');
+    await writeFile(lock, '999999999');
+    expect(await store.leaseHolder('s')).toBe(null);
+    expect((await readdir(directory)).filter((f) => f.endsWith('.lock'))).toEqual([]);
+    // A lock of a live process stays.
+    await writeFile(lock, String(process.pid));
+    expect(await store.leaseHolder('s')).toBe(null);
+    expect((await readdir(directory)).filter((f) => f.endsWith('.lock'))).toHaveLength(1);
+  });
+
   it('needs a directory', () => {
     expect(() => new FileCheckpointStore('')).toThrow(ConfigError);
   });

@@ -120,6 +120,10 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async leaseHolder(sessionId: string): Promise<string | null> {
     const lease = await this.#readLease(sessionId);
+    // A process killed while it held the lock (e.g. releasing the lease of a session it had just
+    // finished) leaves the lock file; a later process that only reads the session would never
+    // take the lock to break it. Whoever asks who holds the session clears it.
+    await this.#breakIfStale(this.#path(sessionId, 'lock'));
     return lease !== null && held(lease) ? lease.owner : null;
   }
 
