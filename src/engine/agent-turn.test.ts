@@ -23,4 +23,19 @@ describe('quietSignal()', () => {
     expect(renewed).not.toBe(last);
     expect(renewed.aborted).toBe(false);
   });
+
+  it('takes the listeners a client leaves on it without a "possible memory leak" warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const signal = quietSignal();
+      for (let i = 0; i < 20; i++) signal.addEventListener('abort', () => {}, { once: true });
+      // Node emits the warning on a later tick.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
 });

@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
 import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
@@ -176,6 +178,9 @@ export async function respondAs(
 export function quietSignal(): AbortSignal {
   if (quietUses >= QUIET_USES || quiet === undefined) {
     quiet = new AbortController().signal;
+    // The listeners such clients leave are expected here (and bounded by the renewal): no
+    // "possible memory leak" warning for them.
+    setMaxListeners(0, quiet);
     quietUses = 0;
   }
   quietUses++;

@@ -201,37 +201,22 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * schema's order: V8 copies a frozen object with a spread several times slower.
  */
 function copyState(state: SessionState, thread: SessionState['thread']): Mutable<SessionState> {
-  const { version, machineState, resumeState, status, pendingRequest, turn } = state;
-  const { termination, bookmarks, lastSpeaker, progress, step } = state;
-  // A state stored before `progress` existed has none, and keeps none until a step sets it.
-  if (!Object.hasOwn(state, 'progress')) {
-    return {
-      version,
-      thread,
-      machineState,
-      resumeState,
-      status,
-      pendingRequest,
-      turn,
-      termination,
-      bookmarks,
-      lastSpeaker,
-      step,
-    };
-  }
+  // A state stored before `progress` existed has none, and keeps none until a step sets it (rare:
+  // a spread is fine there).
+  if (!Object.hasOwn(state, 'progress')) return { ...state, thread };
   return {
-    version,
+    version: state.version,
     thread,
-    machineState,
-    resumeState,
-    status,
-    pendingRequest,
-    turn,
-    termination,
-    bookmarks,
-    lastSpeaker,
-    progress,
-    step,
+    machineState: state.machineState,
+    resumeState: state.resumeState,
+    status: state.status,
+    pendingRequest: state.pendingRequest,
+    turn: state.turn,
+    termination: state.termination,
+    bookmarks: state.bookmarks,
+    lastSpeaker: state.lastSpeaker,
+    progress: state.progress,
+    step: state.step,
   };
 }
 
