@@ -48,14 +48,8 @@ export function fileLogDesk(store: CheckpointStore): HandoffWorkflow {
   );
 }
 
-/** The thread after both runs, as `type source`. */
-export const THREAD_AFTER_TWO_RUNS = [
-  'TextMessage user',
-  'ToolCallRequestEvent triage',
-  'ToolCallExecutionEvent triage',
-  'HandoffMessage triage',
-  'TextMessage billing',
-  'UserInputRequestedEvent billing',
+/** What each run adds to the thread, as `type source`. */
+const ONE_RUN = [
   'TextMessage user',
   'ToolCallRequestEvent triage',
   'ToolCallExecutionEvent triage',
@@ -63,6 +57,9 @@ export const THREAD_AFTER_TWO_RUNS = [
   'TextMessage billing',
   'UserInputRequestedEvent billing',
 ];
+
+/** The thread after both runs, as `type source`. */
+export const THREAD_AFTER_TWO_RUNS = [...ONE_RUN, ...ONE_RUN];
 
 /** The step log after both runs, as `step event`. */
 export const STEPS_AFTER_TWO_RUNS = [
