@@ -30,7 +30,13 @@ import {
 } from './agent-config.js';
 import { approvalNeeded, findPausedTurn, rejectedResult } from './approvals.js';
 import { withUniqueIds } from './call-ids.js';
-import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from './chat-agent.js';
+import {
+  type AgentContext,
+  type AgentPause,
+  type AgentResponse,
+  type ChatAgent,
+  keepsNoConversation,
+} from './chat-agent.js';
 import type { Handoff } from './handoff.js';
 import type { AgentOptions } from './agent-options.js';
 import { type CallSetup, inCallOrder, runCalls } from './run-calls.js';
@@ -333,3 +339,7 @@ export class Agent implements ChatAgent {
     );
   }
 }
+
+// A turn reads `ctx.conversation` only while it runs (for the model view and the thread's call
+// ids), so the engine may give it the session's live thread (see `mayShareThread`).
+keepsNoConversation(Agent.prototype.takeTurn);

@@ -77,3 +77,20 @@ export interface ChatAgent {
    */
   takeTurn?(ctx: AgentContext): Promise<AgentResponse | AgentPause>;
 }
+
+/** Turn functions of this library's agents that read `ctx.conversation` only until they return. */
+const turnBound = new WeakSet<object>();
+
+/** Marks `turn` (an agent class's `takeTurn` or `respond`) as keeping no `ctx.conversation`. */
+export function keepsNoConversation(turn: (ctx: AgentContext) => unknown): void {
+  turnBound.add(turn);
+}
+
+/**
+ * True when the function the engine calls for `agent`'s turn is one that keeps no
+ * `ctx.conversation` (see `keepsNoConversation`): such an agent may be given the session's live
+ * thread, which later steps extend in place. Any other agent gets a thread that never changes.
+ */
+export function mayShareThread(agent: ChatAgent): boolean {
+  return turnBound.has(agent.takeTurn ?? agent.respond);
+}

@@ -1,6 +1,12 @@
 import { setMaxListeners } from 'node:events';
 
-import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
+import {
+  type AgentContext,
+  type AgentPause,
+  type AgentResponse,
+  type ChatAgent,
+  mayShareThread,
+} from '../agents/chat-agent.js';
 import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { recordAppend } from '../messages/thread-index.js';
@@ -15,6 +21,7 @@ import {
   selectedEvent,
 } from './orchestration.js';
 import type { SessionState } from './session-state.js';
+import { liveThread } from './thread-line.js';
 
 /** `thread` with `message` appended, recorded as its continuation (see `recordAppend`). */
 export function appended(
@@ -95,7 +102,7 @@ export function resumeWithoutTask(ctx: TurnContext, state: SessionState): string
   }
   if (driver.meta(current).kind !== 'input') return current;
   // A fresh session started without a task: the first speaker begins.
-  if (state.thread.length === 0 && state.pendingRequest === null) {
+  if (liveThread(state).length === 0 && state.pendingRequest === null) {
     return driver.next(current, orchestration.routeUserInput(state, []));
   }
   orchestration.checkWaiting?.(state);
@@ -121,13 +128,20 @@ export async function respondAs(
   // Own properties only: an agent may be named `toString` or `constructor`.
   const seen = Object.hasOwn(state.bookmarks, agentName) ? state.bookmarks[agentName] : 0;
   const bookmark = Math.max(seen ?? 0, conversationFrom);
+  const thread = liveThread(state);
   const newMessages: ChatMessage[] = [];
-  for (let i = bookmark; i < state.thread.length; i++) {
-    const m = state.thread[i] as AgentMessage;
+  for (let i = bookmark; i < thread.length; i++) {
+    const m = thread[i] as AgentMessage;
     if (isChatMessage(m)) newMessages.push(m);
   }
   const context: AgentContext = {
-    conversation: conversationFrom > 0 ? state.thread.slice(conversationFrom) : state.thread,
+    // An agent that may keep its conversation is given a thread that never changes.
+    conversation:
+      conversationFrom > 0
+        ? thread.slice(conversationFrom)
+        : mayShareThread(agent)
+          ? thread
+          : state.thread,
     newMessages,
     signal: signal ?? quietSignal(),
     sessionId,

@@ -7,6 +7,7 @@ import { checkInput, trippedEvent } from './guardrail-checks.js';
 import type { TaskMessage, TaskResult } from './runnable.js';
 import type { SessionRun } from './session-run.js';
 import type { PendingRequest } from './session-state.js';
+import { liveThread } from './thread-line.js';
 import type { StopCheck } from './session-stop.js';
 import { decisionsStep } from './step-changes.js';
 
@@ -26,7 +27,13 @@ export async function continuePausedTurn(
   const pending = state.pendingRequest as PendingRequest;
   const undecided = undecidedAfter(host.id, pending, taskMessages);
   const guardrails = host.orchestration.guardrails?.input;
-  const tripped = await checkInput(guardrails, host.id, state.thread, taskMessages, options.signal);
+  const tripped = await checkInput(
+    guardrails,
+    host.id,
+    liveThread(state),
+    taskMessages,
+    options.signal,
+  );
   const check: StopCheck =
     tripped === null
       ? await host.checkStop(taskMessages)

@@ -8,6 +8,7 @@ import type { GroupAnswer } from './orchestration.js';
 import type { TaskResult } from './runnable.js';
 import type { SessionRun } from './session-run.js';
 import type { SessionState } from './session-state.js';
+import { liveThread } from './thread-line.js';
 import type { StopCheck } from './session-stop.js';
 import { approvalPauseStep, groupAnswerStep, trippedStep } from './step-changes.js';
 
@@ -73,7 +74,7 @@ export async function groupStep(
         host.id,
         agent,
         response.chatMessage,
-        () => [...state.thread, ...inner, response.chatMessage],
+        () => [...liveThread(state), ...inner, response.chatMessage],
         options.signal,
       );
       if (tripped !== null) {

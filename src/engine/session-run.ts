@@ -17,7 +17,8 @@ import { announceSpeakers } from './speakers-listener.js';
 import { checkInput, checkOutput, trippedEvent } from './guardrail-checks.js';
 import type { StateMeta } from './orchestration.js';
 import type { RunOptions, Task, TaskMessage, TaskResult } from './runnable.js';
-import type { SessionState, StepChange } from './session-state.js';
+import { type SessionState, type StepChange, withThread } from './session-state.js';
+import { liveThread } from './thread-line.js';
 import type { StopCheck } from './session-stop.js';
 import {
   answerStep,
@@ -187,7 +188,7 @@ export class SessionRun {
     const checkingInput = checkInput(
       guardrails,
       host.id,
-      state.thread,
+      liveThread(state),
       taskMessages,
       options.signal,
     );
@@ -209,7 +210,7 @@ export class SessionRun {
     if (committing !== undefined) await committing;
     if (options.outputTaskMessages !== false) for (const m of taskMessages) this.emit(m);
     if (tripped !== null) {
-      this.emit(host.state.thread[host.state.thread.length - 1] as AgentMessage);
+      this.emit(liveThread(host.state).at(-1) as AgentMessage);
       return this.result('terminated', trippedReason(tripped));
     }
     if (check.stop !== null) return this.result('terminated', check.stop.content);
@@ -275,7 +276,7 @@ export class SessionRun {
       announceSpeakers(options, [agent], this.streamed);
       // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
       const seen =
-        selection === undefined ? state : { ...state, thread: appended(state.thread, selection) };
+        selection === undefined ? state : withThread(state, appended(liveThread(state), selection));
       response = await respondAs(
         host,
         agent,
@@ -306,7 +307,7 @@ export class SessionRun {
             host.id,
             agent,
             chatMessage,
-            () => [...state.thread, ...before, ...inner, chatMessage],
+            () => [...liveThread(state), ...before, ...inner, chatMessage],
             options.signal,
           );
     // Without output guardrails nothing is awaited: every await on the hot path costs a tick.

@@ -1,4 +1,5 @@
 import type { PendingRequest } from './session-state.js';
+import { liveThread } from './thread-line.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
 import { releaseIndex } from '../messages/thread-index.js';
@@ -155,7 +156,7 @@ export class SessionRuntime implements RunHost {
           return await new SessionRun(this, options, sink).run(task);
         } finally {
           // A paused session keeps no index of its thread (a few recent ones stay cached).
-          releaseIndex(this.#state.thread);
+          releaseIndex(liveThread(this.#state));
         }
       }),
     );
@@ -227,7 +228,7 @@ export class SessionRuntime implements RunHost {
     if (this.#stop === undefined && this.orchestration.stopRule === undefined) {
       return { stop: null, state: conditionState };
     }
-    return this.#stops().check(delta, conditionState, this.#state.thread, before);
+    return this.#stops().check(delta, conditionState, liveThread(this.#state), before);
   }
 
   stopChange(machineState: string, conditionState: unknown): Promise<StopChange> {

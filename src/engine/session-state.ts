@@ -2,8 +2,8 @@ import { enablePatches, type Patch } from 'immer';
 import { z } from 'zod';
 
 import type { AgentMessage, FunctionCall } from '../messages/message.js';
-import { recordAppend } from '../messages/thread-index.js';
 import { AgentMessageSchema, FunctionCallSchema } from '../messages/message-schema.js';
+import { extendThread, liveThread } from './thread-line.js';
 
 // Loading a session replays step patches with immer's `applyPatches`.
 enablePatches();
@@ -141,25 +141,29 @@ class Step implements CommittedStep {
   readonly state: SessionState;
   readonly event: string;
   readonly #previous: SessionState;
+  /** The previous state's thread length (its thread may have been copied by then). */
+  readonly #from: number;
   #patches: Patch[] | undefined;
 
-  constructor(previous: SessionState, state: SessionState, event: string) {
+  constructor(previous: SessionState, from: number, state: SessionState, event: string) {
     this.#previous = previous;
+    this.#from = from;
     this.state = state;
     this.event = event;
   }
 
   get patches(): readonly Patch[] {
-    this.#patches ??= patchesBetween(this.#previous, this.state);
+    this.#patches ??= patchesBetween(this.#previous, this.#from, this.state);
     return this.#patches;
   }
 }
 
-/** The patches from `previous` to `next`, the state a step made of it. */
-function patchesBetween(previous: SessionState, next: SessionState): Patch[] {
+/** The patches from `previous` (whose thread had `from` messages) to `next`, the state a step made of it. */
+function patchesBetween(previous: SessionState, from: number, next: SessionState): Patch[] {
   const patches: Patch[] = [];
-  for (let i = previous.thread.length; i < next.thread.length; i++) {
-    patches.push({ op: 'add', path: ['thread', i], value: next.thread[i] });
+  const thread = liveThread(next);
+  for (let i = from; i < thread.length; i++) {
+    patches.push({ op: 'add', path: ['thread', i], value: thread[i] });
   }
   for (const key of REPLACEABLE) {
     if (Object.is(previous[key], next[key])) continue;
@@ -194,19 +198,24 @@ function freezeDeep<T>(value: T): T {
   return value;
 }
 
+const NO_MESSAGES: readonly AgentMessage[] = Object.freeze([]);
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
- * `state` with `thread`, to be changed before it is frozen. Written out field by field, in the
- * schema's order: V8 copies a frozen object with a spread several times slower.
+ * `state` without its thread (see `extendThread`), to be changed before it is frozen. Written out
+ * field by field, in the schema's order: V8 copies a frozen object with a spread several times
+ * slower.
  */
-function copyState(state: SessionState, thread: SessionState['thread']): Mutable<SessionState> {
+function copyState(state: SessionState): Mutable<SessionState> {
   // A state stored before `progress` existed has none, and keeps none until a step sets it (rare:
   // a spread is fine there).
-  if (!Object.hasOwn(state, 'progress')) return { ...state, thread };
+  if (!Object.hasOwn(state, 'progress')) {
+    const { thread: _thread, ...rest } = state;
+    return rest as Mutable<SessionState>;
+  }
   return {
     version: state.version,
-    thread,
     machineState: state.machineState,
     resumeState: state.resumeState,
     status: state.status,
@@ -217,7 +226,14 @@ function copyState(state: SessionState, thread: SessionState['thread']): Mutable
     lastSpeaker: state.lastSpeaker,
     progress: state.progress,
     step: state.step,
-  };
+  } as Mutable<SessionState>;
+}
+
+/** `state` with `thread` as its thread: what an agent is shown before a step is committed. */
+export function withThread(state: SessionState, thread: readonly AgentMessage[]): SessionState {
+  const next = copyState(state);
+  next.thread = thread;
+  return Object.freeze(next);
 }
 
 /** Moves `responder`'s bookmark to `seen` (a new bookmarks object, when it moves). */
@@ -233,21 +249,15 @@ function bookmark(next: Mutable<SessionState>, responder: string, seen: number):
  *
  * The patches are immer's (`applyPatches` replays them when a session is loaded), derived from the
  * two states when a store asks for them: the state is a flat record whose changes are known field
- * by field, and the thread only grows. Letting immer draft it cost a walk over the thread per step
- * and a large share of a step's time; a `concat` of the frozen thread is one memory copy.
+ * by field, and the thread only grows. Letting immer draft it cost a walk over the thread per step;
+ * the thread is extended in place where no one else holds it (`extendThread`).
  */
 export function applyStep(state: SessionState, change: StepChange): CommittedStep {
-  const append = change.append ?? [];
-  let thread = state.thread;
-  if (append.length > 0) {
-    for (let i = 0; i < append.length; i++) freezeDeep(append[i]);
-    // The array itself is not frozen: V8 reads and copies a frozen array several times slower,
-    // and every step copies the thread. It is shared, never changed (`readonly` says so); the
-    // messages in it are frozen.
-    thread = state.thread.concat(append);
-    recordAppend(state.thread, thread);
-  }
-  const next = copyState(state, thread);
+  const append = change.append ?? NO_MESSAGES;
+  for (let i = 0; i < append.length; i++) freezeDeep(append[i]);
+  const from = liveThread(state).length;
+  const next = copyState(state);
+  const length = extendThread(state, next, append);
   for (let i = 0; i < REPLACEABLE.length; i++) {
     const key = REPLACEABLE[i] as (typeof REPLACEABLE)[number];
     const value = change[key];
@@ -255,7 +265,7 @@ export function applyStep(state: SessionState, change: StepChange): CommittedSte
       (next as Record<string, unknown>)[key] = freezeDeep(value);
     }
   }
-  const seen = thread.length - (change.unseenByResponder ?? 0);
+  const seen = length - (change.unseenByResponder ?? 0);
   let last = change.responder;
   if (change.responders === undefined) {
     if (last !== undefined) bookmark(next, last, seen);
@@ -265,5 +275,5 @@ export function applyStep(state: SessionState, change: StepChange): CommittedSte
   }
   if (last !== undefined && state.lastSpeaker !== last) next.lastSpeaker = last;
   next.step = state.step + 1;
-  return new Step(state, Object.freeze(next), change.event);
+  return new Step(state, from, Object.freeze(next), change.event);
 }

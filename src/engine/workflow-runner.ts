@@ -13,6 +13,7 @@ import type { Runnable, RunOptions, Session, SessionInfo, Task, TaskResult } fro
 import type { CheckpointInfo } from './session-log.js';
 import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from './session-state.js';
+import { liveThread } from './thread-line.js';
 import { StateValidator } from './state-validator.js';
 
 /** The origin of every session kept in memory only (one object, not one per session). */
@@ -286,7 +287,7 @@ class SessionHandle implements CheckpointedSession {
   }
 
   messages(): Promise<AgentMessage[]> {
-    return this.#use(async (runtime) => [...(await runtime.current()).thread]);
+    return this.#use(async (runtime) => [...liveThread(await runtime.current())]);
   }
 
   info(): Promise<SessionInfo> {

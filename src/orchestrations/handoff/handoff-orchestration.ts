@@ -8,6 +8,7 @@ import type {
   SpeakerChoice,
 } from '../../engine/orchestration.js';
 import type { SessionState } from '../../engine/session-state.js';
+import { liveThread } from '../../engine/thread-line.js';
 import type { StopRule } from '../../engine/stop-rule.js';
 import { selectSpeakerEvent, textMessage } from '../../messages/message-factories.js';
 import { messageToText } from '../../messages/message-text.js';
@@ -109,7 +110,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     if (target === null || target === 'user') return { event: ASKS_USER };
     // The router picked a specialist that already declined this user turn: ask the user rather
     // than send the request round the same loop again.
-    if (lazy !== undefined && declinedThisTurn(state.thread, lazy.phrase).has(target)) {
+    if (lazy !== undefined && declinedThisTurn(liveThread(state), lazy.phrase).has(target)) {
       return { event: ASKS_USER };
     }
     if (!topology.participants.has(target) || target === routerName(router)) {
@@ -147,7 +148,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     ) {
       // At most participants - 1 reroutes per user turn, and only to someone who has not declined
       // in it; otherwise this answer is the question to the user (a normal pause).
-      const declined = declinedThisTurn(state.thread, lazy.phrase).add(agent);
+      const declined = declinedThisTurn(liveThread(state), lazy.phrase).add(agent);
       const left = candidates.filter((name) => !declined.has(name));
       if (left.length === 0 || declined.size > topology.participants.size - 1) {
         return { event: ASKS_USER };
@@ -181,7 +182,9 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     router?.kind === 'function'
       ? async (state: SessionState): Promise<SpeakerChoice> => {
           const declined =
-            lazy === undefined ? new Set<string>() : declinedThisTurn(state.thread, lazy.phrase);
+            lazy === undefined
+              ? new Set<string>()
+              : declinedThisTurn(liveThread(state), lazy.phrase);
           const infos = [...topology.participants.values()]
             .filter((a) => !declined.has(a.name))
             .map((a) => ({ name: a.name, description: a.description }));
@@ -215,7 +218,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     turnOptions: (agent, speaking, state) => {
       if (speaking === ROUTER_STATE) {
         if (lazy === undefined || routerOptions.handoffs === undefined) return routerOptions;
-        const declined = declinedThisTurn(state.thread, lazy.phrase);
+        const declined = declinedThisTurn(liveThread(state), lazy.phrase);
         if (declined.size === 0) return routerOptions;
         return {
           ...routerOptions,
@@ -224,7 +227,10 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
       }
       const options = turnOptions.get(agent) ?? {};
       if (lazy?.contextTurns === undefined) return options;
-      return { ...options, conversationFrom: contextStart(state.thread, agent, lazy.contextTurns) };
+      return {
+        ...options,
+        conversationFrom: contextStart(liveThread(state), agent, lazy.contextTurns),
+      };
     },
     routeResponse,
     routeUserInput,

@@ -1,4 +1,5 @@
 import type { SessionState } from '../../engine/session-state.js';
+import { liveThread } from '../../engine/thread-line.js';
 import { type AgentMessage, isChatMessage } from '../../messages/message.js';
 import { messageToText } from '../../messages/message-text.js';
 import { saysPhrase } from './handoff-router.js';
@@ -102,8 +103,9 @@ export function contextStart(
  */
 export function answersInARow(state: SessionState, agent: string): number {
   let count = 0;
-  for (let i = state.thread.length - 1; i >= 0; i--) {
-    const m = state.thread[i];
+  const thread = liveThread(state);
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const m = thread[i];
     if (m === undefined) break;
     if (m.source === 'user') {
       if (m.metadata[AUTONOMOUS_PROMPT_KEY] === true) continue;

@@ -1,6 +1,7 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { SessionState } from '../../engine/session-state.js';
+import { liveThread } from '../../engine/thread-line.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
 import { toStopRule } from '../../engine/stop-rule.js';
 import { WorkflowRunner } from '../../engine/workflow-runner.js';
@@ -105,7 +106,7 @@ export class SelectorGroupChat extends WorkflowRunner {
           : names.filter((n) => n !== previous);
       if (candidates.length === 1) return candidates[0] as string;
       if (client === undefined) return previous ?? (names[0] as string);
-      const history = state.thread
+      const history = liveThread(state)
         .filter(isChatMessage)
         .map((m) => `${m.source}: ${messageToText(m)}`)
         .join('\n');
