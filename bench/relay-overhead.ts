@@ -25,7 +25,7 @@ const { positional, scenario } = benchArgs(process.argv.slice(2));
 const kind = frameworkArg(positional[0] ?? 'baton');
 let turnsRun = 0;
 
-async function perCall(): Promise<{ p50: number; p90: number }> {
+async function perCall(): Promise<{ p50: number; p90: number; early: number; late: number }> {
   const framework = await openRelay(kind, { scenario });
   // Warm-up: 50-turn sessions, forty of them or as many as start within 20 s. A process is not in
   // its steady state before it has run about 1,500 relay turns (V8 optimising the hot code and

@@ -418,12 +418,19 @@ out('Budget (issue 14): heap after 100,000 sessions within 1.2× of the heap aft
 out();
 out(`The whole run took ${fmt((performance.now() - began) / 1000)} s.`);
 if (withPeers) {
-  writeFileSync(join(here, 'RESULTS.md'), `${lines.join('\n')}\n`);
+  // The sections written by hand after the generated ones (before/after tables of past changes)
+  // are kept: everything from the first heading after "The whole run took".
+  const results = join(here, 'RESULTS.md');
+  const previous = existsSync(results) ? readFileSync(results, 'utf8') : '';
+  const end = previous.indexOf('\nThe whole run took ');
+  const kept = end === -1 ? -1 : previous.indexOf('\n## ', end);
+  const handWritten = kept === -1 ? '' : `\n${previous.slice(kept + 1)}`;
+  writeFileSync(results, `${lines.join('\n')}\n${handWritten}`);
 } else {
   console.log(
     '\nBaton\'s own figures only ("n/a" where a peer would be); bench/RESULTS.md is left as it was. ' +
       'For the side-by-side with OpenAI Agents and LangGraph.js swarm, run `npm run bench:peers`: it installs ' +
       'the peers into bench/peers/ on first use (about 1 minute, plus a few more where better-sqlite3 compiles ' +
-      'SQLite) and rewrites bench/RESULTS.md.',
+      'SQLite) and rewrites the generated part of bench/RESULTS.md (the hand-written sections after it are kept).',
   );
 }
