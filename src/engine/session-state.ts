@@ -158,7 +158,10 @@ class Step implements CommittedStep {
   }
 }
 
-/** The patches from `previous` (whose thread had `from` messages) to `next`, the state a step made of it. */
+/**
+ * The patches from `previous` to `next`, the state a step made of it; `previous` had `from`
+ * messages (its thread may be a copy made since, see `extendThread`).
+ */
 function patchesBetween(previous: SessionState, from: number, next: SessionState): Patch[] {
   const patches: Patch[] = [];
   const thread = liveThread(next);
