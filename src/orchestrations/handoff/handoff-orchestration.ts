@@ -188,11 +188,11 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
           const infos = [...topology.participants.values()]
             .filter((a) => !declined.has(a.name))
             .map((a) => ({ name: a.name, description: a.description }));
-          const agent = await router.classify(latestUserText(state.thread), infos);
+          const agent = await router.classify(latestUserText(liveThread(state)), infos);
           if (declined.has(agent)) {
             // It picked someone who declined this user turn (it was not offered them): rather
             // than send the request round the same loop, the latest decline is asked of the user.
-            return { askUser: latestDecline(state.thread, lazy?.phrase ?? '') };
+            return { askUser: latestDecline(liveThread(state), lazy?.phrase ?? '') };
           }
           if (!infos.some((i) => i.name === agent)) {
             throw new Error(

@@ -1,6 +1,7 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { SessionState } from '../../engine/session-state.js';
+import { liveThread } from '../../engine/thread-line.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
 import { toStopRule } from '../../engine/stop-rule.js';
 import { WorkflowRunner } from '../../engine/workflow-runner.js';
@@ -74,7 +75,7 @@ export class Swarm extends WorkflowRunner {
         return fromInput.target;
       }
       if (state.resumeState !== null && names.includes(state.resumeState)) return state.resumeState;
-      const fromThread = latestHandoff(state.thread);
+      const fromThread = latestHandoff(liveThread(state));
       if (fromThread !== undefined && !names.includes(fromThread.target))
         throw outside(fromThread.target);
       return fromThread?.target ?? first;
@@ -105,7 +106,7 @@ export class Swarm extends WorkflowRunner {
         },
         routeUserInput: (state, messages) => ({ type: `reply.${speakerFor(messages, state)}` }),
         checkWaiting: (state) => {
-          const handoff = latestHandoff(state.thread);
+          const handoff = latestHandoff(liveThread(state));
           if (handoff !== undefined && !names.includes(handoff.target))
             throw outside(handoff.target);
         },
