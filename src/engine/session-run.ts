@@ -17,7 +17,7 @@ import { announceSpeakers } from './speakers-listener.js';
 import { checkInput, checkOutput, trippedEvent } from './guardrail-checks.js';
 import type { StateMeta } from './orchestration.js';
 import type { RunOptions, Task, TaskMessage, TaskResult } from './runnable.js';
-import { type SessionState, type StepChange, withThread } from './session-state.js';
+import { NO_MESSAGES, type SessionState, type StepChange, withThread } from './session-state.js';
 import { liveThread } from './thread-line.js';
 import type { StopCheck } from './session-stop.js';
 import {
@@ -40,8 +40,6 @@ const ignore = (): void => {};
  * `streamTo`), and its turns share this empty set instead of making one each.
  */
 const NOTHING_STREAMED: Set<string> = new Set();
-
-const NO_MESSAGES: readonly AgentMessage[] = Object.freeze([]);
 
 /** What a run needs of its session: the state, and the effects only the session may perform. */
 export interface RunHost extends TurnContext {

@@ -10,7 +10,7 @@ import type { Orchestration } from './orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
 import { type MessageSink, type RunHost, SessionRun } from './session-run.js';
-import { applyStep, type SessionState, type StepChange } from './session-state.js';
+import { applyStep, NO_MESSAGES, type SessionState, type StepChange } from './session-state.js';
 import { type StopCheck, SessionStop } from './session-stop.js';
 import type { StopChange } from './step-changes.js';
 
@@ -21,8 +21,6 @@ export interface SessionOrigin {
   readonly link?: CheckpointLink;
   readonly fork?: { readonly session: string; readonly step: number };
 }
-
-const NO_MESSAGES: readonly AgentMessage[] = Object.freeze([]);
 
 /** The load of a session without a store, which has nothing to load. */
 const LOADED: Promise<void> = Promise.resolve();

@@ -201,7 +201,8 @@ function freezeDeep<T>(value: T): T {
   return value;
 }
 
-const NO_MESSAGES: readonly AgentMessage[] = Object.freeze([]);
+/** No messages: one frozen empty array for every step, delta or check that has none. */
+export const NO_MESSAGES: readonly AgentMessage[] = Object.freeze([]);
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -258,9 +259,9 @@ function bookmark(next: Mutable<SessionState>, responder: string, seen: number):
 export function applyStep(state: SessionState, change: StepChange): CommittedStep {
   const append = change.append ?? NO_MESSAGES;
   for (let i = 0; i < append.length; i++) freezeDeep(append[i]);
-  const from = liveThread(state).length;
   const next = copyState(state);
   const length = extendThread(state, next, append);
+  const from = length - append.length;
   for (let i = 0; i < REPLACEABLE.length; i++) {
     const key = REPLACEABLE[i] as (typeof REPLACEABLE)[number];
     const value = change[key];
