@@ -12,13 +12,13 @@ const tsconfig = JSON.parse(/```json\n([\s\S]*?)```/.exec(readme)?.[1] ?? '{}') 
   compilerOptions: Record<string, unknown>;
 };
 
-/** Runs one README block as a program, with `from 'baton'` pointing at this checkout's source. */
+/** Runs one README block as a program, with `from 'baton-agents'` pointing at this checkout's source. */
 function runBlock(index: number): string {
   const dir = join(root, 'node_modules', '.cache', 'baton-readme');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `block-${index}.mts`);
   const entry = join(root, 'src', 'index.ts');
-  writeFileSync(file, (blocks[index] ?? '').replaceAll("from 'baton'", `from '${entry}'`));
+  writeFileSync(file, (blocks[index] ?? '').replaceAll("from 'baton-agents'", `from '${entry}'`));
   const run = spawnSync(process.execPath, ['--import', 'tsx', file], {
     env: { PATH: process.env.PATH ?? '' },
     encoding: 'utf8',
@@ -45,12 +45,12 @@ describe('README tour', () => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     blocks.forEach((block, i) => writeFileSync(join(dir, `block-${i}.mts`), block));
-    // As an installed package would: 'baton' resolves to the library (here, its source).
+    // As an installed package would: 'baton-agents' resolves to the library (here, its source).
     const config = {
       compilerOptions: {
         ...tsconfig.compilerOptions,
         noEmit: true,
-        paths: { baton: [join(root, 'src', 'index.ts')] },
+        paths: { 'baton-agents': [join(root, 'src', 'index.ts')] },
       },
       include: ['*.mts'],
     };
@@ -104,7 +104,7 @@ describe('README tour', () => {
       {
         callId: expect.any(String),
         name: 'files_read_text_file',
-        content: '{\n  "name": "baton",',
+        content: '{\n  "name": "baton-agents",',
         isError: false,
       },
     ]);
