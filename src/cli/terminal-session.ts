@@ -104,7 +104,7 @@ async function converse(
 
   const goesOn = options.goesOn ?? ((result: TaskResult) => result.status === 'awaiting_input');
   const usage = { promptTokens: 0, completionTokens: 0 };
-  let finishReason = 'no input';
+  let finishReason: string;
   let pending = before.status === 'awaiting_input' ? before.pendingRequest : undefined;
   for (;;) {
     let task: Task;

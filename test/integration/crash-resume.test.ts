@@ -190,7 +190,6 @@ async function killChain(
     if (lastKill !== undefined && status !== undefined) report.firstStatus.push(status);
     if (lastKill !== undefined && run.firstProgressAt !== undefined) {
       report.blockedMs.push(run.firstProgressAt - lastKill);
-      lastKill = undefined;
     }
     if (run.signal === 'SIGKILL') {
       const steps = await new FileCheckpointStore(directory).read(sessionId, { from: 'start' });

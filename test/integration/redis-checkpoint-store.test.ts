@@ -40,12 +40,11 @@ async function connect(): Promise<Redis | undefined> {
     client.disconnect();
     if (process.env.BATON_REQUIRE_SERVICES === '1') {
       const where = new URL(REDIS_URL).host;
-      throw new Error(
-        `Redis is not reachable at ${where} (${reason ?? error}). Start it: ${START}`,
-        {
-          cause: reason ?? error,
-        },
-      );
+      // The client's 'error' event says why more precisely than the rejected connect().
+      const detail = reason ?? error;
+      throw new Error(`Redis is not reachable at ${where} (${detail}). Start it: ${START}`, {
+        cause: error,
+      });
     }
     return undefined;
   }

@@ -49,7 +49,9 @@ export async function rejectionOf(run: () => Promise<unknown>): Promise<unknown>
   try {
     promise = run();
   } catch (error) {
-    throw new Error(`Expected a rejected promise, but the call threw synchronously: ${error}`);
+    throw new Error(`Expected a rejected promise, but the call threw synchronously: ${error}`, {
+      cause: error,
+    });
   }
   try {
     await promise;

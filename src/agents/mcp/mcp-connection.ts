@@ -14,7 +14,8 @@ export type { CallToolResult, McpToolInfo };
 /** The version Baton reports to servers in the MCP handshake. */
 function batonVersion(): string {
   try {
-    return (createRequire(import.meta.url)('baton-agents/package.json') as { version: string }).version;
+    return (createRequire(import.meta.url)('baton-agents/package.json') as { version: string })
+      .version;
   } catch {
     return '0.0.0';
   }
@@ -138,7 +139,9 @@ export class McpConnection {
       })) as CallToolResult;
     } catch (error) {
       // The connection may have closed while the call was pending (the server died).
-      if (this.#down !== undefined) throw new Error(`MCP server "${this.name}" ${this.#down}.`);
+      if (this.#down !== undefined) {
+        throw new Error(`MCP server "${this.name}" ${this.#down}.`, { cause: error });
+      }
       throw new Error(`MCP server "${this.name}" failed to answer: ${errorText(error)}`, {
         cause: error,
       });

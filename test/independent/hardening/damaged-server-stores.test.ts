@@ -39,7 +39,10 @@ async function postgresUp(): Promise<boolean> {
     await pool.query('SELECT 1');
     return true;
   } catch (error) {
-    if (REQUIRE) throw new Error(`PostgreSQL is not reachable at 127.0.0.1:5432: ${String(error)}`);
+    if (REQUIRE)
+      throw new Error(`PostgreSQL is not reachable at 127.0.0.1:5432: ${String(error)}`, {
+        cause: error,
+      });
     return false;
   } finally {
     await pool.end();
@@ -60,7 +63,10 @@ async function redisUp(): Promise<boolean> {
     return true;
   } catch (error) {
     client.disconnect();
-    if (REQUIRE) throw new Error(`Redis is not reachable at 127.0.0.1:6379: ${String(error)}`);
+    if (REQUIRE)
+      throw new Error(`Redis is not reachable at 127.0.0.1:6379: ${String(error)}`, {
+        cause: error,
+      });
     return false;
   }
 }
