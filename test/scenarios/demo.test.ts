@@ -156,21 +156,26 @@ describe('baton demo', () => {
     ]);
     expect(await runDemo(terminal, { env: offlineEnv, storeDirectory: scratch() })).toBe(0);
     const out = terminal.output();
+    // The call awaiting approval is shown once: on the line that asks about it.
+    expect(out.split('refund_duplicate_charge({"invoiceId":"INV-1003"})')).toHaveLength(2);
     expect(out).toContain(
-      '---------- ToolApprovalRequestEvent (billing) ----------\n' +
-        'Approval needed: refund_duplicate_charge({"invoiceId":"INV-1003"}) [call ',
+      '(billing awaits your reply)\nyou> yes please\n' +
+        '---------- HandoffMessage (triage) ----------\n' +
+        'Transferred to billing, adopting the role of billing immediately.\n' +
+        '[Prompt tokens: 259, Completion tokens: 6]\n' +
+        'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"}). Approve? [y/N] y\n' +
+        '---------- ToolCallExecutionEvent (billing) ----------\n',
     );
-    expect(out).toContain(
-      'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"})\n' +
-        'Approve refund_duplicate_charge? [y/N] y\n',
-    );
+    expect(out).not.toContain('ToolApprovalRequestEvent');
     expect(out).toContain('Done: $89.00 refunded on INV-1003');
   });
 
   it('pays nothing when the refund is refused with n, or with a reply', () => {
     const refused = demo([], 'I was charged twice for invoice INV-1003\nyes please\nn\nbye\n');
     expect(refused.stderr).toBe('');
-    expect(refused.stdout).toContain('Approve refund_duplicate_charge? [y/N] n\n');
+    expect(refused.stdout).toContain(
+      'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"}). Approve? [y/N] n\n',
+    );
     expect(refused.stdout).toContain('Understood: I did not refund it. Anything else I can do?');
     expect(refused.stdout).not.toContain('refunded on INV-1003');
 
@@ -178,9 +183,7 @@ describe('baton demo', () => {
       [],
       'I was charged twice for invoice INV-1003\nyes please\nwait, ask my manager\nbye\n',
     );
-    expect(replied.stdout).toContain(
-      'Approve refund_duplicate_charge? [y/N] wait, ask my manager\n',
-    );
+    expect(replied.stdout).toContain('Approve? [y/N] wait, ask my manager\n');
     expect(replied.stdout).toContain(
       'Tool call "refund_duplicate_charge" was rejected by the user: wait, ask my manager',
     );
