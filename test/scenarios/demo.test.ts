@@ -234,6 +234,8 @@ describe('baton demo', () => {
       encoding: 'utf8',
     });
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe('baton: unknown command "dmeo". Run "baton --help".\n');
+    expect(run.stderr).toBe(
+      'baton: unknown command "dmeo": did you mean "demo"? Run "baton --help".\n',
+    );
   });
 });
