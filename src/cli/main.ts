@@ -15,7 +15,8 @@ Usage:
   baton dev <module> [--port <n>] [--store <dir>]
                                 serve the devtools page: live graph, transcript, reply box, Stop
   baton demo [--session <id>]   run the support-desk demo (offline model unless OPENAI_API_KEY or
-                                OPENAI_BASE_URL is set); --session resumes a session saved in .baton/
+                                OPENAI_BASE_URL is set); sessions are kept in .baton/ in the
+                                current directory, and --session resumes one
   baton <command> --help        describe one command
   baton --help                  show this help
 
@@ -30,7 +31,8 @@ Environment:
 const DEMO_HELP = `Usage: baton demo [--session <id>]
 
 Runs the support-desk demo in this terminal; piped input is one reply per line.
-Sessions are saved in .baton/; --session <id> resumes one (or starts a new one under that id).
+Sessions are kept in .baton/ in the current directory (made if missing; the demo prints its full
+path); --session <id> resumes one (or starts a new one under that id).
 `;
 
 const DEMO_SPEC: CommandSpec = {

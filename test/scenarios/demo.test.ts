@@ -170,6 +170,48 @@ describe('baton demo', () => {
     expect(out).toContain('Done: $89.00 refunded on INV-1003');
   });
 
+  it('suggests a conversation, on its Try line, that the offline model plays through an approval', async () => {
+    const intro = scriptedTerminal([]);
+    await runDemo(intro, { env: offlineEnv, storeDirectory: scratch() });
+    const tryLine =
+      intro
+        .output()
+        .split('\n')
+        .find((line) => line.startsWith('Try: ')) ?? '';
+    const suggested = [...tryLine.matchAll(/"([^"]+)"/g)].map((m) => m[1] as string);
+    expect(suggested).toEqual([
+      'I was charged twice for invoice INV-1003',
+      'yes please',
+      'y',
+      'my internet keeps dropping',
+    ]);
+    const terminal = scriptedTerminal([...suggested, 'bye']);
+    expect(await runDemo(terminal, { env: offlineEnv, storeDirectory: scratch() })).toBe(0);
+    const out = terminal.output();
+    expect(out).toContain(
+      'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"}). Approve? [y/N] y\n',
+    );
+    expect(out).toContain('Done: $89.00 refunded on INV-1003');
+    expect(out).toContain('check_service_status({"service":"internet"})');
+    expect(out).toContain('Finish reason: The user said goodbye');
+  });
+
+  it('says once, on screen, where it keeps sessions and how to resume this one', async () => {
+    const directory = scratch();
+    const terminal = scriptedTerminal([]);
+    await runDemo(terminal, { env: offlineEnv, storeDirectory: directory, sessionId: 'd1' });
+    const out = terminal.output();
+    const line = `Sessions are kept in ${directory}/ (made if missing; delete it to forget them). Resume this one with: npx baton demo --session d1`;
+    expect(out.split('\n').filter((l) => l.includes(directory))).toEqual([line]);
+    const started = scriptedTerminal([]);
+    await runDemo(started, {
+      env: { ...offlineEnv, npm_lifecycle_event: 'start' },
+      storeDirectory: directory,
+      sessionId: 'd2',
+    });
+    expect(started.output()).toContain('Resume this one with: npm start -- --session d2\n');
+  });
+
   it('pays nothing when the refund is refused with n, or with a reply', () => {
     const refused = demo([], 'I was charged twice for invoice INV-1003\nyes please\nn\nbye\n');
     expect(refused.stderr).toBe('');
@@ -206,7 +248,8 @@ describe('baton demo', () => {
     const first = demo(['--session', 'desk-1'], 'I was charged twice for invoice INV-1001\n', cwd);
     expect(first.status).toBe(0);
     expect(first.stdout).toContain(
-      'Session desk-1 is saved in .baton/; resume it with: npm start -- --session desk-1',
+      `Sessions are kept in ${join(cwd, '.baton')}/ (made if missing; delete it to forget them). ` +
+        'Resume this one with: npx baton demo --session desk-1\n',
     );
     const second = demo(['--session', 'desk-1'], 'yes please\nbye\n', cwd);
     expect(second.stderr).toBe('');
