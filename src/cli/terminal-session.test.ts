@@ -121,9 +121,9 @@ describe('talk(): approvals', () => {
   it('asks once per call, with the arguments on the prompt line and every control made visible', async () => {
     const terminal = promptingTerminal(['refund it', 'y']);
     const session = approvalSession();
-    await talk(terminal, session, { intro: ['intro'], clock: () => 0 });
+    await talk(terminal, session, { intro: ['Baton: desk\x1b[2J', ''], clock: () => 0 });
     expect(terminal.seen.slice(0, 4)).toEqual([
-      'write intro\n',
+      'write Baton: desk\\x1b[2J\n\n',
       'ask you> ',
       'ask bill\\x1b[2Jing wants to run refund({"amount":5000,\\r"note":"amount 5"}). Approve? [y/N] ',
       'write ---------- Summary ----------\nNumber of messages: 1\nFinish reason: done\n' +

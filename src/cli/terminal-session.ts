@@ -96,7 +96,8 @@ async function converse(
     controller.abort(new Error('Stopped with Ctrl-C.'));
   });
 
-  terminal.write(`${options.intro.join('\n')}\n`);
+  // Intro lines name the module, its workflow and the session id: controls show there too.
+  terminal.write(`${options.intro.map((line) => visibleControls(line)).join('\n')}\n`);
   const before = await session.info();
   if (before.step > 0) {
     const count = (await session.messages()).length;
