@@ -2,10 +2,12 @@ import type { TaskResult } from './engine/runnable.js';
 import type {
   AgentMessage,
   HandoffMessage,
+  ToolApprovalRequestEvent,
   ToolCallExecutionEvent,
   ToolCallRequestEvent,
 } from './messages/message.js';
 import { messageToText } from './messages/message-text.js';
+import { visibleControls } from './visible-controls.js';
 
 /** Options of `Console()`. */
 export interface ConsoleOptions {
@@ -17,6 +19,11 @@ export interface ConsoleOptions {
   color?: boolean;
   /** Milliseconds, for the duration in the summary. @default performance.now */
   clock?: () => number;
+  /**
+   * The caller prompts for each call awaiting approval itself (as `baton run` does): the
+   * `ToolApprovalRequestEvent` and those calls are not written. @default false
+   */
+  promptsApprovals?: boolean;
 }
 
 const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
@@ -38,6 +45,11 @@ interface PendingCalls {
  * message is not written again. A handoff is written as its `HandoffMessage` alone (the tool call
  * that made it and its result are the same fact). A pause is one short line naming the agent that
  * waits, with the question only when it was not just written. Token usage follows its message.
+ * A call awaiting approval is written once, under the `ToolApprovalRequestEvent`.
+ *
+ * Every model-controlled string (texts, tool arguments and results, sources, the stop reason) is
+ * written with its control characters made visible (`\x1b`, `\r`), whatever the output is, so no
+ * message can move the cursor, clear the screen or rewrite a line; line breaks in a body stay.
  *
  * @example
  * const result = await Console(workflow.runStream('My invoice is wrong'), { outputStats: true });
@@ -52,7 +64,12 @@ export async function Console(
   const faint = options.color === true ? dim : (text: string) => text;
   const started = clock();
   const header = (type: string, source: string) =>
-    write(`${paint(`---------- ${type} (${source}) ----------`)}\n`);
+    write(`${paint(`---------- ${type} (${visibleControls(source)}) ----------`)}\n`);
+  // A line of a body: tabs stay, a `\r` of a `\r\n` line end goes, every other control shows.
+  const bodyLine = (line: string) =>
+    write(
+      `${visibleControls(line.endsWith('\r') ? line.slice(0, -1) : line, { keepLines: true })}\n`,
+    );
   const usageLine = (usage: AgentMessage['usage']) => {
     if (usage !== undefined && usage.promptTokens + usage.completionTokens > 0) {
       write(
@@ -65,7 +82,7 @@ export async function Console(
   const print = (message: AgentMessage, usage = message.usage) => {
     header(message.type, message.source);
     const text = consoleText(message);
-    for (const line of text.split('\n')) write(`${line}\n`);
+    for (const line of text.split('\n')) bodyLine(line);
     lastText.set(message.source, text);
     usageLine(usage);
   };
@@ -74,7 +91,7 @@ export async function Console(
   let streamed = '';
   let partial = '';
   const flushChunks = () => {
-    if (partial !== '') write(`${partial}\n`);
+    if (partial !== '') bodyLine(partial);
     partial = '';
     streamingFrom = undefined;
   };
@@ -86,6 +103,23 @@ export async function Console(
     pending = undefined;
     print(request);
     if (execution !== undefined) print(execution);
+  };
+  /** The calls awaiting approval are written under the approval request only. */
+  const printApprovals = (approvals: ToolApprovalRequestEvent) => {
+    const shown = options.promptsApprovals !== true;
+    const calls = pending?.request.source === approvals.source ? pending : undefined;
+    if (calls === undefined) {
+      flushPending();
+      if (shown) print(approvals);
+      return;
+    }
+    pending = undefined;
+    const awaiting = new Set(approvals.content.map((c) => c.id));
+    const others = calls.request.content.filter((c) => !awaiting.has(c.id));
+    const usage = calls.request.usage ?? approvals.usage;
+    if (others.length > 0) print({ ...calls.request, content: others }, shown ? NO_USAGE : usage);
+    if (calls.execution !== undefined) print(calls.execution);
+    if (shown) print(approvals, usage);
   };
   /** The handoff's own call is dropped; any other call of the same request is still written. */
   const printHandoff = (handoff: HandoffMessage) => {
@@ -131,7 +165,7 @@ export async function Console(
       streamed += item.content;
       const lines = (partial + item.content).split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) write(`${line}\n`);
+      for (const line of lines) bodyLine(line);
       continue;
     }
     if (item.type === 'ToolCallRequestEvent') {
@@ -152,6 +186,11 @@ export async function Console(
       printHandoff(item);
       continue;
     }
+    if (item.type === 'ToolApprovalRequestEvent') {
+      flushChunks();
+      printApprovals(item);
+      continue;
+    }
     flushPending();
     if (streamingFrom === item.source && item.type === 'TextMessage') {
       flushChunks();
@@ -165,8 +204,8 @@ export async function Console(
       write(
         `${faint(
           asked === '' || asked === lastText.get(item.source)?.trim()
-            ? `(${item.source} awaits your reply)`
-            : `(${item.source} asks: ${asked.split('\n').join(' ')})`,
+            ? `(${visibleControls(item.source)} awaits your reply)`
+            : `(${visibleControls(item.source)} asks: ${visibleControls(asked.split('\n').join(' '))})`,
         )}\n`,
       );
       continue;
@@ -203,7 +242,7 @@ export function summaryLines(summary: {
   return [
     '---------- Summary ----------',
     `Number of messages: ${summary.messages}`,
-    `Finish reason: ${summary.finishReason}`,
+    `Finish reason: ${visibleControls(summary.finishReason)}`,
     `Total prompt tokens: ${summary.usage.promptTokens}`,
     `Total completion tokens: ${summary.usage.completionTokens}`,
     `Duration: ${summary.seconds.toFixed(2)} seconds`,
@@ -214,6 +253,10 @@ export function summaryLines(summary: {
 function consoleText(message: AgentMessage): string {
   if (message.type !== 'ToolApprovalRequestEvent') return messageToText(message);
   return message.content
-    .map((c) => `Approval needed: ${c.name}(${c.arguments}) [call ${c.id}: approve or reject it]`)
+    .map(
+      (c) =>
+        `Approval needed: ${visibleControls(c.name)}(${visibleControls(c.arguments)}) ` +
+        `[call ${visibleControls(c.id)}: approve or reject it]`,
+    )
     .join('\n');
 }

@@ -66,7 +66,10 @@ export function toolExecutor(
   options: ToolExecutorOptions,
 ): ToolHandler {
   const onAbort = abortFanOut(options.context.signal);
-  return (call) => traceToolExecution(call, () => execute(call, tools, options, onAbort));
+  return (call) =>
+    traceToolExecution({ call, known: tools.has(call.name) }, () =>
+      execute(call, tools, options, onAbort),
+    );
 }
 
 async function execute(
@@ -78,10 +81,7 @@ async function execute(
   const prepared = prepareCall(tools, call, options.offered);
   if (!prepared.ok) {
     const { result, errorType } = prepared;
-    // Messages about bad arguments quote them: they stay out of traces (they are content).
-    return errorType === 'invalid_arguments'
-      ? { result, errorType }
-      : { result, errorType, errorMessage: result.content };
+    return { result, errorType, errorMessage: result.content };
   }
   const outcome = await runWithTimeout(prepared.tool, prepared.args, call.id, options, onAbort);
   return outcome.ok

@@ -51,7 +51,13 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
       ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
       : [arg, undefined];
     const option = spec.options.find((o) => `--${o.name}` === flag);
-    if (option === undefined) fail(`unknown argument "${arg}".`);
+    if (option === undefined) {
+      const meant = closest(
+        flag,
+        spec.options.map((o) => `--${o.name}`),
+      );
+      fail(`unknown argument "${arg}"${meant === undefined ? '.' : `: did you mean ${meant}?`}`);
+    }
     const known = option as OptionSpec;
     const value = inline ?? argv[i + 1];
     if (value === undefined || value === '' || (inline === undefined && value.startsWith('-'))) {
@@ -70,4 +76,43 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   const extra = words[spec.positionals.length];
   if (extra !== undefined) fail(`unknown argument "${extra}".`);
   return { positionals, options, help: false };
+}
+
+/**
+ * The candidate `word` was most likely meant to be: the nearest by edit distance, when at most two
+ * edits away (a typo, not another word). `--sesion` gives `--session`.
+ */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Edit distance counting an insertion, a deletion, a substitution or a swap of neighbours as one. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number) => (d[i] as number[])[j] as number;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      let best = Math.min(
+        at(i - 1, j) + 1,
+        at(i, j - 1) + 1,
+        at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, at(i - 2, j - 2) + 1);
+      }
+      (d[i] as number[])[j] = best;
+    }
+  }
+  return at(a.length, b.length);
 }

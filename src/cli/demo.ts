@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
 import type { ChatClient } from '../models/chat-client.js';
 import { OpenAIChatClient } from '../models/openai-chat-client.js';
@@ -58,14 +60,18 @@ export async function runDemo(
     checkpointStore: new FileCheckpointStore(directory),
   });
   const session = desk.workflow.session(options.sessionId);
+  // `npm start` in a clone of the repository, else the installed command.
+  const resume = options.env.npm_lifecycle_event === 'start' ? 'npm start --' : 'npx baton demo';
   return talk(terminal, session, {
     intro: [
       'Baton support-desk demo',
       banner,
       'Agents: triage (the coordinator) hands off to billing, technical or account; billing can escalate to technical.',
       'Type your message and press Enter. Say "bye" (or "thanks, goodbye") to finish; Ctrl-C stops at any time.',
-      'Try: "I was charged twice for invoice INV-1001", then "yes please", then "my internet keeps dropping".',
-      `Session ${session.id} is saved in ${directory}/; resume it with: npm start -- --session ${session.id}`,
+      // A refund over $50: the desk asks before it pays.
+      'Try: "I was charged twice for invoice INV-1003", then "yes please", then "y" to approve the refund, then "my internet keeps dropping".',
+      `Sessions are kept in ${resolve(directory)}/ (made if missing; delete it to forget them). ` +
+        `Resume this one with: ${resume} --session ${session.id}`,
       '',
     ],
     onInterrupt: () => desk.stop.set(),

@@ -1,6 +1,7 @@
 import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
 import { startDevtoolsServer } from '../devtools/devtools-server.js';
 import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
+import { checkStoreDirectory } from './store-directory.js';
 import { loadWorkflowModule } from './workflow-module.js';
 
 export const DEV_SPEC: CommandSpec = {
@@ -52,6 +53,7 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
   const port = parsePort(args.options.get('port'));
   const path = args.positionals['workflow module'] as string;
   const directory = args.options.get('store');
+  if (directory !== undefined) await checkStoreDirectory('dev', directory);
   const module = await loadWorkflowModule('dev', path, {
     ...(directory === undefined ? {} : { checkpointStore: new FileCheckpointStore(directory) }),
   });

@@ -2,7 +2,8 @@
 // Each command loads its own modules when it runs (a dynamic import), so `baton --help` and
 // `baton graph` never load the OpenAI client, the devtools server or the demo: the first call in a
 // clone, where tsx compiles every module it loads, stays short.
-import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
+import { visibleControls } from '../visible-controls.js';
+import { closest, type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
 
 const HELP = `baton — multi-agent workflows where control passes like a baton
 
@@ -14,7 +15,8 @@ Usage:
   baton dev <module> [--port <n>] [--store <dir>]
                                 serve the devtools page: live graph, transcript, reply box, Stop
   baton demo [--session <id>]   run the support-desk demo (offline model unless OPENAI_API_KEY or
-                                OPENAI_BASE_URL is set); --session resumes a session saved in .baton/
+                                OPENAI_BASE_URL is set); sessions are kept in .baton/ in the
+                                current directory, and --session resumes one
   baton <command> --help        describe one command
   baton --help                  show this help
 
@@ -29,7 +31,8 @@ Environment:
 const DEMO_HELP = `Usage: baton demo [--session <id>]
 
 Runs the support-desk demo in this terminal; piped input is one reply per line.
-Sessions are saved in .baton/; --session <id> resumes one (or starts a new one under that id).
+Sessions are kept in .baton/ in the current directory (made if missing; the demo prints its full
+path); --session <id> resumes one (or starts a new one under that id).
 `;
 
 const DEMO_SPEC: CommandSpec = {
@@ -84,8 +87,13 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./graph-command.js')).graphCommand(rest);
     case 'dev':
       return (await import('./dev-command.js')).devCommand(rest);
-    default:
-      throw new UsageError(`baton: unknown command "${command}". Run "baton --help".`);
+    default: {
+      const meant = closest(command, ['run', 'graph', 'dev', 'demo', 'help']);
+      throw new UsageError(
+        `baton: unknown command "${command}"${meant === undefined ? '.' : `: did you mean "${meant}"?`} ` +
+          'Run "baton --help".',
+      );
+    }
   }
 }
 
@@ -94,13 +102,14 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    // Messages quote what the user typed and what a model or a module said: controls show.
     if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n`);
+      process.stderr.write(`${visibleControls(error.message)}\n`);
       process.exitCode = 2;
       return;
     }
     const text = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-    process.stderr.write(`baton: ${text}\n`);
+    process.stderr.write(`baton: ${visibleControls(text ?? '')}\n`);
     process.exitCode = 1;
   },
 );

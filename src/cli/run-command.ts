@@ -3,6 +3,7 @@ import { graphStates, handoffToUserFrom, userTask } from '../devtools/session-ac
 import type { DevSession } from '../devtools/hub-types.js';
 import { workflowGraph } from '../devtools/workflow-graph.js';
 import { type CommandSpec, parseCommandArgs } from './cli-args.js';
+import { checkStoreDirectory } from './store-directory.js';
 import { type TerminalIO, talk } from './terminal-session.js';
 import { loadWorkflowModule } from './workflow-module.js';
 
@@ -53,6 +54,7 @@ export async function runCommand(argv: readonly string[], terminal: () => Termin
   }
   const path = args.positionals['workflow module'] as string;
   const directory = args.options.get('store');
+  if (directory !== undefined) await checkStoreDirectory('run', directory);
   const module = await loadWorkflowModule('run', path, {
     ...(directory === undefined ? {} : { checkpointStore: new FileCheckpointStore(directory) }),
   });

@@ -3,6 +3,7 @@ import type { RunOptions, Session, Task, TaskResult } from '../engine/runnable.j
 import type { PendingRequest } from '../engine/session-state.js';
 import type { AgentMessage, ToolApprovalResponseEvent } from '../messages/message.js';
 import { approve, reject, textMessage } from '../messages/message-factories.js';
+import { visibleControls } from '../visible-controls.js';
 
 /** The terminal a conversation talks to; `ask` resolves to `null` at the end of input. */
 export interface TerminalIO {
@@ -37,6 +38,8 @@ export interface ConversationOptions {
   readonly taskFor?: (line: string) => Task | Promise<Task>;
   /** Whether the user is asked again after `result`. @default it awaits input */
   readonly goesOn?: (result: TaskResult) => boolean;
+  /** Milliseconds, for the summary's duration (the time in runs). @default performance.now */
+  readonly clock?: () => number;
 }
 
 /** Wraps a stream so the terminal shows a spinner while nothing arrives. */
@@ -62,7 +65,9 @@ async function* spinning(
  * A conversation with `session` in a terminal, shared by `baton demo` and `baton run`: says where a
  * resumed session stands, then each user line is a run rendered by `Console` (with a spinner);
  * it ends when the session stops asking, input ends, or Ctrl-C aborts the run in flight, and
- * prints the summary. Returns the exit code: 130 after Ctrl-C, else 0.
+ * prints the summary, whose duration is the time spent in runs (not at the prompt). Every string
+ * from the session (agent names, prompts, tool arguments) is shown with its control characters
+ * made visible. Returns the exit code: 130 after Ctrl-C, else 0.
  */
 export async function talk(
   terminal: TerminalIO,
@@ -81,7 +86,8 @@ async function converse(
   session: TerminalSession,
   options: ConversationOptions,
 ): Promise<number> {
-  const started = performance.now();
+  const clock = options.clock ?? (() => performance.now());
+  let working = 0;
   let controller = new AbortController();
   let interrupted = false;
   terminal.onInterrupt(() => {
@@ -90,15 +96,19 @@ async function converse(
     controller.abort(new Error('Stopped with Ctrl-C.'));
   });
 
-  terminal.write(`${options.intro.join('\n')}\n`);
+  // Intro lines name the module, its workflow and the session id: controls show there too.
+  terminal.write(`${options.intro.map((line) => visibleControls(line)).join('\n')}\n`);
   const before = await session.info();
   if (before.step > 0) {
-    const thread = await session.messages();
+    const count = (await session.messages()).length;
     terminal.write(
-      `Resuming session ${session.id}: ${thread.length} messages so far (${before.status}).\n`,
+      `Resuming session ${visibleControls(session.id)}: ${count} message${count === 1 ? '' : 's'} ` +
+        `so far (${before.status}).\n`,
     );
-    if (before.pendingRequest !== undefined) {
-      terminal.write(`${before.pendingRequest.agent} asked: ${before.pendingRequest.prompt}\n`);
+    // A pause for approval goes on with its y/N question, which shows the call.
+    const asked = before.pendingRequest;
+    if (asked !== undefined && asked.kind !== 'approval') {
+      terminal.write(`${visibleControls(asked.agent)} asked: ${visibleControls(asked.prompt)}\n`);
     }
   }
 
@@ -124,18 +134,21 @@ async function converse(
         break;
       }
       if (line.trim() === '') continue;
-      if (terminal.echoInput) terminal.write(`you> ${line}\n`);
+      if (terminal.echoInput) terminal.write(`you> ${visibleControls(line)}\n`);
       task = options.taskFor === undefined ? line : await options.taskFor(line);
     }
     controller = new AbortController();
+    const started = clock();
     const result = await Console(
       // The user's own line is on screen already (typed at the prompt, or echoed when piped).
       spinning(
         session.runStream(task, { signal: controller.signal, outputTaskMessages: false }),
         terminal,
       ),
-      { write: (text) => terminal.write(text), color: terminal.color },
+      // The y/N question shows each call awaiting approval: the transcript does not repeat it.
+      { write: (text) => terminal.write(text), color: terminal.color, promptsApprovals: true },
     );
+    working += clock() - started;
     usage.promptTokens += result.usage.promptTokens;
     usage.completionTokens += result.usage.completionTokens;
     finishReason = result.stopReason ?? result.status;
@@ -147,26 +160,29 @@ async function converse(
     messages: (await session.messages()).length,
     finishReason,
     usage,
-    seconds: (performance.now() - started) / 1000,
+    seconds: working / 1000,
   });
+  lines[lines.length - 1] += ' (time at the prompt not counted)';
   terminal.write(`${lines.join('\n')}\n`);
   // 128 + SIGINT: the shell's convention for a program stopped with Ctrl-C.
   return interrupted ? 130 : 0;
 }
 
 /**
- * Asks about each call awaiting approval, showing its arguments: `y` approves, `n` (or nothing)
+ * Asks about each call awaiting approval with one line showing the call and its arguments exactly
+ * (controls made visible, so no argument can rewrite the line): `y` approves, `n` (or nothing)
  * rejects, and any other line is a reply to the agent that rejects the calls not yet decided.
  * Resolves to the decisions as a task, or `null` at the end of input.
  */
 async function askApprovals(terminal: TerminalIO, request: PendingRequest): Promise<Task | null> {
   const decisions: ToolApprovalResponseEvent[] = [];
   for (const call of request.calls ?? []) {
-    terminal.write(`${request.agent} wants to run ${call.name}(${call.arguments})\n`);
-    const prompt = `Approve ${call.name}? [y/N] `;
+    const prompt =
+      `${visibleControls(request.agent)} wants to run ` +
+      `${visibleControls(call.name)}(${visibleControls(call.arguments)}). Approve? [y/N] `;
     const line = await terminal.ask(prompt);
     if (line === null) return null;
-    if (terminal.echoInput) terminal.write(`${prompt}${line}\n`);
+    if (terminal.echoInput) terminal.write(`${prompt}${visibleControls(line)}\n`);
     const answer = line.trim().toLowerCase();
     if (answer === 'y' || answer === 'yes') decisions.push(approve(call.id));
     else if (answer === 'n' || answer === 'no' || answer === '') decisions.push(reject(call.id));

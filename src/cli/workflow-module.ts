@@ -27,6 +27,9 @@ export interface WorkflowModule {
 
 let registered = false;
 
+/** The largest module the CLI loads: a bundle fits; a data file or a disk image is a mistake. */
+const MAX_MODULE_BYTES = 16 * 1024 * 1024;
+
 /** Extensions that only load through tsx. */
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
@@ -110,6 +113,19 @@ export async function loadWorkflowModule(
   const info = await stat(absolute).catch(() => undefined);
   if (info === undefined) fail(`no such file "${path}".`);
   if (info?.isDirectory() === true) fail(`"${path}" is a directory, not a workflow module.`);
+  // Loading reads the whole file: a device (/dev/zero), a pipe or a huge file would never finish.
+  if (info?.isFile() !== true) {
+    fail(
+      `"${path}" is not a regular file (a device, pipe or socket), so it cannot be a workflow module.`,
+    );
+  }
+  const size = info?.size ?? 0;
+  if (size > MAX_MODULE_BYTES) {
+    fail(
+      `"${path}" is ${(size / 1024 / 1024).toFixed(1)} MB, more than a workflow module's ` +
+        `${MAX_MODULE_BYTES / 1024 / 1024} MB: give the module that exports the workflow.`,
+    );
+  }
 
   if (TYPESCRIPT.has(extname(absolute).toLowerCase())) await registerTypeScript(fail, path);
   let loaded: Record<string, unknown>;

@@ -13,11 +13,32 @@ const api = loadOpenTelemetry();
 const tracing = new Tracing(api, batonVersion());
 const metrics = api === undefined ? undefined : new GenAIMetrics(api, tracing.version);
 
+/** What `traceRun` reads of a run's result. */
+interface RunOutcome {
+  readonly status: string;
+  readonly stopReason: string | null;
+  readonly messages?: readonly { readonly type: string; readonly source: string }[];
+}
+
+/**
+ * The stop reason as a span may hold it. A tripped guardrail's reason ends with its info, which
+ * often quotes the text it checked: without content capture only `Guardrail "<name>" tripped`
+ * is kept. Every other stop reason is the library's text or configured text (the mentioned text of
+ * `TextMentionTermination`, agent and function names, limits).
+ */
+function spanStopReason(result: RunOutcome): string | undefined {
+  const reason = result.stopReason ?? undefined;
+  if (reason === undefined || captureMessageContent()) return reason;
+  const tripped = result.messages?.findLast((m) => m.type === 'GuardrailTrippedEvent');
+  const prefix = tripped === undefined ? undefined : `Guardrail "${tripped.source}" tripped`;
+  return prefix !== undefined && reason.startsWith(prefix) ? prefix : reason;
+}
+
 /**
  * One `run()` of a workflow or team: the span `invoke_workflow <workflow>`, with the run's status
  * and stop reason, and a `baton.termination` event when the run stopped.
  */
-export function traceRun<R extends { status: string; stopReason: string | null }>(
+export function traceRun<R extends RunOutcome>(
   workflow: string,
   sessionId: string,
   run: () => Promise<R>,
@@ -37,7 +58,7 @@ export function traceRun<R extends { status: string; stopReason: string | null }
     },
     async (span) => {
       const result = await run();
-      const stopReason = result.stopReason ?? undefined;
+      const stopReason = spanStopReason(result);
       span.set({ 'baton.run.status': result.status, 'baton.stop_reason': stopReason });
       if (result.status === 'terminated') {
         span.event('baton.termination', { 'baton.stop_reason': stopReason });
@@ -165,24 +186,36 @@ function chatSpan(
 export interface ToolOutcome<R> {
   readonly result: R;
   readonly errorType?: string;
-  /** Why it failed, for the span status; left out when it would echo the call's content. */
+  /** Why it failed: the span's status message, only with content capture on. */
   readonly errorMessage?: string;
+}
+
+/** A tool call as `traceToolExecution` sees it. */
+export interface TracedCall {
+  readonly call: FunctionCall;
+  /**
+   * Whether the call names a tool the agent has. The name of any other call is whatever the model
+   * wrote: content, so the span is `execute_tool` without `gen_ai.tool.name` unless content
+   * capture is on.
+   */
+  readonly known: boolean;
 }
 
 /** One tool execution: the span `execute_tool <tool>`, failed when the tool's result is an error. */
 export function traceToolExecution<R>(
-  call: FunctionCall,
+  { call, known }: TracedCall,
   execute: () => Promise<ToolOutcome<R>>,
 ): Promise<R> {
   if (!tracing.active) return execute().then((outcome) => outcome.result);
+  const name = known || captureMessageContent() ? call.name : undefined;
   return tracing.span(
     {
-      name: `execute_tool ${call.name}`,
+      name: name === undefined ? 'execute_tool' : `execute_tool ${name}`,
       operation: 'execute_tool',
       kind: 'internal',
       attributes: {
         'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': call.name,
+        'gen_ai.tool.name': name,
         'gen_ai.tool.call.id': call.id,
         'gen_ai.tool.type': 'function',
       },

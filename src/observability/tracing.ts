@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 
+import { captureMessageContent } from './gen-ai-messages.js';
 import type { OpenTelemetryApi } from './open-telemetry.js';
 
 /** A span attribute value as OpenTelemetry accepts it. */
@@ -43,7 +44,11 @@ export interface SpanScope {
   readonly recording: boolean;
   set(attributes: SpanAttributes): void;
   event(name: string, attributes: SpanAttributes): void;
-  /** Marks the span as failed: status ERROR with `error.type`. */
+  /**
+   * Marks the span as failed: status ERROR with `error.type`. `message` becomes the status
+   * message only with content capture on: an error's text quotes tool arguments, model output or
+   * a provider's echo of the request, all content.
+   */
   fail(errorType: string, message?: string): void;
 }
 
@@ -220,7 +225,7 @@ export class Tracing {
           otelSpan.setAttribute('error.type', errorType);
           otelSpan.setStatus({
             code: api.SpanStatusCode.ERROR,
-            ...(message === undefined ? {} : { message }),
+            ...(message === undefined || !captureMessageContent() ? {} : { message }),
           });
         }
         if (localSpan !== undefined) {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -106,6 +106,44 @@ describe('baton CLI: bad input', { timeout: 60_000 }, () => {
       ['run', 'samples/support-desk.ts', '--store', '.baton'],
       'baton run: --store needs samples/support-desk.ts to export createWorkflow({ checkpointStore }); it exports only a built workflow, whose sessions are kept where its own withCheckpointing() says.',
     );
+  });
+});
+
+describe('baton CLI: paths that cannot work', { timeout: 60_000 }, () => {
+  it('refuses a module that is not a regular file, or too big to be one, without reading it', async () => {
+    await refuses(
+      ['run', '/dev/zero'],
+      'baton run: "/dev/zero" is not a regular file (a device, pipe or socket), so it cannot be a workflow module.',
+    );
+    const big = join(scratch(), 'big.js');
+    writeFileSync(big, '');
+    truncateSync(big, 17 * 1024 * 1024);
+    await refuses(
+      ['graph', big],
+      `baton graph: "${big}" is 17.0 MB, more than a workflow module's 16 MB: give the module that exports the workflow.`,
+    );
+  });
+
+  it('refuses a --store that cannot be a directory before the session starts', async () => {
+    await refuses(
+      ['run', 'samples/devtools-desk.ts', '--store', 'package.json/x'],
+      'baton run: --store "package.json/x" cannot be made: "package.json" is a file. Give a directory (it is made if missing).',
+    );
+    await refuses(
+      ['dev', 'samples/devtools-desk.ts', '--store', 'package.json'],
+      'baton dev: --store "package.json" is a file, not a directory. Give a directory (it is made if missing).',
+    );
+  });
+
+  it('suggests the flag a misspelt one was meant to be', async () => {
+    await refuses(
+      ['run', 'samples/support-desk.ts', '--sesion', 'x'],
+      'baton run: unknown argument "--sesion": did you mean --session? Run "baton run --help".',
+    );
+  });
+
+  it('shows control characters of a bad argument instead of sending them to the terminal', async () => {
+    await refuses(['run', 'x\x1b[2J\ry.ts'], 'baton run: no such file "x\\x1b[2J\\ry.ts".');
   });
 });
 

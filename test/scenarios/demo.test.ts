@@ -156,21 +156,68 @@ describe('baton demo', () => {
     ]);
     expect(await runDemo(terminal, { env: offlineEnv, storeDirectory: scratch() })).toBe(0);
     const out = terminal.output();
+    // The call awaiting approval is shown once: on the line that asks about it.
+    expect(out.split('refund_duplicate_charge({"invoiceId":"INV-1003"})')).toHaveLength(2);
     expect(out).toContain(
-      '---------- ToolApprovalRequestEvent (billing) ----------\n' +
-        'Approval needed: refund_duplicate_charge({"invoiceId":"INV-1003"}) [call ',
+      '(billing awaits your reply)\nyou> yes please\n' +
+        '---------- HandoffMessage (triage) ----------\n' +
+        'Transferred to billing, adopting the role of billing immediately.\n' +
+        '[Prompt tokens: 259, Completion tokens: 6]\n' +
+        'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"}). Approve? [y/N] y\n' +
+        '---------- ToolCallExecutionEvent (billing) ----------\n',
     );
+    expect(out).not.toContain('ToolApprovalRequestEvent');
+    expect(out).toContain('Done: $89.00 refunded on INV-1003');
+  });
+
+  it('suggests a conversation, on its Try line, that the offline model plays through an approval', async () => {
+    const intro = scriptedTerminal([]);
+    await runDemo(intro, { env: offlineEnv, storeDirectory: scratch() });
+    const tryLine =
+      intro
+        .output()
+        .split('\n')
+        .find((line) => line.startsWith('Try: ')) ?? '';
+    const suggested = [...tryLine.matchAll(/"([^"]+)"/g)].map((m) => m[1] as string);
+    expect(suggested).toEqual([
+      'I was charged twice for invoice INV-1003',
+      'yes please',
+      'y',
+      'my internet keeps dropping',
+    ]);
+    const terminal = scriptedTerminal([...suggested, 'bye']);
+    expect(await runDemo(terminal, { env: offlineEnv, storeDirectory: scratch() })).toBe(0);
+    const out = terminal.output();
     expect(out).toContain(
-      'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"})\n' +
-        'Approve refund_duplicate_charge? [y/N] y\n',
+      'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"}). Approve? [y/N] y\n',
     );
     expect(out).toContain('Done: $89.00 refunded on INV-1003');
+    expect(out).toContain('check_service_status({"service":"internet"})');
+    expect(out).toContain('Finish reason: The user said goodbye');
+  });
+
+  it('says once, on screen, where it keeps sessions and how to resume this one', async () => {
+    const directory = scratch();
+    const terminal = scriptedTerminal([]);
+    await runDemo(terminal, { env: offlineEnv, storeDirectory: directory, sessionId: 'd1' });
+    const out = terminal.output();
+    const line = `Sessions are kept in ${directory}/ (made if missing; delete it to forget them). Resume this one with: npx baton demo --session d1`;
+    expect(out.split('\n').filter((l) => l.includes(directory))).toEqual([line]);
+    const started = scriptedTerminal([]);
+    await runDemo(started, {
+      env: { ...offlineEnv, npm_lifecycle_event: 'start' },
+      storeDirectory: directory,
+      sessionId: 'd2',
+    });
+    expect(started.output()).toContain('Resume this one with: npm start -- --session d2\n');
   });
 
   it('pays nothing when the refund is refused with n, or with a reply', () => {
     const refused = demo([], 'I was charged twice for invoice INV-1003\nyes please\nn\nbye\n');
     expect(refused.stderr).toBe('');
-    expect(refused.stdout).toContain('Approve refund_duplicate_charge? [y/N] n\n');
+    expect(refused.stdout).toContain(
+      'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"}). Approve? [y/N] n\n',
+    );
     expect(refused.stdout).toContain('Understood: I did not refund it. Anything else I can do?');
     expect(refused.stdout).not.toContain('refunded on INV-1003');
 
@@ -178,9 +225,7 @@ describe('baton demo', () => {
       [],
       'I was charged twice for invoice INV-1003\nyes please\nwait, ask my manager\nbye\n',
     );
-    expect(replied.stdout).toContain(
-      'Approve refund_duplicate_charge? [y/N] wait, ask my manager\n',
-    );
+    expect(replied.stdout).toContain('Approve? [y/N] wait, ask my manager\n');
     expect(replied.stdout).toContain(
       'Tool call "refund_duplicate_charge" was rejected by the user: wait, ask my manager',
     );
@@ -203,7 +248,8 @@ describe('baton demo', () => {
     const first = demo(['--session', 'desk-1'], 'I was charged twice for invoice INV-1001\n', cwd);
     expect(first.status).toBe(0);
     expect(first.stdout).toContain(
-      'Session desk-1 is saved in .baton/; resume it with: npm start -- --session desk-1',
+      `Sessions are kept in ${join(cwd, '.baton')}/ (made if missing; delete it to forget them). ` +
+        'Resume this one with: npx baton demo --session desk-1\n',
     );
     const second = demo(['--session', 'desk-1'], 'yes please\nbye\n', cwd);
     expect(second.stderr).toBe('');
@@ -231,6 +277,8 @@ describe('baton demo', () => {
       encoding: 'utf8',
     });
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe('baton: unknown command "dmeo". Run "baton --help".\n');
+    expect(run.stderr).toBe(
+      'baton: unknown command "dmeo": did you mean "demo"? Run "baton --help".\n',
+    );
   });
 });

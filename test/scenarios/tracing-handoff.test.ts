@@ -188,10 +188,8 @@ describe('tracing a handoff desk (API.md §11)', () => {
     await desk({ invoice: 'INV-404' }).session('s4').run('Is INV-404 paid?');
     const failedTool = only(otel.spans(), 'execute_tool lookup_invoice');
     expect(failedTool.attributes['error.type']).toBe('RangeError');
-    expect(failedTool.status).toEqual({
-      code: 'error',
-      message: 'Tool "lookup_invoice" failed: No invoice INV-404.',
-    });
+    // The error's text quotes the arguments: content, left out without content capture.
+    expect(failedTool.status).toEqual({ code: 'error' });
     await otel.clear();
 
     const broken = new Agent({
@@ -211,13 +209,9 @@ describe('tracing a handoff desk (API.md §11)', () => {
       '    chat m1',
     ]);
     expect(spans.map((s) => [s.name, s.attributes['error.type'], s.status])).toEqual([
-      ['chat m1', 'TypeError', { code: 'error', message: 'connection reset' }],
-      ['invoke_agent triage', 'TypeError', { code: 'error', message: 'connection reset' }],
-      [
-        'invoke_workflow broken',
-        'Error',
-        { code: 'error', message: 'Agent "triage" failed in session "default": connection reset' },
-      ],
+      ['chat m1', 'TypeError', { code: 'error' }],
+      ['invoke_agent triage', 'TypeError', { code: 'error' }],
+      ['invoke_workflow broken', 'Error', { code: 'error' }],
     ]);
   });
 
@@ -255,14 +249,10 @@ describe('tracing a handoff desk (API.md §11)', () => {
     expect(
       tools.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['error.type'], s.status]),
     ).toEqual([
-      [
-        'c1',
-        'unknown_tool',
-        { code: 'error', message: 'Unknown tool "nope". Available tools: lookup_invoice, slow.' },
-      ],
+      ['c1', 'unknown_tool', { code: 'error' }],
       ['c2', 'invalid_arguments', { code: 'error' }],
       ['c3', 'invalid_arguments', { code: 'error' }],
-      ['c4', 'timeout', { code: 'error', message: 'Tool "slow" timed out after 5 ms.' }],
+      ['c4', 'timeout', { code: 'error' }],
     ]);
     expect(JSON.stringify(otel.spans())).not.toContain('secret-text');
   });

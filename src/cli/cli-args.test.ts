@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+
+import { closest, type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
+
+const SPEC: CommandSpec = {
+  command: 'demo',
+  options: [
+    { name: 'session', value: 'an id', example: '--session 3f2a' },
+    { name: 'store', value: 'a directory', example: '--store .baton' },
+  ],
+  positionals: [],
+};
+
+describe('parseCommandArgs()', () => {
+  it('suggests the option a misspelt flag was meant to be', () => {
+    expect(() => parseCommandArgs(SPEC, ['--sesion', 'x'])).toThrow(
+      new UsageError(
+        'baton demo: unknown argument "--sesion": did you mean --session? Run "baton demo --help".',
+      ),
+    );
+    expect(() => parseCommandArgs(SPEC, ['--stroe=x'])).toThrow(
+      'baton demo: unknown argument "--stroe=x": did you mean --store? Run "baton demo --help".',
+    );
+  });
+
+  it('suggests nothing for a flag that is no typo of an option', () => {
+    expect(() => parseCommandArgs(SPEC, ['--verbose'])).toThrow(
+      'baton demo: unknown argument "--verbose". Run "baton demo --help".',
+    );
+  });
+});
+
+describe('closest()', () => {
+  it('takes the nearest candidate within two edits', () => {
+    expect(closest('dmeo', ['run', 'graph', 'dev', 'demo'])).toBe('demo');
+    expect(closest('--SESSION', ['--session'])).toBe('--session');
+    expect(closest('deploy', ['run', 'graph', 'dev', 'demo'])).toBeUndefined();
+  });
+});
