@@ -12,7 +12,7 @@ const DEVELOPMENT_FIELDS = ['scripts', 'devDependencies', 'overrides', 'allowScr
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = join(root, 'package.json');
-const backup = join(root, 'node_modules', '.cache', 'baton-pack', 'package.json');
+const backup = join(root, '.pack', 'package.json');
 
 function strip() {
   if (existsSync(backup)) {

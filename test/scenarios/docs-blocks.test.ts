@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   codeBlocks,
   root,
-  runBlock,
+  runBlockAsync,
   shownTsconfig,
   typeCheckBlocks,
 } from '../support/markdown-blocks.js';
@@ -27,12 +27,17 @@ describe('the TypeScript blocks of docs/', () => {
     expect(blocks.filter((b) => b.output === undefined).map((b) => b.file)).toEqual([]);
   });
 
-  it.each(blocks)('$file runs and prints what the page shows', ({ file, code, output }) => {
-    const run = runBlock(`docs-${file}`, code);
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe(output);
-    expect(run.status).toBe(0);
-  });
+  // Each block is its own process; a few run at once (vitest's maxConcurrency).
+  it.concurrent.each(blocks)(
+    '$file runs and prints what the page shows',
+    async ({ file, code, output }, { expect }) => {
+      const run = await runBlockAsync(`docs-${file}`, code);
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe(output);
+      expect(run.status).toBe(0);
+    },
+    120_000,
+  );
 
   it("type-check with the README's tsconfig.json", () => {
     const { compilerOptions } = shownTsconfig(readFileSync(join(root, 'README.md'), 'utf8'));

@@ -1,7 +1,7 @@
 // The TypeScript blocks of the README and of docs/, run and type-checked as a reader would use them:
 // `from 'baton-agents'` points at this checkout's source, everything else resolves from the
 // project's node_modules.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -32,16 +32,42 @@ export function shownTsconfig(markdown: string): { compilerOptions: Record<strin
   return JSON.parse(json) as { compilerOptions: Record<string, unknown> };
 }
 
-/** Runs one block as a program under tsx; returns what it wrote and how it exited. */
-export function runBlock(name: string, code: string) {
+/** Writes one block as a program whose `from 'baton-agents'` points at this checkout's source. */
+function blockFile(name: string, code: string): string {
   const dir = join(root, 'node_modules', '.cache', 'baton-blocks');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.mts`);
   writeFileSync(file, code.replaceAll("from 'baton-agents'", `from '${entry}'`));
-  return spawnSync(process.execPath, ['--import', 'tsx', file], {
-    env: { PATH: process.env.PATH ?? '' },
+  return file;
+}
+
+/** The environment a block runs in: no model keys, so every block runs offline. */
+const blockEnv = () => ({ PATH: process.env.PATH ?? '' });
+
+/** Runs one block as a program under tsx; returns what it wrote and how it exited. */
+export function runBlock(name: string, code: string) {
+  return spawnSync(process.execPath, ['--import', 'tsx', blockFile(name, code)], {
+    env: blockEnv(),
     encoding: 'utf8',
     timeout: 60_000,
+  });
+}
+
+/** `runBlock()` without blocking, so that several blocks can run at once. */
+export function runBlockAsync(
+  name: string,
+  code: string,
+): Promise<{ stdout: string; stderr: string; status: number | null }> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', blockFile(name, code)],
+      { env: blockEnv(), encoding: 'utf8', timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        done({ stdout, stderr, status });
+      },
+    );
   });
 }
 
