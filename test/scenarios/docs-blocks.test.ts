@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import {
   codeBlocks,
+  relativeLinks,
   root,
   runBlockAsync,
   shownTsconfig,
@@ -45,4 +46,11 @@ describe('the TypeScript blocks of docs/', () => {
     expect(tsc.stdout).toBe('');
     expect(tsc.status).toBe(0);
   }, 180_000);
+});
+
+describe('the pages of docs/', () => {
+  it.each(pages)('%s links only to files that exist', (page) => {
+    const links = relativeLinks(readFileSync(join(root, 'docs', page), 'utf8'));
+    expect(links.filter((target) => !existsSync(join(root, 'docs', target)))).toEqual([]);
+  });
 });

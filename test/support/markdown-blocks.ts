@@ -23,6 +23,13 @@ export function codeBlocks(markdown: string): CodeBlock[] {
   return [...markdown.matchAll(pattern)].map((m) => ({ code: m[1] ?? '', output: m[2] }));
 }
 
+/** The relative links of a Markdown text (not web addresses, not in-page anchors). */
+export function relativeLinks(markdown: string): string[] {
+  return [...markdown.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+    .map((m) => m[1] ?? '')
+    .filter((target) => !/^[a-z]+:/.test(target));
+}
+
 /** The tsconfig.json a Markdown text shows (its json block with `compilerOptions`). */
 export function shownTsconfig(markdown: string): { compilerOptions: Record<string, unknown> } {
   const json = [...markdown.matchAll(/```json\n([\s\S]*?)```/g)]
