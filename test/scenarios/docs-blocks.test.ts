@@ -45,7 +45,7 @@ describe('the TypeScript blocks of docs/', () => {
     const tsc = typeCheckBlocks('docs', blocks, compilerOptions);
     expect(tsc.stdout).toBe('');
     expect(tsc.status).toBe(0);
-  }, 180_000);
+  }, 300_000);
 });
 
 describe('the pages of docs/', () => {

@@ -36,8 +36,8 @@ describe('README', () => {
     );
   });
 
-  it.each(blocks.map((block, i) => ({ ...block, i })))(
-    'tour block $i prints what the README shows',
+  it.each(blocks.map((block, i) => ({ ...block, i, n: String(i + 1) })))(
+    'tour block $n prints what the README shows',
     ({ code, output, i }) => {
       const run = runBlock(`readme-${i}`, code);
       expect(run.stderr).toBe('');
@@ -57,7 +57,7 @@ describe('README', () => {
     );
     expect(tsc.stdout).toBe('');
     expect(tsc.status).toBe(0);
-  }, 180_000);
+  }, 300_000);
 
   it('links only to files that exist', () => {
     const links = relativeLinks(readme);

@@ -99,6 +99,6 @@ export function typeCheckBlocks(
   return spawnSync(
     process.execPath,
     [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir],
-    { encoding: 'utf8', timeout: 180_000 },
+    { encoding: 'utf8', timeout: 300_000 },
   );
 }
