@@ -29,7 +29,7 @@ describe('the TypeScript blocks of docs/', () => {
   });
 
   // Each block is its own process; a few run at once (vitest's maxConcurrency).
-  it.concurrent.each(blocks)(
+  it.concurrent.for(blocks)(
     '$file runs and prints what the page shows',
     async ({ file, code, output }, { expect }) => {
       const run = await runBlockAsync(`docs-${file}`, code);
