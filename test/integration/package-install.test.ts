@@ -74,7 +74,7 @@ beforeAll(() => {
   );
 }, 600_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000);
 
 describe('the packed package', () => {
   it('has a package.json without development scripts or settings', () => {
