@@ -31,13 +31,13 @@ describe('the TypeScript blocks of docs/', () => {
   // Each block is its own process; a few run at once (vitest's maxConcurrency).
   it.concurrent.for(blocks)(
     '$file runs and prints what the page shows',
+    { timeout: 120_000 },
     async ({ file, code, output }, { expect }) => {
       const run = await runBlockAsync(`docs-${file}`, code);
       expect(run.stderr).toBe('');
       expect(run.stdout).toBe(output);
       expect(run.status).toBe(0);
     },
-    120_000,
   );
 
   it("type-check with the README's tsconfig.json", () => {
