@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.baton/', '.scratch/', 'coverage/'] },
+  { ignores: ['dist/', 'docs/api/', 'node_modules/', '.baton/', '.scratch/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
