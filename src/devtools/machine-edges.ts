@@ -50,7 +50,8 @@ function edgeKindOf(meta: unknown): EdgeKind | undefined {
 function conditionLabel(when: GroupDrawing['edges'][number]['when']): string {
   if (when === undefined) return '';
   if ('text' in when) return when.text;
-  return when.predicate === '' ? 'when' : `${when.predicate}()`;
+  // An arrow written inline (`{ when: (m) => … }`) is named after the property: no name of its own.
+  return when.predicate === '' || when.predicate === 'when' ? 'when' : `${when.predicate}()`;
 }
 
 /**
