@@ -108,6 +108,7 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 .tl-bar.op-invoke_agent { background: var(--handoff); opacity: .6; }
 .tl-bar.op-execute_tool { background: var(--ok); }
 .tl-bar.failed { background: var(--bad); }
+.tl-bar.stopped { background: repeating-linear-gradient(135deg, #9aa3b5 0 3px, #d9dde6 3px 6px); }
 /* A narrow screen stacks the panels in one column, the page scrolls as a whole: the graph, the
    session, its transcript and the reply box first, then the timeline and the session list. */
 @media (max-width: 899px) {
