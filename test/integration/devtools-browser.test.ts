@@ -127,7 +127,7 @@ const WIDTHS = [390, 820, 1024, 1280, 1440];
 
 /**
  * What is wrong with the page's layout at its current size, from the drawn boxes: a node not
- * within the viewport's width, two nodes overlapping, a button outside its panel, a transcript
+ * within the viewport's width or its panel's, two nodes overlapping, a button outside its panel, a transcript
  * squeezed away.
  */
 async function layoutFaults(page: Page): Promise<string[]> {
@@ -166,8 +166,16 @@ async function layoutFaults(page: Page): Promise<string[]> {
     }),
   );
   const faults: string[] = [];
+  const graphBox = box(
+    await page.locator('#graph-box').evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    }),
+  );
   for (const n of nodes) {
     if (n.left < 0 || n.right > width) faults.push(`node ${n.name} outside the viewport`);
+    else if (n.left < graphBox.left || n.right > graphBox.right)
+      faults.push(`node ${n.name} clipped by its panel`);
   }
   nodes.forEach((a, i) => {
     for (const b of nodes.slice(i + 1)) {
@@ -246,6 +254,7 @@ describe('devtools page in Chromium', () => {
 
     await send(page, 'my internet line is slow');
     await page.locator('#status.running').waitFor();
+    await page.locator('#sessions li.selected .pill.running').waitFor();
     await page.locator('#graph .node.active[data-state="technical"]').waitFor();
     await page
       .locator('#graph .edge.handoff-last[data-from="triage"][data-to="technical"]')
@@ -255,6 +264,11 @@ describe('devtools page in Chromium', () => {
     expect(await page.textContent('#status')).toBe('cancelled');
     await transcript(page).getByText('cancelled: the run was stopped').waitFor();
     expect(await page.isDisabled('#stop')).toBe(true);
+    await page.locator('#sessions li.selected .pill.cancelled').waitFor();
+    // The turns the Stop ended show as stopped on the timeline, not as failures.
+    await page.locator('#timeline .tl-row:has(.tl-bar.stopped)').first().waitFor();
+    expect(await page.locator('#timeline .tl-bar.failed').count()).toBe(0);
+    expect(await page.textContent('#timeline')).not.toContain('Error');
 
     mkdirSync(results, { recursive: true });
     await page.screenshot({ path: join(results, 'devtools-stopped.png') });
@@ -283,7 +297,7 @@ describe('devtools page in Chromium', () => {
     await page.locator('#status', { hasText: 'terminated' }).waitFor();
     expect(await speaking()).toEqual([]);
     expect(errors).toEqual([]);
-  });
+  }, 60_000);
 
   it('plays the support-desk sample to its end: the user says bye', async () => {
     const url = await devServer(['samples/support-desk.ts']);
