@@ -182,12 +182,9 @@ export class SessionHub {
   }
 
   /**
-   * Starts a run of session `id` with the user's `text` (or, with `null`, continues without a
-   * task) and streams it to the pages. Resolves once the run has started.
-   */
-  /**
-   * Starts a run of session `id`: with `text` (or `null` to continue without a task), or with
-   * `decisions` on the calls awaiting approval (the Approve / Reject buttons).
+   * Starts a run of session `id` and streams it to the pages: with `text` (or `null` to continue
+   * without a task), or with `decisions` on the calls awaiting approval (the Approve / Reject
+   * buttons). Resolves once the run has started.
    */
   async run(id: string, text: string | null, decisions?: readonly Decision[]): Promise<void> {
     const tracked = this.#track(id);
