@@ -82,6 +82,7 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 .msg.user { background: #eef4ff; border-color: #c7d7fe; align-self: flex-end; max-width: 85%; }
 .msg.tool { background: #fafafa; font-size: 12px; }
 .msg.tool pre { margin: 2px 0; white-space: pre-wrap; font-family: ui-monospace, Menlo, monospace; }
+.msg pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .msg.tool .error { color: var(--bad); }
 .msg.handoff { border-color: #c4b5fd; background: #f5f3ff; }
 .msg.ask { border-style: dashed; color: var(--dim); font-size: 12px; }
