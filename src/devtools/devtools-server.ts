@@ -214,6 +214,8 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
     response.write(': connected\n\n');
     streams.add(response);
     const unsubscribe = hub.subscribe(({ event, data }) => {
+      // close() ends every stream while a stopped run may still report its end.
+      if (response.writableEnded) return;
       response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     });
     const ping = setInterval(() => response.write(': ping\n\n'), 15_000);

@@ -13,9 +13,10 @@ export const GRAPH_SCRIPT = String.raw`
       $('graph-note').textContent = 'This workflow has no compiled machine to draw.';
       return;
     }
-    svg.setAttribute('width', graph.width);
-    svg.setAttribute('height', graph.height);
+    // The drawing scales to its panel (never above its own size): width 100%, height from the
+    // viewBox's aspect ratio.
     svg.setAttribute('viewBox', graph.viewBox);
+    svg.style.maxWidth = graph.width + 'px';
     var defs = s('defs');
     [['arrow', '#b4bccb'], ['arrow-hot', '#7c3aed']].forEach(function (m) {
       var marker = s('marker', { id: m[0], viewBox: '0 0 10 10', refX: 9, refY: 5,
@@ -29,20 +30,31 @@ export const GRAPH_SCRIPT = String.raw`
       var g = s('g', { 'class': 'edge kind-' + e.kind, 'data-from': e.from, 'data-to': e.to, 'data-kind': e.kind });
       var path = s('path', { d: e.path });
       var title = s('title');
-      title.textContent = e.from + ' → ' + e.to + ' (' + e.label + ')';
+      title.textContent = e.from + ' → ' + e.to + (e.label === '' ? '' : ' (' + e.label + ')');
       g.appendChild(title);
       g.appendChild(path);
-      var label = s('text', { x: e.labelX, y: e.labelY });
-      // The arrow shows the target; the full name (handoff_to_x) is in the tooltip.
-      label.textContent = e.kind === 'handoff' ? 'handoff' : e.label;
-      g.appendChild(label);
+      // The arrow shows the target; the full name (handoff_to_x) is in the tooltip. A graph's
+      // unconditional edge has no label.
+      var shown = e.kind === 'handoff' ? 'handoff' : e.label;
+      if (shown !== '') {
+        var label = s('text', { x: e.labelX, y: e.labelY });
+        label.textContent = shown;
+        g.appendChild(label);
+      }
       edges.appendChild(g);
     });
     svg.appendChild(edges);
     var nodes = s('g', { id: 'nodes' });
     graph.nodes.forEach(function (n) {
-      var cls = 'node kind-' + n.kind + (n.id === ui.workflow.coordinator ? ' coordinator' : '');
+      var cls = 'node kind-' + n.kind + (n.id === ui.workflow.coordinator ? ' coordinator' : '') +
+        (n.activation ? ' activation-' + n.activation : '');
       var g = s('g', { 'class': cls, 'data-state': n.id });
+      if (n.activation) {
+        var tip = s('title');
+        tip.textContent = n.label + (n.activation === 'all'
+          ? ': runs once every active incoming edge has fired' : ': runs on the first incoming edge');
+        g.appendChild(tip);
+      }
       g.appendChild(s('rect', { x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height }));
       var text = s('text', { x: n.x, y: n.y });
       text.textContent = n.label;

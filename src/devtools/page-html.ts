@@ -23,12 +23,12 @@ export function devtoolsPage(nonce: string): string {
 </header>
 <main>
   <section id="left">
-    <div class="panel">
+    <div class="panel" id="graph-panel">
       <h2>Workflow graph</h2>
       <div id="graph-box"><svg id="graph" role="img" aria-label="workflow graph"></svg></div>
       <p id="graph-note" class="note"></p>
     </div>
-    <div class="panel">
+    <div class="panel" id="sessions-panel">
       <h2>Sessions</h2>
       <div class="row">
         <button id="new-session" type="button">New session</button>
@@ -59,11 +59,11 @@ export function devtoolsPage(nonce: string): string {
       </div>
       <div id="conditions"></div>
     </div>
-    <div class="panel">
+    <div class="panel" id="timeline-panel">
       <h2>Timeline</h2>
       <div id="timeline"></div>
     </div>
-    <div class="panel grow-panel">
+    <div class="panel grow-panel" id="transcript-panel">
       <h2>Transcript</h2>
       <div id="transcript" aria-live="polite"></div>
     </div>

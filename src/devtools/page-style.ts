@@ -5,12 +5,12 @@ export const PAGE_STYLE = `
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink);
   background: var(--bg); height: 100vh; display: flex; flex-direction: column; }
-header { display: flex; align-items: center; gap: 12px; padding: 8px 16px; background: var(--ink); color: #fff; }
+header { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 12px; padding: 8px 16px; background: var(--ink); color: #fff; }
 header h1 { font-size: 16px; margin: 0; font-weight: 600; }
-#workflow-name { font-weight: 400; opacity: .8; margin-left: 6px; }
-main { flex: 1; display: grid; grid-template-columns: minmax(380px, 46%) 1fr; gap: 12px; padding: 12px; min-height: 0; }
-section { display: flex; flex-direction: column; gap: 12px; min-height: 0; overflow: auto; }
-.panel { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
+#workflow-name { font-weight: 400; opacity: .8; margin-left: 6px; overflow-wrap: anywhere; }
+main { flex: 1; display: grid; grid-template-columns: minmax(0, 46%) minmax(0, 1fr); gap: 12px; padding: 12px; min-height: 0; }
+section { display: flex; flex-direction: column; gap: 12px; min-height: 0; min-width: 0; overflow: auto; }
+.panel { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; min-width: 0; }
 .grow-panel { flex: 1; min-height: 160px; display: flex; flex-direction: column; }
 h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: var(--dim); margin: 0 0 8px; }
 h3 { font-size: 13px; margin: 12px 0 4px; }
@@ -36,12 +36,13 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 .pill.cancelled { background: #fee2e2; color: var(--bad); }
 .pill.live { background: #dcfce7; color: var(--ok); }
 .pill.down { background: #fee2e2; color: var(--bad); }
-#graph-box { overflow: auto; }
-#graph { display: block; }
+#graph-box { overflow: hidden; }
+#graph { display: block; width: 100%; height: auto; margin: 0 auto; }
 .node rect { fill: #fff; stroke: #9aa3b5; stroke-width: 1.5; rx: 8; transition: fill .3s, stroke .3s; }
 .node.kind-input rect { rx: 20; fill: #eef2ff; }
 .node.kind-stopped rect { fill: #f3f4f6; stroke-dasharray: 4 3; }
 .node.kind-select rect { fill: #fdf4ff; }
+.node.activation-any rect { rx: 20; }
 .node.coordinator rect { stroke-width: 2.5; }
 .node text { font-size: 13px; text-anchor: middle; dominant-baseline: central; pointer-events: none; }
 .node.visited rect { stroke: var(--handoff); }
@@ -81,6 +82,7 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 .msg.user { background: #eef4ff; border-color: #c7d7fe; align-self: flex-end; max-width: 85%; }
 .msg.tool { background: #fafafa; font-size: 12px; }
 .msg.tool pre { margin: 2px 0; white-space: pre-wrap; font-family: ui-monospace, Menlo, monospace; }
+.msg pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .msg.tool .error { color: var(--bad); }
 .msg.handoff { border-color: #c4b5fd; background: #f5f3ff; }
 .msg.ask { border-style: dashed; color: var(--dim); font-size: 12px; }
@@ -91,8 +93,8 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 .divider.failure { color: var(--bad); border-color: var(--bad); }
 #reply-form.waiting { border-color: var(--accent); box-shadow: 0 0 0 2px #dbeafe; }
 #ask { display: block; font-size: 12px; color: var(--dim); margin-bottom: 6px; }
-#approvals .approval { display: flex; gap: 6px; align-items: center; margin-bottom: 6px; }
-#approvals .approval pre { flex: 1; margin: 0; font-size: 12px; }
+#approvals .approval { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 6px; }
+#approvals .approval pre { flex: 1 1 14em; min-width: 0; margin: 0; font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
 #approvals button.approve { background: #15803d; color: #fff; }
 #approvals button.reject { background: #b91c1c; color: #fff; }
 #reply-form.waiting #ask { color: #1e40af; font-weight: 600; }
@@ -107,4 +109,19 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 .tl-bar.op-invoke_agent { background: var(--handoff); opacity: .6; }
 .tl-bar.op-execute_tool { background: var(--ok); }
 .tl-bar.failed { background: var(--bad); }
+.tl-bar.stopped { background: repeating-linear-gradient(135deg, #9aa3b5 0 3px, #d9dde6 3px 6px); }
+/* A narrow screen stacks the panels in one column, the page scrolls as a whole: the graph, the
+   session, its transcript and the reply box first, then the timeline and the session list. */
+@media (max-width: 899px) {
+  body { height: auto; min-height: 100vh; }
+  main { display: flex; flex-direction: column; padding: 8px; gap: 8px; }
+  section { display: contents; }
+  #graph-panel { order: 1; }
+  #session-head { order: 2; }
+  #transcript-panel { order: 3; min-height: 240px; }
+  #transcript { max-height: 60vh; }
+  #reply-form { order: 4; }
+  #timeline-panel { order: 5; }
+  #sessions-panel { order: 6; }
+}
 `;

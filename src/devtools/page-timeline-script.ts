@@ -52,12 +52,13 @@ export const TIMELINE_SCRIPT = String.raw`
   }
 
   function row(sp, start, total, depth) {
-    var bar = h('i', 'tl-bar op-' + sp.operation + (sp.errorType ? ' failed' : ''));
+    var bar = h('i', 'tl-bar op-' + sp.operation + (sp.errorType ? ' failed' : '') + (sp.stopped ? ' stopped' : ''));
     bar.style.left = ((sp.startTime - start) / total * 100).toFixed(2) + '%';
     bar.style.width = Math.max(sp.durationMs / total * 100, 0.5).toFixed(2) + '%';
     var label = sp.name + ' · ' + ms(sp.durationMs);
     if (sp.tokens) label += ' · ' + fmt(sp.tokens.input) + '+' + fmt(sp.tokens.output) + ' tokens';
     if (sp.errorType) label += ' · ' + sp.errorType;
+    if (sp.stopped) label += ' · stopped';
     var el = h('div', 'tl-row depth-' + depth, [h('span', 'tl-label', [label]), h('span', 'tl-track', [bar])]);
     el.setAttribute('data-operation', sp.operation);
     el.title = label;

@@ -34,6 +34,8 @@ import {
 interface Tracked {
   readonly session: DevSession;
   controller: AbortController | undefined;
+  /** The user pressed Stop during the current (or latest) run: its failing spans were stopped. */
+  stopped: boolean;
   active: string | null;
   speaking: string[];
 }
@@ -66,7 +68,11 @@ export class SessionHub {
     this.#storeDirectory = options.storeDirectory;
     this.#states = options.states;
     this.#stopTimings = onSpanEnd((span) => {
-      const timed = this.#timings.add(span, (id) => this.#tracked.has(id));
+      const timed = this.#timings.add(
+        span,
+        (id) => this.#tracked.has(id),
+        (id) => this.#tracked.get(id)?.stopped === true,
+      );
       if (timed !== undefined) this.#emit('span', { session: span.conversationId, span: timed });
     });
   }
@@ -112,7 +118,13 @@ export class SessionHub {
     } catch (error) {
       throw new HubRequestError(400, errorText(error), { cause: error });
     }
-    this.#tracked.set(id, { session, controller: undefined, active: null, speaking: [] });
+    this.#tracked.set(id, {
+      session,
+      controller: undefined,
+      stopped: false,
+      active: null,
+      speaking: [],
+    });
     this.#emit('sessions', { reason: from === undefined ? 'created' : 'forked', id });
     return id;
   }
@@ -170,12 +182,9 @@ export class SessionHub {
   }
 
   /**
-   * Starts a run of session `id` with the user's `text` (or, with `null`, continues without a
-   * task) and streams it to the pages. Resolves once the run has started.
-   */
-  /**
-   * Starts a run of session `id`: with `text` (or `null` to continue without a task), or with
-   * `decisions` on the calls awaiting approval (the Approve / Reject buttons).
+   * Starts a run of session `id` and streams it to the pages: with `text` (or `null` to continue
+   * without a task), or with `decisions` on the calls awaiting approval (the Approve / Reject
+   * buttons). Resolves once the run has started.
    */
   async run(id: string, text: string | null, decisions?: readonly Decision[]): Promise<void> {
     const tracked = this.#track(id);
@@ -184,6 +193,7 @@ export class SessionHub {
     }
     const controller = new AbortController();
     tracked.controller = controller;
+    tracked.stopped = false;
     let task: Task | undefined;
     try {
       task =
@@ -197,14 +207,17 @@ export class SessionHub {
       throw new HubRequestError(400, errorText(error), { cause: error });
     }
     this.#emit('run', { session: id });
+    // Every page's session list shows the run: the list is read again on a `sessions` event.
+    this.#emit('sessions', { reason: 'started', id });
     void this.#drive(id, tracked, task, controller.signal);
   }
 
   /** Aborts the run of session `id`; false when it is not running here. */
   stop(id: string): boolean {
-    const controller = this.#tracked.get(id)?.controller;
-    if (controller === undefined) return false;
-    controller.abort(new Error('Stopped from the devtools page.'));
+    const tracked = this.#tracked.get(id);
+    if (tracked?.controller === undefined) return false;
+    tracked.stopped = true;
+    tracked.controller.abort(new DOMException('Stopped from the devtools page.', 'AbortError'));
     return true;
   }
 
@@ -303,7 +316,7 @@ export class SessionHub {
       } catch (error) {
         throw new HubRequestError(400, errorText(error), { cause: error });
       }
-      tracked = { session, controller: undefined, active: null, speaking: [] };
+      tracked = { session, controller: undefined, stopped: false, active: null, speaking: [] };
       this.#tracked.set(id, tracked);
     }
     return tracked;

@@ -10,7 +10,10 @@ export interface TimedSpan {
   /** Epoch milliseconds. */
   readonly startTime: number;
   readonly durationMs: number;
+  /** Why the span failed; absent when it succeeded or was stopped. */
   readonly errorType?: string;
+  /** True when the user's Stop ended it (the abort it failed with is no error of the workflow). */
+  readonly stopped?: boolean;
   /** Input and output tokens of a model call. */
   readonly tokens?: { readonly input: number; readonly output: number };
 }
@@ -26,8 +29,15 @@ const KEEP = 400;
 export class SessionTimings {
   readonly #bySession = new Map<string, TimedSpan[]>();
 
-  /** Keeps `span` when it belongs to a run of `sessionIds`; returns what was kept. */
-  add(span: FinishedSpan, isTracked: (sessionId: string) => boolean): TimedSpan | undefined {
+  /**
+   * Keeps `span` when it belongs to a session `isTracked` accepts; returns what was kept. A span
+   * that failed in a session `wasStopped` says the user stopped is marked stopped, not failed.
+   */
+  add(
+    span: FinishedSpan,
+    isTracked: (sessionId: string) => boolean,
+    wasStopped: (sessionId: string) => boolean = () => false,
+  ): TimedSpan | undefined {
     const session = span.conversationId;
     if (session === null || !isTracked(session)) return undefined;
     const input = span.attributes['gen_ai.usage.input_tokens'];
@@ -40,7 +50,11 @@ export class SessionTimings {
       operation: span.operation,
       startTime: span.startTime,
       durationMs: span.durationMs,
-      ...(span.errorType === undefined ? {} : { errorType: span.errorType }),
+      ...(span.errorType === undefined
+        ? {}
+        : wasStopped(session)
+          ? { stopped: true }
+          : { errorType: span.errorType }),
       ...(typeof input === 'number' && typeof output === 'number'
         ? { tokens: { input, output } }
         : {}),

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../agents/agent.js';
 import { graphMermaid } from '../cli/graph-command.js';
 import { ScriptedChatClient } from '../models/scripted-chat-client.js';
+import { GraphBuilder } from '../orchestrations/graph/graph-builder.js';
 import { HandoffBuilder } from '../orchestrations/handoff/handoff-builder.js';
 import { RoundRobinGroupChat } from '../orchestrations/teams/round-robin-group-chat.js';
 import { SelectorGroupChat } from '../orchestrations/teams/selector-group-chat.js';
@@ -132,6 +133,84 @@ describe('workflowGraph()', () => {
   });
 });
 
+/** The review graph of samples/review-graph.ts: a loop, a conditional fan-out, a fan-in. */
+const reviewGraph = () => {
+  const [writer, critic, french, german, summary] = [
+    'writer',
+    'critic',
+    'translator_french',
+    'translator_german',
+    'summary',
+  ].map((n) => agent(n)) as [Agent, Agent, Agent, Agent, Agent];
+  return new GraphBuilder({ name: 'review' })
+    .addNode(writer)
+    .addNode(critic)
+    .addNode(french)
+    .addNode(german)
+    .addNode(summary, { activation: 'any' })
+    .addEdge(writer, critic)
+    .addEdge(critic, writer, { when: 'REVISE' })
+    .addEdge(critic, [french, german], {
+      when: function approved() {
+        return true;
+      },
+    })
+    .addEdge([french, german], summary)
+    .setEntryPoint(writer)
+    .build();
+};
+
+describe('workflowGraph() of a GraphBuilder workflow', () => {
+  it('draws the nodes and edges as built, with their conditions, fan-out and fan-in', () => {
+    const graph = workflowGraph(reviewGraph().machine);
+    expect(graph.nodes.map((n) => [n.id, n.label, n.kind, n.activation])).toEqual([
+      ['writer', 'writer', 'agent', 'all'],
+      ['critic', 'critic', 'agent', 'all'],
+      ['translator_french', 'translator_french', 'agent', 'all'],
+      ['translator_german', 'translator_german', 'agent', 'all'],
+      ['summary', 'summary', 'agent', 'any'],
+      ['awaitingInput', 'user', 'input', undefined],
+      ['stopped', 'stopped', 'stopped', undefined],
+    ]);
+    expect(graph.edges.map((e) => `${e.from} -${e.label}-> ${e.to}`)).toEqual([
+      'awaitingInput -message-> writer',
+      'stopped -message-> writer',
+      'writer --> critic',
+      'critic -REVISE-> writer',
+      'critic -approved()-> translator_french',
+      'critic -approved()-> translator_german',
+      'translator_french --> summary',
+      'translator_german --> summary',
+    ]);
+    expect(graph.nodes.some((n) => n.id === 'dispatching')).toBe(false);
+  });
+
+  it('lays a graph out top down: a row per step from the user, the fan-out side by side', () => {
+    const graph = workflowGraph(reviewGraph().machine);
+    const at = Object.fromEntries(graph.nodes.map((n) => [n.id, n]));
+    const y = (id: string) => at[id]?.y as number;
+    expect(y('awaitingInput')).toBe(y('stopped'));
+    expect(y('awaitingInput')).toBeLessThan(y('writer'));
+    expect(y('writer')).toBeLessThan(y('critic'));
+    expect(y('critic')).toBeLessThan(y('translator_french'));
+    expect(y('translator_french')).toBe(y('translator_german'));
+    expect(y('translator_german')).toBeLessThan(y('summary'));
+    expect(at.translator_french?.x).toBeLessThan(at.translator_german?.x as number);
+    // A node is as wide as its name needs.
+    expect(at.translator_german?.width).toBeGreaterThanOrEqual(17 * 7.2);
+  });
+
+  it('names an anonymous predicate "when"', () => {
+    const [a, b] = [agent('a'), agent('b')];
+    const flow = new GraphBuilder({ name: 'g' })
+      .addNode(a)
+      .addNode(b)
+      .addEdge(a, b, { when: () => true })
+      .build();
+    expect(workflowGraph(flow.machine).edges.find((e) => e.from === 'a')?.label).toBe('when');
+  });
+});
+
 describe('workflowGraph() layout of labels and the stop', () => {
   const graphs = {
     'a support desk with four specialists': new HandoffBuilder({
@@ -149,19 +228,25 @@ describe('workflowGraph() layout of labels and the stop', () => {
     'a round-robin team': new RoundRobinGroupChat([agent('writer'), agent('critic')]).machine,
     'a swarm': new Swarm([agent('travel', ['refunds', 'user']), agent('refunds', ['user'])])
       .machine,
+    'a selector team': new SelectorGroupChat([agent('a'), agent('b'), agent('c')], {
+      selectorFunc: () => 'a',
+    }).machine,
+    'a review graph': reviewGraph().machine,
   };
 
   for (const [name, machine] of Object.entries(graphs)) {
     it(`keeps every edge label of ${name} clear of the others and of the nodes`, () => {
       const graph = workflowGraph(machine);
-      const boxes = graph.edges.map((e) =>
+      const labelled = graph.edges.filter((e) => shownLabel(e.kind, e.label) !== '');
+      expect(labelled.length).toBeGreaterThan(0);
+      const boxes = labelled.map((e) =>
         labelBox(shownLabel(e.kind, e.label), { x: e.labelX, y: e.labelY }),
       );
       const clash: string[] = [];
       boxes.forEach((a, i) => {
         boxes.slice(i + 1).forEach((b, j) => {
           if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
-            clash.push(`${graph.edges[i]?.id} × ${graph.edges[i + 1 + j]?.id}`);
+            clash.push(`${labelled[i]?.id} × ${labelled[i + 1 + j]?.id}`);
         });
         for (const n of graph.nodes) {
           const inside =
@@ -169,9 +254,24 @@ describe('workflowGraph() layout of labels and the stop', () => {
             n.x - n.width / 2 < a.right &&
             a.top < n.y + n.height / 2 &&
             n.y - n.height / 2 < a.bottom;
-          if (inside) clash.push(`${graph.edges[i]?.id} × node ${n.id}`);
+          if (inside) clash.push(`${labelled[i]?.id} × node ${n.id}`);
         }
       });
+      expect(clash).toEqual([]);
+    });
+
+    it(`keeps the nodes of ${name} apart`, () => {
+      const { nodes } = workflowGraph(machine);
+      const clash = nodes.flatMap((a, i) =>
+        nodes
+          .slice(i + 1)
+          .filter(
+            (b) =>
+              Math.abs(a.x - b.x) < (a.width + b.width) / 2 &&
+              Math.abs(a.y - b.y) < (a.height + b.height) / 2,
+          )
+          .map((b) => `${a.id} × ${b.id}`),
+      );
       expect(clash).toEqual([]);
     });
 

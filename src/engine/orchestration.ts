@@ -15,10 +15,26 @@ export type StateMeta =
   | { readonly kind: 'select' }
   /**
    * Several participants answer at once: the orchestration names them (`selectSpeakers`), they
-   * run concurrently on the same thread, and their answers are committed as one step.
+   * run concurrently on the same thread, and their answers are committed as one step. `drawing`
+   * is what the steps walk, for drawings only (the devtools page): the engine never reads it.
    */
-  | { readonly kind: 'group' }
+  | { readonly kind: 'group'; readonly drawing?: GroupDrawing }
   | { readonly kind: 'stopped' };
+
+/**
+ * The graph a group state walks (a `GraphBuilder` workflow), as plain data for a drawing: the
+ * nodes with their activation, the edges with their condition (a string, or a predicate's name),
+ * and the entry points a task starts at.
+ */
+export interface GroupDrawing {
+  readonly nodes: readonly { readonly name: string; readonly activation: 'all' | 'any' }[];
+  readonly edges: readonly {
+    readonly source: string;
+    readonly target: string;
+    readonly when?: { readonly text: string } | { readonly predicate: string };
+  }[];
+  readonly entryPoints: readonly string[];
+}
 
 /**
  * An event of an orchestration's own machine (e.g. `next`, `reply.billing`). The engine sends it

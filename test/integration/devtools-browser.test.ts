@@ -122,6 +122,98 @@ async function labelClashes(page: Page): Promise<string[]> {
 
 const transcript = (page: Page) => page.locator('#transcript');
 
+/** The widths the page must work at: a phone, a tablet, small and large laptops, a desktop. */
+const WIDTHS = [390, 820, 1024, 1280, 1440];
+
+/**
+ * What is wrong with the page's layout at its current size, from the drawn boxes: a node not
+ * within the viewport's width or its panel's, two nodes overlapping, a button outside its panel, a transcript
+ * squeezed away.
+ */
+async function layoutFaults(page: Page): Promise<string[]> {
+  const width = (await page.evaluate('document.documentElement.clientWidth')) as number;
+  const box = (r: { left: number; right: number; top: number; bottom: number }) => ({
+    left: r.left,
+    right: r.right,
+    top: r.top,
+    bottom: r.bottom,
+  });
+  const nodes = await page.locator('#graph .node rect').evaluateAll((rects) =>
+    rects.map((rect) => {
+      const r = rect.getBoundingClientRect();
+      const name = rect.closest('.node')?.getAttribute('data-state') ?? '';
+      return { name, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    }),
+  );
+  const buttons = await page.locator('#approvals button, #send, #stop').evaluateAll((all) =>
+    all.map((button) => {
+      const r = button.getBoundingClientRect();
+      const p = (button.closest('.panel') as typeof button).getBoundingClientRect();
+      return {
+        name: button.textContent ?? '',
+        left: r.left,
+        right: r.right,
+        top: r.top,
+        bottom: r.bottom,
+        panel: { left: p.left, right: p.right, top: p.top, bottom: p.bottom },
+      };
+    }),
+  );
+  const transcript = box(
+    await page.locator('#transcript').evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    }),
+  );
+  const faults: string[] = [];
+  const graphBox = box(
+    await page.locator('#graph-box').evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    }),
+  );
+  for (const n of nodes) {
+    if (n.left < 0 || n.right > width) faults.push(`node ${n.name} outside the viewport`);
+    else if (n.left < graphBox.left || n.right > graphBox.right)
+      faults.push(`node ${n.name} clipped by its panel`);
+  }
+  nodes.forEach((a, i) => {
+    for (const b of nodes.slice(i + 1)) {
+      if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+        faults.push(`node ${a.name} × node ${b.name}`);
+    }
+  });
+  for (const b of buttons) {
+    const inside =
+      b.left >= b.panel.left &&
+      b.right <= b.panel.right &&
+      b.top >= b.panel.top &&
+      b.bottom <= b.panel.bottom;
+    if (!inside) faults.push(`button ${b.name} outside its panel`);
+  }
+  if (transcript.right - transcript.left < 200 || transcript.bottom - transcript.top < 100)
+    faults.push('transcript squeezed away');
+  return faults;
+}
+
+/** The layout faults and label clashes at every width of `WIDTHS`, by width; screenshots each. */
+async function faultsAtEveryWidth(page: Page, name: string): Promise<Record<number, string[]>> {
+  const found: Record<number, string[]> = {};
+  mkdirSync(results, { recursive: true });
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    // Two frames: the new size is laid out and painted.
+    await page.evaluate(
+      'new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))',
+    );
+    found[width] = [...(await layoutFaults(page)), ...(await labelClashes(page))];
+    await page.screenshot({ path: join(results, `devtools-${name}-${width}.png`), fullPage: true });
+  }
+  return found;
+}
+
+const noFaults = Object.fromEntries(WIDTHS.map((w) => [w, []]));
+
 describe('devtools page in Chromium', () => {
   beforeEach((ctx) => {
     if (!runs) ctx.skip(SKIP_NOTES.chromium);
@@ -162,6 +254,7 @@ describe('devtools page in Chromium', () => {
 
     await send(page, 'my internet line is slow');
     await page.locator('#status.running').waitFor();
+    await page.locator('#sessions li.selected .pill.running').waitFor();
     await page.locator('#graph .node.active[data-state="technical"]').waitFor();
     await page
       .locator('#graph .edge.handoff-last[data-from="triage"][data-to="technical"]')
@@ -171,6 +264,11 @@ describe('devtools page in Chromium', () => {
     expect(await page.textContent('#status')).toBe('cancelled');
     await transcript(page).getByText('cancelled: the run was stopped').waitFor();
     expect(await page.isDisabled('#stop')).toBe(true);
+    await page.locator('#sessions li.selected .pill.cancelled').waitFor();
+    // The turns the Stop ended show as stopped on the timeline, not as failures.
+    await page.locator('#timeline .tl-row:has(.tl-bar.stopped)').first().waitFor();
+    expect(await page.locator('#timeline .tl-bar.failed').count()).toBe(0);
+    expect(await page.textContent('#timeline')).not.toContain('Error');
 
     mkdirSync(results, { recursive: true });
     await page.screenshot({ path: join(results, 'devtools-stopped.png') });
@@ -199,7 +297,7 @@ describe('devtools page in Chromium', () => {
     await page.locator('#status', { hasText: 'terminated' }).waitFor();
     expect(await speaking()).toEqual([]);
     expect(errors).toEqual([]);
-  });
+  }, 60_000);
 
   it('plays the support-desk sample to its end: the user says bye', async () => {
     const url = await devServer(['samples/support-desk.ts']);
@@ -289,6 +387,57 @@ describe('devtools page in Chromium', () => {
     expect(await page.textContent('#status')).toBe('idle');
     expect(await transcript(page).textContent()).toContain('I was charged twice for INV-1001');
     expect(await transcript(page).textContent()).not.toContain('Shall I refund');
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('fits a desk waiting for an approval into every width: nodes, labels, buttons, transcript', async () => {
+    const url = await devServer(['samples/devtools-desk.ts']);
+    const { page, errors } = await browser();
+    await page.goto(url);
+    await send(page, 'I was charged twice for INV-1003');
+    await page.locator('#status.awaiting_input').waitFor();
+    await send(page, 'yes please');
+    await page.locator('#approvals button.reject').waitFor();
+    expect(await faultsAtEveryWidth(page, 'desk')).toEqual(noFaults);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('fits a round-robin team into every width', async () => {
+    const url = await devServer(['samples/writer-critic.ts']);
+    const { page, errors } = await browser();
+    await page.goto(url);
+    await page.locator('#graph .node[data-state="critic"]').waitFor();
+    expect(await faultsAtEveryWidth(page, 'team')).toEqual(noFaults);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('draws a graph workflow as built and fits it into every width', async () => {
+    const url = await devServer(['samples/review-graph.ts']);
+    const { page, errors } = await browser();
+    await page.goto(url);
+    await page.locator('#graph .node[data-state="summary"]').waitFor();
+    const edges = await page
+      .locator('#graph .edge')
+      .evaluateAll((all) =>
+        all.map(
+          (e) =>
+            `${e.getAttribute('data-from')} -${e.querySelector('text')?.textContent ?? ''}-> ${e.getAttribute('data-to')}`,
+        ),
+      );
+    expect(edges).toEqual([
+      'awaitingInput -message-> writer',
+      'stopped -message-> writer',
+      'writer --> critic',
+      'critic -REVISE-> writer',
+      'critic -APPROVE-> translator_french',
+      'critic -APPROVE-> translator_german',
+      'translator_french --> summary',
+      'translator_german --> summary',
+    ]);
+    await send(page, 'Write a one-line blurb for our meal-planning app.');
+    await page.locator('#status.terminated').waitFor();
+    await page.locator('#graph .node.active[data-state="stopped"]').waitFor();
+    expect(await faultsAtEveryWidth(page, 'graph')).toEqual(noFaults);
     expect(errors).toEqual([]);
   }, 60_000);
 });

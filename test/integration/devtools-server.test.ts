@@ -250,6 +250,35 @@ describe('devtools server', () => {
     events.close();
   });
 
+  it("lists a run as running as soon as it starts, and a stopped run's spans as stopped, not failed", async () => {
+    const { server, base, call } = await start();
+    const events = await follow(base, server.token);
+    const id = (await call('POST', '/api/sessions', {})).json.id as string;
+    await call('POST', `/api/sessions/${id}/run`, { text: 'my internet line is slow' });
+    // The page reads its session list again on every `sessions` event: one comes at the start.
+    await events.next((e) => e.event === 'sessions' && e.data.reason === 'started');
+    expect((await call('GET', '/api/sessions')).json.sessions).toEqual([
+      { id, status: 'running', step: expect.any(Number), origin: 'process' },
+    ]);
+    await events.next(
+      (e) =>
+        e.event === 'message' && (e.data.message as { target?: string }).target === 'technical',
+    );
+    await call('POST', `/api/sessions/${id}/stop`, {});
+    await events.next((e) => e.event === 'sessions' && e.data.reason === 'ran');
+    const spans = (await call('GET', `/api/sessions/${id}`)).json.spans as {
+      name: string;
+      errorType?: string;
+      stopped?: boolean;
+    }[];
+    expect(spans.filter((s) => s.errorType !== undefined)).toEqual([]);
+    expect(spans.filter((s) => s.stopped === true).map((s) => s.name)).toEqual([
+      'chat',
+      'invoke_agent technical',
+    ]);
+    events.close();
+  });
+
   it('lights every participant of a group step while it works, each until its answer lands', async () => {
     // b and c run in parallel after a; each answers only when the test releases it.
     const gates = new Map<string, () => void>();

@@ -1,5 +1,6 @@
 import type { AnyStateMachine } from 'xstate';
 
+import type { GroupDrawing } from '../../engine/orchestration.js';
 import { createFlatMachine, edge, type FlatState, stoppedState } from '../flat-machine.js';
 import type { GraphTopology } from './graph-topology.js';
 
@@ -13,6 +14,8 @@ export type GraphEvent = { readonly type: 'next' } | { readonly type: 'message' 
  * Compiles a graph into a flat statechart: `dispatching` (a group state: the nodes due answer
  * together), a state per node (where a node alone finishes a turn paused for approvals),
  * `awaitingInput` (a fresh session) and `stopped`. Which nodes are due is the session's progress.
+ * The node-to-node edges are no transitions of the machine (every answer returns to
+ * `dispatching`), so `dispatching` carries them as a drawing for the devtools page.
  */
 export function compileGraphMachine(graph: GraphTopology): AnyStateMachine {
   const states: Record<string, FlatState<GraphEvent>> = {};
@@ -22,9 +25,27 @@ export function compileGraphMachine(graph: GraphTopology): AnyStateMachine {
       on: { next: edge(DISPATCHING, 'next') },
     };
   }
-  states[DISPATCHING] = { meta: { kind: 'group' }, on: { next: edge(DISPATCHING, 'continues') } };
+  states[DISPATCHING] = {
+    meta: { kind: 'group', drawing: graphDrawing(graph) },
+    on: { next: edge(DISPATCHING, 'continues') },
+  };
   const input = { message: edge(DISPATCHING, 'message') };
   states.awaitingInput = { meta: { kind: 'input' }, on: input };
   states.stopped = stoppedState(input, [DISPATCHING, ...graph.nodes, 'awaitingInput']);
   return createFlatMachine(graph.name, states);
+}
+
+/** The graph as plain data for a drawing: a predicate shows by its function's name. */
+export function graphDrawing(graph: GraphTopology): GroupDrawing {
+  return {
+    nodes: graph.nodes.map((name) => ({ name, activation: graph.activation.get(name) ?? 'all' })),
+    edges: graph.edges.map(({ source, target, when }) => ({
+      source,
+      target,
+      ...(when === undefined
+        ? {}
+        : { when: typeof when === 'string' ? { text: when } : { predicate: when.name } }),
+    })),
+    entryPoints: graph.entryPoints,
+  };
 }
