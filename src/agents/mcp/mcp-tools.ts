@@ -29,7 +29,17 @@ export interface McpToolsOptions {
   needsApproval?: McpToolApproval;
   /** How long a call may take before it becomes an error result. @default 60_000 */
   timeoutMs?: number;
+  /**
+   * The largest message a stdio server may send, in bytes (a tool result is one message). A
+   * server that sends a larger one is stopped: the call waiting for it and every later call
+   * become error results naming the server, and the run goes on.
+   * @default 10_485_760 (10 MiB, the MCP SDK's own limit for stdio)
+   */
+  maxMessageBytes?: number;
 }
+
+/** The default `maxMessageBytes`: 10 MiB, as the MCP SDK's stdio transport allows. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** A tool of an MCP server, with the approval setting `mcpTools()` was given. */
 export type McpTool = Tool<Record<string, unknown>> & {
@@ -73,7 +83,9 @@ export async function mcpTools(
   const config = checkServerConfig(server);
   checkOptions(options);
   const sdk = await loadMcpSdk();
-  const connection = await McpConnection.open(config, sdk);
+  const connection = await McpConnection.open(config, sdk, {
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+  });
   try {
     const offered = await connection.listTools();
     const tools = selectTools(connection.name, offered, options).map((info) =>
@@ -91,7 +103,7 @@ export async function mcpTools(
 }
 
 function checkOptions(options: McpToolsOptions): void {
-  const { include, exclude, prefix, needsApproval, timeoutMs } = options;
+  const { include, exclude, prefix, needsApproval, timeoutMs, maxMessageBytes } = options;
   for (const [key, list] of [
     ['include', include],
     ['exclude', exclude],
@@ -127,6 +139,17 @@ function checkOptions(options: McpToolsOptions): void {
     throw new ConfigError(
       `mcpTools(): \`timeoutMs\` must be a positive number of milliseconds, got ${timeoutMs}.`,
       { path: 'timeoutMs' },
+    );
+  }
+  if (
+    maxMessageBytes !== undefined &&
+    (typeof maxMessageBytes !== 'number' ||
+      !Number.isSafeInteger(maxMessageBytes) ||
+      maxMessageBytes <= 0)
+  ) {
+    throw new ConfigError(
+      `mcpTools(): \`maxMessageBytes\` must be a positive whole number of bytes, got ${maxMessageBytes}.`,
+      { path: 'maxMessageBytes' },
     );
   }
 }
