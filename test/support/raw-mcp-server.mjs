@@ -28,7 +28,9 @@ function answer(name, args) {
     case 'echo':
       return { content: [{ type: 'text', text: String(args.text) }] };
     case 'big_reply':
-      return { content: [{ type: 'text', text: 'x'.repeat(Math.round(args.megabytes * 2 ** 20)) }] };
+      return {
+        content: [{ type: 'text', text: 'x'.repeat(Math.round(args.megabytes * 2 ** 20)) }],
+      };
     case 'strict_word':
       return { content: [{ type: 'text', text: `ok ${args.word}` }] };
     case 'proto_key':
@@ -67,5 +69,7 @@ const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   const message = JSON.parse(line);
   if (message.id === undefined || message.method === undefined) return;
-  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: result(message) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: result(message) })}\n`,
+  );
 });

@@ -15,7 +15,8 @@ export type { McpToolInfo };
 /** The version Baton reports to servers in the MCP handshake. */
 function batonVersion(): string {
   try {
-    return (createRequire(import.meta.url)('baton-agents/package.json') as { version: string }).version;
+    return (createRequire(import.meta.url)('baton-agents/package.json') as { version: string })
+      .version;
   } catch {
     return '0.0.0';
   }

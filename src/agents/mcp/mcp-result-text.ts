@@ -10,7 +10,8 @@ export interface RawToolResult {
 
 type Fields = Readonly<Record<string, unknown>>;
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : undefined;
 
 const fieldsOf = (value: unknown): Fields =>
   typeof value === 'object' && value !== null ? (value as Fields) : {};
