@@ -103,6 +103,23 @@ describe('mcpTools() with a hostile or careless server', () => {
     );
   });
 
+  // The MCP SDK checks structured content against the output schema; with its default Ajv, this
+  // froze the event loop too.
+  it("checks a server's structured content against a backtracking output pattern at once", async () => {
+    expect(await call(raw.tools, 'shaped_word', { word: `${'a'.repeat(40)}!` })).toEqual(
+      result(
+        'shaped_word',
+        'Tool "shaped_word" failed: MCP server "raw-test" failed to answer: MCP error -32602: ' +
+          "Structured content does not match the tool's output schema: word: must match pattern " +
+          '"^(a+)+$"',
+        true,
+      ),
+    );
+    expect(await call(raw.tools, 'shaped_word', { word: 'aaa' })).toEqual(
+      result('shaped_word', 'aaa'),
+    );
+  });
+
   it('turns a content block of a type MCP does not define into a placeholder', async () => {
     expect(await call(raw.tools, 'odd_blocks', {})).toEqual(
       result('odd_blocks', 'before\n[hologram content]\n[image image/png]'),

@@ -7,7 +7,9 @@
 //   backtracking for a backtracking engine on 'aaaa…a!');
 // - `proto_key {"__proto__"}`: the arguments it received, as JSON; the schema's one property is
 //   named `__proto__`, and it is required;
-// - `odd_blocks`: a text block, a block of a type MCP does not define, and an image.
+// - `odd_blocks`: a text block, a block of a type MCP does not define, and an image;
+// - `shaped_word {word}`: structured content `{word}`, with an output schema whose pattern is
+//   `^(a+)+$`.
 import { createInterface } from 'node:readline';
 
 const tools = JSON.parse(`[
@@ -20,7 +22,11 @@ const tools = JSON.parse(`[
   {"name": "proto_key", "inputSchema": {"type": "object",
    "properties": {"__proto__": {"type": "string"}}, "required": ["__proto__"],
    "additionalProperties": false}},
-  {"name": "odd_blocks", "inputSchema": {"type": "object", "properties": {}}}
+  {"name": "odd_blocks", "inputSchema": {"type": "object", "properties": {}}},
+  {"name": "shaped_word", "inputSchema": {"type": "object",
+   "properties": {"word": {"type": "string"}}, "required": ["word"]},
+   "outputSchema": {"type": "object",
+   "properties": {"word": {"type": "string", "pattern": "^(a+)+$"}}, "required": ["word"]}}
 ]`);
 
 function answer(name, args) {
@@ -42,6 +48,11 @@ function answer(name, args) {
           { type: 'hologram', frames: 3, data: 'AAAA' },
           { type: 'image', mimeType: 'image/png', data: 'AAAA' },
         ],
+      };
+    case 'shaped_word':
+      return {
+        content: [{ type: 'text', text: args.word }],
+        structuredContent: { word: args.word },
       };
     default:
       return { content: [{ type: 'text', text: `no tool ${name}` }], isError: true };

@@ -8,6 +8,7 @@ import { ConfigError } from '../../errors.js';
 import type { McpSdk } from './load-mcp-sdk.js';
 import type { RawToolResult } from './mcp-result-text.js';
 import type { CheckedServerConfig } from './mcp-server-config.js';
+import { outputSchemaValidator } from './output-schema-validator.js';
 import { StdioTransport } from './stdio-transport.js';
 
 export type { McpToolInfo };
@@ -78,7 +79,10 @@ export class McpConnection {
     sdk: McpSdk,
     { maxMessageBytes }: { maxMessageBytes: number },
   ): Promise<McpConnection> {
-    const client = new sdk.Client({ name: 'baton', version: batonVersion() });
+    const client = new sdk.Client(
+      { name: 'baton', version: batonVersion() },
+      { jsonSchemaValidator: outputSchemaValidator },
+    );
     const transport =
       config.kind === 'stdio'
         ? new StdioTransport(config, sdk, maxMessageBytes)
