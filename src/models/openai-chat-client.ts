@@ -7,11 +7,12 @@ import type {
 
 import { ConfigError } from '../errors.js';
 import { newId } from '../ids.js';
-import { redactSecrets, redactUrl, urlSecrets } from '../redact.js';
+import { redactSecrets } from '../redact.js';
 import type { LLMMessage } from '../messages/llm-message.js';
 import type { FunctionCall, Usage } from '../messages/message.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
 import { normaliseToolCall } from './model-result.js';
+import { checkBaseURL, completionFault, endpointSecrets, whereOf } from './openai-endpoint.js';
 import { ToolCallAssembler } from './tool-call-deltas.js';
 
 /** Options of `OpenAIChatClient`. */
@@ -211,8 +212,7 @@ export class OpenAIChatClient implements ChatClient {
     if (signal?.aborted || error instanceof sdk.APIUserAbortError) return error;
     if (!(error instanceof sdk.APIError)) return error;
     // A server may echo the request's path, query key included ("Unknown endpoint /v1?key=…").
-    const secrets = [client.apiKey ?? undefined, ...urlSecrets(client.baseURL)];
-    const detail = redactSecrets(error.message, secrets);
+    const detail = redactSecrets(error.message, endpointSecrets(client));
     const cause = Object.assign(new Error(detail), {
       name: error.name,
       ...(error.status === undefined ? {} : { status: error.status }),
@@ -225,30 +225,6 @@ export class OpenAIChatClient implements ChatClient {
   async #where(): Promise<string> {
     return whereOf(this.model, (await this.#sdk()).client);
   }
-}
-
-function whereOf(model: string, client: OpenAI): string {
-  const secrets = [client.apiKey ?? undefined, ...urlSecrets(client.baseURL)];
-  return `Model "${model}" at ${redactSecrets(redactUrl(client.baseURL), secrets)}`;
-}
-
-/** What makes `completion` unusable (no `choices`, no `message`), or undefined when nothing. */
-function completionFault(completion: unknown): string | undefined {
-  const help = 'Check that baseURL points at an OpenAI-compatible Chat Completions API.';
-  if (typeof completion !== 'object' || completion === null) {
-    return `answered with ${completion === null ? 'null' : `a ${typeof completion}`} instead of a completion object. ${help}`;
-  }
-  const { choices } = completion as { choices?: unknown };
-  if (!Array.isArray(choices)) {
-    const fields = Object.keys(completion).join(', ') || 'none';
-    return `answered with a completion without a \`choices\` list (its fields: ${fields}). ${help}`;
-  }
-  if (choices.length === 0) return 'answered with an empty `choices` list, so there is no answer.';
-  const message = (choices[0] as { message?: unknown } | null)?.message;
-  if (typeof message !== 'object' || message === null) {
-    return `answered with a choice without a \`message\`. ${help}`;
-  }
-  return undefined;
 }
 
 /** The loaded SDK module and the client made with it. */
@@ -284,35 +260,6 @@ function connector(options: OpenAIChatClientOptions): () => Promise<Connection> 
     const sdk = await import('openai');
     return { sdk, client: new sdk.default(settings) };
   };
-}
-
-/**
- * Refuses a base URL that carries credentials: fetch never sends a user name and password from a
- * URL, and the SDK appends its paths after a query string, so neither can work; the message shows
- * the URL redacted.
- */
-function checkBaseURL(baseURL: string): void {
-  const shown = redactSecrets(redactUrl(baseURL), urlSecrets(baseURL));
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(baseURL);
-  } catch {
-    parsed = undefined;
-  }
-  const way =
-    'Pass the key as `apiKey`, or a configured openai client as `client` (defaultQuery, defaultHeaders).';
-  if (parsed !== undefined && (parsed.username !== '' || parsed.password !== '')) {
-    throw new ConfigError(
-      `OpenAIChatClient: \`baseURL\` ${shown} holds a user name or password, which fetch refuses in a URL. ${way}`,
-      { path: 'baseURL' },
-    );
-  }
-  if (parsed !== undefined && parsed.search !== '') {
-    throw new ConfigError(
-      `OpenAIChatClient: \`baseURL\` ${shown} has a query string, after which the request path cannot be added. ${way}`,
-      { path: 'baseURL' },
-    );
-  }
 }
 
 /** `value` when it is a non-empty string. */
