@@ -1,29 +1,13 @@
 import { RE2JS } from 're2js';
 
 /**
- * A JSON Schema `pattern` that the linear-time engine cannot run: lookaround, backreferences,
- * repeat counts over 1000 (RE2 syntax). The message names the pattern and the way out.
- */
-export class UnsupportedPatternError extends Error {
-  override readonly name = 'UnsupportedPatternError';
-  readonly pattern: string;
-  constructor(pattern: string, detail: string, options?: { cause?: unknown }) {
-    super(
-      `pattern ${JSON.stringify(pattern)} cannot be checked in linear time (${detail}); ` +
-        'lookaround, backreferences and repeat counts over 1000 are not supported',
-      options,
-    );
-    this.pattern = pattern;
-  }
-}
-
-/**
  * Ajv's regular-expression engine for JSON Schema `pattern` and `patternProperties`: RE2 (the
  * pure-JavaScript `re2js`), whose matching time is linear in the input. A schema may come from an
  * MCP server and arguments from a model, so a pattern such as `^(a+)+$` must not be able to
  * freeze the event loop on an argument such as `'aaaa…a!'` the way a backtracking engine does
  * (before any tool timeout could fire). The pattern is read as JavaScript syntax (`\d`, `\u{…}`,
- * `(?<name>…)`); one RE2 cannot run throws `UnsupportedPatternError` when the schema is compiled.
+ * `(?<name>…)`); one RE2 cannot run (lookaround, backreferences, repeat counts over 1000)
+ * throws when the schema is compiled, naming the pattern.
  */
 export const linearRegExp = Object.assign(
   (pattern: string): { test(text: string): boolean; toString(): string } => {
@@ -32,7 +16,11 @@ export const linearRegExp = Object.assign(
       compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      throw new UnsupportedPatternError(pattern, detail, { cause: error });
+      throw new Error(
+        `pattern ${JSON.stringify(pattern)} cannot be checked in linear time (${detail}); ` +
+          'lookaround, backreferences and repeat counts over 1000 are not supported',
+        { cause: error },
+      );
     }
     return {
       test: (text) => compiled.test(text),
