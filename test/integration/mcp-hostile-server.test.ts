@@ -8,11 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { realTimer, toolExecutor } from '../../src/agents/tool-execution.js';
 import {
+  Agent,
   ConfigError,
   type FunctionExecutionResult,
   type McpTools,
   mcpTools,
+  RoundRobinGroupChat,
+  ScriptedChatClient,
+  scriptedText,
+  scriptedToolCall,
   type Tool,
+  type ToolCallExecutionEvent,
 } from '../../src/index.js';
 
 const server = {
@@ -55,6 +61,35 @@ describe('mcpTools() with a server that sends too much', () => {
       expect(await call(raw.tools, 'echo', { text: 'still there?' })).toEqual(
         result('echo', `Tool "echo" failed: ${stopped(10 * 1024 * 1024)}`, true),
       );
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('lets the run go on: the agent gets the error result and answers', async () => {
+    const raw = await mcpTools(server, { ...usable, maxMessageBytes: 4096 });
+    try {
+      const client = new ScriptedChatClient([
+        scriptedToolCall('big_reply', { megabytes: 0.01 }, 'call-1'),
+        scriptedText('The report was too large to fetch.'),
+      ]);
+      const clerk = new Agent({ name: 'clerk', client, tools: raw.tools, maxToolIterations: 2 });
+      const run = await new RoundRobinGroupChat([clerk], { maxTurns: 1 }).run('Fetch the report.');
+      const executions = run.messages
+        .filter((m): m is ToolCallExecutionEvent => m.type === 'ToolCallExecutionEvent')
+        .flatMap((m) => m.content);
+      expect(executions).toEqual([
+        {
+          callId: 'call-1',
+          name: 'big_reply',
+          content: `Tool "big_reply" failed: ${stopped(4096)}`,
+          isError: true,
+        },
+      ]);
+      expect(run.messages.at(-1)).toMatchObject({
+        type: 'TextMessage',
+        content: 'The report was too large to fetch.',
+      });
     } finally {
       await raw.close();
     }
