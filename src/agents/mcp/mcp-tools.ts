@@ -62,8 +62,9 @@ const PREFIX = /^[A-Za-z0-9_-]{1,63}$/;
  * (with `prefix`: `<prefix>_<name>`), description and JSON Schema, which the model receives
  * unchanged; arguments are checked against that schema before the call. Text content is the
  * result and other content a short placeholder (`[image image/png]`); a result with `isError`
- * becomes an error result. When the server fails or exits, each later call becomes an error
- * result naming it and the run goes on. Loads `@modelcontextprotocol/sdk` (an optional peer) on
+ * becomes an error result. When the server fails or exits, or a stdio server sends a message
+ * larger than `maxMessageBytes`, each later call becomes an error result naming it and the run
+ * goes on. Loads `@modelcontextprotocol/sdk` (an optional peer) on
  * first use. An idle connection does not keep Node running, and a stdio server is ended when
  * this process exits; call `close()` when done all the same.
  *
