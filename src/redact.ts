@@ -20,3 +20,49 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   }
   return out.replace(BEARER, `$1 ${REDACTED}`).replace(KEY_SHAPE, REDACTED);
 }
+
+/**
+ * `url` fit to show in a message: a user name and password become one `[redacted]@`, and every
+ * query value `[redacted]` (`https://[redacted]@host/v1?key=[redacted]`). Text that is not a URL
+ * is returned as it is.
+ */
+export function redactUrl(url: string): string {
+  const parsed = parseUrl(url);
+  if (parsed === undefined) return url;
+  const userinfo = parsed.username !== '' || parsed.password !== '' ? `${REDACTED}@` : '';
+  const query = [...parsed.searchParams.keys()].map((key) => `${key}=${REDACTED}`).join('&');
+  const authority = parsed.host === '' ? '' : `//${userinfo}${parsed.host}`;
+  return `${parsed.protocol}${authority}${parsed.pathname}${query === '' ? '' : `?${query}`}`;
+}
+
+/**
+ * The credentials a URL carries (its user name, password and query values, as written and
+ * decoded), for `redactSecrets` of text that repeats them, such as a server's echo of the path.
+ */
+export function urlSecrets(url: string): string[] {
+  const parsed = parseUrl(url);
+  if (parsed === undefined) return [];
+  const values = parsed.search
+    .slice(1)
+    .split('&')
+    .map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const written = [parsed.username, parsed.password, ...values].filter((part) => part !== '');
+  return [...new Set(written.flatMap((part) => [part, safeDecode(part)]))];
+}
+
+// `URL.parse` needs Node 22; Baton supports Node 20.
+function parseUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return text;
+  }
+}

@@ -5,6 +5,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { z } from 'zod';
 
+import { linearRegExp } from './linear-reg-exp.js';
+
 /** A JSON Schema of a tool's arguments: an object schema, as models and MCP servers use them. */
 export type JsonSchemaObject = { readonly type: 'object'; readonly [keyword: string]: unknown };
 
@@ -16,7 +18,8 @@ const instances = new Map<Dialect, AjvInstance>();
 /**
  * One validator per dialect, made on first use. Arguments pass to the tool unchanged: no
  * defaults filled in, no coercion, no properties removed. `strict: false` because a server's
- * schema may carry keywords or formats of its own, which JSON Schema says to ignore.
+ * schema may carry keywords or formats of its own, which JSON Schema says to ignore. Patterns run
+ * on a linear-time engine (`linearRegExp`): a schema's author cannot make an argument freeze us.
  */
 function validatorFor(dialect: Dialect): AjvInstance {
   let ajv = instances.get(dialect);
@@ -26,6 +29,7 @@ function validatorFor(dialect: Dialect): AjvInstance {
       strict: false,
       logger: false,
       addUsedSchema: false,
+      code: { regExp: linearRegExp },
     } as const;
     ajv =
       dialect === '2020-12'
@@ -62,6 +66,13 @@ function dialectOf(schema: JsonSchemaObject): { dialect: Dialect; schema: JsonSc
  * Throws (Ajv's error) when the schema itself is invalid.
  */
 export function jsonSchemaArguments(schema: JsonSchemaObject): z.ZodType<Record<string, unknown>> {
+  const proto = protoPropertyAt(schema, '');
+  if (proto !== undefined) {
+    throw new Error(
+      `it names a property "__proto__" (at ${proto}), which cannot be checked or passed on ` +
+        'safely; rename the property',
+    );
+  }
   const { dialect, schema: compiled } = dialectOf(schema);
   const ajv = validatorFor(dialect);
   const validate: ValidateFunction = ajv.compile(compiled);
@@ -75,6 +86,35 @@ export function jsonSchemaArguments(schema: JsonSchemaObject): z.ZodType<Record<
       ctx.addIssue({ code: 'custom', path, message });
     }
   });
+}
+
+/**
+ * Where `schema` names a property `__proto__` (in `properties` or `required`), as a JSON pointer,
+ * or undefined. Ajv skips such a property (a guard against prototype pollution) and the MCP SDK
+ * drops it from `properties` while `required` keeps it, so every call of the tool would fail.
+ */
+function protoPropertyAt(schema: unknown, at: string): string | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const record = schema as Record<string, unknown>;
+  if (!Array.isArray(schema)) {
+    const { properties, required } = record;
+    if (
+      typeof properties === 'object' &&
+      properties !== null &&
+      Object.hasOwn(properties, '__proto__')
+    ) {
+      return `${at}/properties`;
+    }
+    if (Array.isArray(required) && required.includes('__proto__')) return `${at}/required`;
+  }
+  for (const key of Object.keys(record)) {
+    const found = protoPropertyAt(
+      record[key],
+      `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+    );
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** An Ajv error as a zod issue: the path of the bad value and what is wrong with it. */

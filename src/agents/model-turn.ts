@@ -63,6 +63,7 @@ async function streamModel(
 /**
  * The chat message of a final model answer: a `TextMessage`, or with `outputSchema` a
  * `StructuredMessage` (a `TextMessage` with `metadata.structuredOutputError` when it does not match).
+ * A refusal is a `TextMessage` of the refusal's text with `metadata.refusal: true`.
  */
 export function answerOf(
   agent: string,
@@ -71,19 +72,25 @@ export function answerOf(
 ): ChatMessage {
   const content = result.content ?? '';
   const base = { source: agent, usage: result.usage };
-  if (outputSchema === undefined) return textMessage({ ...base, content });
+  // A refusal's text is the answer; the metadata lets a program tell it from a real answer.
+  const refusal = result.refusal === true ? { refusal: true } : undefined;
+  if (outputSchema === undefined) {
+    return textMessage(
+      refusal === undefined ? { ...base, content } : { ...base, content, metadata: refusal },
+    );
+  }
   let json: unknown;
   try {
     json = JSON.parse(content);
   } catch {
     const structuredOutputError = 'The answer is not valid JSON.';
-    return textMessage({ ...base, content, metadata: { structuredOutputError } });
+    return textMessage({ ...base, content, metadata: { structuredOutputError, ...refusal } });
   }
   const parsed = outputSchema.safeParse(json);
   if (parsed.success) return structuredMessage({ ...base, content: parsed.data });
   const issues = parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
   const structuredOutputError = `The answer does not match the output schema: ${issues.join('; ')}.`;
-  return textMessage({ ...base, content, metadata: { structuredOutputError } });
+  return textMessage({ ...base, content, metadata: { structuredOutputError, ...refusal } });
 }
 
 /**

@@ -32,6 +32,11 @@ export interface ModelResult {
   model?: string;
   /** Why the model stopped (`stop`, `tool_calls`, `length`…), when the provider says. */
   finishReason?: string;
+  /**
+   * True when the model refused to answer (OpenAI's `refusal`): `content` is then the refusal's
+   * text, and the agent's answer carries `metadata.refusal: true`.
+   */
+  refusal?: true;
 }
 
 /**

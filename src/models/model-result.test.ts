@@ -25,4 +25,10 @@ describe('normaliseModelResult()', () => {
       'The ChatClient of agent "billing" returned toolCalls as a value of type object instead of an array.',
     );
   });
+
+  it('keeps refusal: true and drops any other refusal value', () => {
+    const base = { content: 'No.', toolCalls: [], usage: {} };
+    expect(normaliseModelResult({ ...base, refusal: true }, 'a').refusal).toBe(true);
+    expect(normaliseModelResult({ ...base, refusal: 'yes' }, 'a')).not.toHaveProperty('refusal');
+  });
 });

@@ -17,7 +17,8 @@ export const UNNAMED_TOOL = 'unnamed_tool';
  *   serialised, null or absent is `'{}'`);
  * - `usage`: each count a non-negative safe integer (rounded and capped; missing, negative or
  *   NaN is 0);
- * - `thought`: kept when it is a non-empty string; other values become text.
+ * - `thought`: kept when it is a non-empty string; other values become text;
+ * - `refusal`: kept when it is `true`.
  *
  * @throws Error naming the client of agent `agent` when the value is not an object or `toolCalls`
  * is not an array: that is a broken client, not odd model output.
@@ -48,6 +49,7 @@ export function normaliseModelResult(raw: unknown, agent: string): ModelResult {
   if (typeof value.finishReason === 'string' && value.finishReason !== '') {
     result.finishReason = value.finishReason;
   }
+  if (value.refusal === true) result.refusal = true;
   return result;
 }
 

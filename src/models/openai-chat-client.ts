@@ -12,6 +12,7 @@ import type { LLMMessage } from '../messages/llm-message.js';
 import type { FunctionCall, Usage } from '../messages/message.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
 import { normaliseToolCall } from './model-result.js';
+import { checkBaseURL, completionFault, endpointSecrets, whereOf } from './openai-endpoint.js';
 import { ToolCallAssembler } from './tool-call-deltas.js';
 
 /** Options of `OpenAIChatClient`. */
@@ -85,9 +86,13 @@ export class OpenAIChatClient implements ChatClient {
         signalOption(request.signal),
       ),
     );
-    const choice = completion.choices[0];
-    if (choice === undefined) throw new Error(`Model "${this.model}" returned no choices.`);
+    // An OpenAI-compatible server may answer 200 with something else (a wrong baseURL, a proxy's
+    // page): say what is missing instead of failing on it with a bare TypeError.
+    const fault = completionFault(completion);
+    if (fault !== undefined) throw new Error(`${await this.#where()} ${fault}`);
+    const choice = completion.choices[0]!;
     const message = choice.message as typeof choice.message & { reasoning_content?: unknown };
+    const refusal = nonEmptyText(message.refusal);
     const toolCalls: FunctionCall[] = [];
     for (const call of (message.tool_calls ?? []) as WireToolCall[]) {
       // Some servers omit `type`; only calls of another declared type (custom tools) are skipped.
@@ -104,10 +109,12 @@ export class OpenAIChatClient implements ChatClient {
     }
     return withThought(
       {
-        content: message.content ?? null,
+        content:
+          refusal === undefined ? (message.content ?? null) : (message.content ?? '') + refusal,
         toolCalls,
         usage: toUsage(completion.usage),
         ...answeredBy(completion.model, choice.finish_reason),
+        ...(refusal === undefined ? {} : { refusal: true }),
       },
       message.reasoning_content,
     );
@@ -126,27 +133,33 @@ export class OpenAIChatClient implements ChatClient {
     let usage: Usage = { promptTokens: 0, completionTokens: 0 };
     let model: string | undefined;
     let finishReason: string | null | undefined;
+    let refused = false;
     try {
       for await (const chunk of stream) {
         if (chunk.usage) usage = toUsage(chunk.usage);
         if (chunk.model) model = chunk.model;
-        finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
-        const delta = chunk.choices[0]?.delta as
-          | (NonNullable<(typeof chunk.choices)[0]>['delta'] & { reasoning_content?: unknown })
-          | undefined;
-        if (delta === undefined) continue;
+        // Some servers send chunks without `choices` (usage only); they carry no text.
+        const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+        finishReason = choice?.finish_reason ?? finishReason;
+        const delta = choice?.delta as
+          (NonNullable<typeof choice>['delta'] & { reasoning_content?: unknown }) | undefined;
+        if (delta == null) continue;
         if (typeof delta.reasoning_content === 'string') thought += delta.reasoning_content;
         for (const piece of delta.tool_calls ?? []) calls.add(piece);
-        if (delta.content) {
-          content = (content ?? '') + delta.content;
-          yield delta.content;
+        // A refusal is the answer's text, streamed like any other (see `ModelResult.refusal`).
+        for (const text of [delta.content, nonEmptyText(delta.refusal)]) {
+          if (typeof text !== 'string' || text === '') continue;
+          if (text !== delta.content) refused = true;
+          content = (content ?? '') + text;
+          yield text;
         }
       }
     } catch (error) {
       throw this.#wrap(error, request.signal, await this.#sdk());
     }
     const toolCalls = calls.calls().map((call) => withId(normaliseToolCall(call)));
-    yield withThought({ content, toolCalls, usage, ...answeredBy(model, finishReason) }, thought);
+    const answer = { content, toolCalls, usage, ...answeredBy(model, finishReason) };
+    yield withThought(refused ? { ...answer, refusal: true } : answer, thought);
   }
 
   #params(request: ModelRequest): Params {
@@ -198,14 +211,19 @@ export class OpenAIChatClient implements ChatClient {
   #wrap(error: unknown, signal: AbortSignal | undefined, { sdk, client }: Connection): unknown {
     if (signal?.aborted || error instanceof sdk.APIUserAbortError) return error;
     if (!(error instanceof sdk.APIError)) return error;
-    const detail = redactSecrets(error.message, [client.apiKey ?? undefined]);
+    // A server may echo the request's path, query key included ("Unknown endpoint /v1?key=…").
+    const detail = redactSecrets(error.message, endpointSecrets(client));
     const cause = Object.assign(new Error(detail), {
       name: error.name,
       ...(error.status === undefined ? {} : { status: error.status }),
     });
     // Name where the request went: "Connection error." alone does not say which server failed.
-    const where = redactSecrets(client.baseURL, [client.apiKey ?? undefined]);
-    return new Error(`Model "${this.model}" at ${where} request failed: ${detail}`, { cause });
+    return new Error(`${whereOf(this.model, client)} request failed: ${detail}`, { cause });
+  }
+
+  /** `Model "<model>" at <baseURL>`, credentials redacted, for error messages. */
+  async #where(): Promise<string> {
+    return whereOf(this.model, (await this.#sdk()).client);
   }
 }
 
@@ -231,6 +249,7 @@ function connector(options: OpenAIChatClientOptions): () => Promise<Connection> 
     );
   }
   const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
+  if (baseURL) checkBaseURL(baseURL);
   const settings = {
     apiKey,
     ...(baseURL ? { baseURL } : {}),
@@ -241,6 +260,11 @@ function connector(options: OpenAIChatClientOptions): () => Promise<Connection> 
     const sdk = await import('openai');
     return { sdk, client: new sdk.default(settings) };
   };
+}
+
+/** `value` when it is a non-empty string. */
+function nonEmptyText(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function toWire(message: LLMMessage): ChatCompletionMessageParam {

@@ -27,6 +27,8 @@ export type ScriptedReply =
       toolCalls?: ReplyToolCall[];
       usage?: WireUsage;
       reasoning?: string;
+      /** The model's refusal (`message.refusal`; streamed as `delta.refusal` pieces of 4). */
+      refusal?: string;
       chunks?: string[];
       argumentPieces?: number;
     }
@@ -37,7 +39,10 @@ export type ScriptedReply =
       code?: string;
       headers?: Record<string, string>;
     }
-  | { hang: true };
+  | { hang: true }
+  /** This body as it is (a 200 JSON answer), or these SSE events for a streaming request. */
+  | { json: unknown }
+  | { events: unknown[] };
 
 /** A request as the server received it. */
 export interface RecordedRequest {
@@ -125,6 +130,8 @@ export async function startOpenAICompatibleServer(
         return sendError(res, 400, 'The test server has no scripted reply left.', 'test_error');
       }
       if ('hang' in reply) return;
+      if ('json' in reply) return sendJson(res, 200, reply.json);
+      if ('events' in reply) return sendEvents(res, reply.events);
       if ('status' in reply) {
         const retryable = reply.status === 429 || reply.status >= 500;
         return sendError(res, reply.status, reply.message, reply.type ?? 'server_error', {
@@ -185,7 +192,10 @@ export async function startOpenAICompatibleServer(
   };
 }
 
-type Answer = Exclude<ScriptedReply, { status: number } | { hang: true }>;
+type Answer = Exclude<
+  ScriptedReply,
+  { status: number } | { hang: true } | { json: unknown } | { events: unknown[] }
+>;
 
 function argumentsText(call: ReplyToolCall): string {
   return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
@@ -201,7 +211,7 @@ function completion(n: number, model: string, answer: Answer) {
   const message: Record<string, unknown> = {
     role: 'assistant',
     content: answer.text ?? null,
-    refusal: null,
+    refusal: answer.refusal ?? null,
   };
   if (calls.length > 0) {
     message.tool_calls = calls.map((c) => ({
@@ -242,6 +252,7 @@ function sendStream(res: ServerResponse, n: number, model: string, answer: Answe
   if (answer.reasoning !== undefined) events.push(chunk({ reasoning_content: answer.reasoning }));
   const text = answer.text ?? '';
   for (const piece of answer.chunks ?? splitEvery(text, 4)) events.push(chunk({ content: piece }));
+  for (const piece of splitEvery(answer.refusal ?? '', 4)) events.push(chunk({ refusal: piece }));
   const calls = answer.toolCalls ?? [];
   calls.forEach((c, index) => {
     const head = { index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } };
@@ -260,6 +271,13 @@ function sendStream(res: ServerResponse, n: number, model: string, answer: Answe
       choices: [],
       usage: usageOf(answer),
     });
+  }
+  sendEvents(res, events);
+}
+
+function sendEvents(res: ServerResponse, events: readonly unknown[]) {
+  if (!res.headersSent) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   }
   for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
   res.end('data: [DONE]\n\n');

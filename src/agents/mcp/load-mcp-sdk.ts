@@ -1,7 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type {
+  deserializeMessage,
+  serializeMessage,
+} from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { ConfigError } from '../../errors.js';
 
@@ -10,26 +14,30 @@ export interface McpSdk {
   Client: typeof Client;
   StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
   getDefaultEnvironment: typeof getDefaultEnvironment;
-  ReadBuffer: typeof ReadBuffer;
+  deserializeMessage: typeof deserializeMessage;
   serializeMessage: typeof serializeMessage;
+  /** Any JSON-RPC result object: tool results are read by `resultText`, not by MCP's schema. */
+  ResultSchema: typeof ResultSchema;
 }
 
 const PACKAGE = '@modelcontextprotocol/sdk';
 
 /** Imports the SDK's modules; only `mcpTools()` calls this, so the peer stays optional. */
 async function importSdk(): Promise<McpSdk> {
-  const [client, http, stdio, framing] = await Promise.all([
+  const [client, http, stdio, framing, types] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/shared/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
   ]);
   return {
     Client: client.Client,
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,
-    ReadBuffer: framing.ReadBuffer,
+    deserializeMessage: framing.deserializeMessage,
     serializeMessage: framing.serializeMessage,
+    ResultSchema: types.ResultSchema,
   };
 }
 

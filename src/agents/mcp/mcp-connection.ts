@@ -2,14 +2,16 @@ import { createRequire } from 'node:module';
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResultSchema, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 
 import { ConfigError } from '../../errors.js';
 import type { McpSdk } from './load-mcp-sdk.js';
+import type { RawToolResult } from './mcp-result-text.js';
 import type { CheckedServerConfig } from './mcp-server-config.js';
+import { outputSchemaValidator } from './output-schema-validator.js';
 import { StdioTransport } from './stdio-transport.js';
 
-export type { CallToolResult, McpToolInfo };
+export type { McpToolInfo };
 
 /** The version Baton reports to servers in the MCP handshake. */
 function batonVersion(): string {
@@ -43,6 +45,7 @@ export class McpConnection {
   readonly name: string;
   readonly #client: Client;
   readonly #transport: StdioTransport | StreamableHTTPClientTransport;
+  readonly #anyResult: McpSdk['ResultSchema'];
   /** Why calls cannot reach the server any more, once they cannot. */
   #down: string | undefined;
   #closing: Promise<void> | undefined;
@@ -51,10 +54,12 @@ export class McpConnection {
     name: string,
     client: Client,
     transport: StdioTransport | StreamableHTTPClientTransport,
+    sdk: McpSdk,
   ) {
     this.name = name;
     this.#client = client;
     this.#transport = transport;
+    this.#anyResult = sdk.ResultSchema;
     client.onclose = () => {
       if (this.#down !== undefined) return;
       const exit = transport instanceof StdioTransport ? transport.exitDescription : undefined;
@@ -69,11 +74,18 @@ export class McpConnection {
    * Starts or reaches the server and completes the MCP handshake.
    * @throws ConfigError when the server cannot be started or reached.
    */
-  static async open(config: CheckedServerConfig, sdk: McpSdk): Promise<McpConnection> {
-    const client = new sdk.Client({ name: 'baton', version: batonVersion() });
+  static async open(
+    config: CheckedServerConfig,
+    sdk: McpSdk,
+    { maxMessageBytes }: { maxMessageBytes: number },
+  ): Promise<McpConnection> {
+    const client = new sdk.Client(
+      { name: 'baton', version: batonVersion() },
+      { jsonSchemaValidator: outputSchemaValidator },
+    );
     const transport =
       config.kind === 'stdio'
-        ? new StdioTransport(config, sdk)
+        ? new StdioTransport(config, sdk, maxMessageBytes)
         : new sdk.StreamableHTTPClientTransport(config.url, {
             requestInit: { headers: config.headers },
           });
@@ -90,7 +102,8 @@ export class McpConnection {
       );
     }
     if (transport instanceof StdioTransport) transport.hold(false);
-    return new McpConnection(client.getServerVersion()?.name ?? config.label, client, transport);
+    const name = client.getServerVersion()?.name ?? config.label;
+    return new McpConnection(name, client, transport, sdk);
   }
 
   /**
@@ -124,19 +137,23 @@ export class McpConnection {
 
   /**
    * Calls one tool. Rejects with an error naming the server when it is gone or fails to answer;
-   * a result with `isError` is returned like any other.
+   * a result with `isError` is returned like any other. The result is any JSON-RPC result object,
+   * not checked against MCP's schema: `resultText` reads it with care, so a content block of a
+   * type MCP does not define becomes a placeholder instead of failing the whole call.
    */
   async callTool(
     name: string,
     args: Record<string, unknown>,
     options: { signal: AbortSignal; timeoutMs: number },
-  ): Promise<CallToolResult> {
+  ): Promise<RawToolResult> {
     if (this.#down !== undefined) throw new Error(`MCP server "${this.name}" ${this.#down}.`);
     try {
-      return (await this.#client.callTool({ name, arguments: args }, undefined, {
+      // The SDK types the schema as CallToolResultSchema only; it accepts any result schema.
+      const anyResult = this.#anyResult as unknown as typeof CallToolResultSchema;
+      return (await this.#client.callTool({ name, arguments: args }, anyResult, {
         signal: options.signal,
         timeout: options.timeoutMs,
-      })) as CallToolResult;
+      })) as RawToolResult;
     } catch (error) {
       // The connection may have closed while the call was pending (the server died).
       if (this.#down !== undefined) {

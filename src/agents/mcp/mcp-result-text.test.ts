@@ -33,7 +33,25 @@ describe('resultText()', () => {
   });
 
   it('names a content type it does not know instead of dropping it silently', () => {
-    const future = { type: 'hologram', data: 'x' } as unknown as { type: 'text'; text: string };
-    expect(resultText({ content: [future] })).toBe('[hologram]');
+    expect(resultText({ content: [{ type: 'hologram', data: 'x' }] })).toBe('[hologram content]');
+  });
+
+  it('reads blocks of the wrong shape as placeholders, never as an error', () => {
+    expect(
+      resultText({
+        content: [
+          { type: 'text', text: 42 },
+          { type: 'image', data: 'AAAA' },
+          { type: 'resource', resource: null },
+          { text: 'no type' },
+          'a bare string',
+          null,
+        ],
+        isError: 'yes',
+      }),
+    ).toBe(
+      '[text content]\n[image]\n[resource]\n[unknown content]\n[unknown content]\n[unknown content]',
+    );
+    expect(resultText({ content: 'not a list' })).toBe('');
   });
 });

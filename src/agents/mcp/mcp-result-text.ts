@@ -1,29 +1,50 @@
-import type { CallToolResult } from './mcp-connection.js';
+/**
+ * A tool result as a server really sent it. Its shape is not checked against MCP's schema before
+ * it gets here (see `McpConnection.callTool`), so every field is read with care.
+ */
+export interface RawToolResult {
+  readonly content?: unknown;
+  readonly structuredContent?: unknown;
+  readonly isError?: unknown;
+}
 
-type ContentBlock = CallToolResult['content'][number];
+type Fields = Readonly<Record<string, unknown>>;
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+const fieldsOf = (value: unknown): Fields =>
+  typeof value === 'object' && value !== null ? (value as Fields) : {};
+
+/** `[type detail…]`, leaving out the details the server did not send as strings. */
+const placeholder = (type: string, ...details: unknown[]): string =>
+  `[${[type, ...details.map(text)].filter((part) => part !== undefined && part !== '').join(' ')}]`;
 
 /**
  * A content block as text for the model: text as it is, an embedded text resource as its text,
  * and anything else as a short placeholder (`[image image/png]`, `[audio audio/wav]`,
  * `[resource_link file:///a.txt]`, `[resource file:///b.bin application/octet-stream]`), so a
- * model never receives base64 data as if it were words.
+ * model never receives base64 data as if it were words. A block of a type MCP does not define is
+ * `[<type> content]`; one without a type, or a block with fields of the wrong kind, is named by
+ * what it claims to be (`[unknown content]`, `[text content]`).
  */
-function blockText(block: ContentBlock): string {
-  switch (block.type) {
+function blockText(block: unknown): string {
+  const fields = fieldsOf(block);
+  const type = text(fields.type);
+  switch (type) {
     case 'text':
-      return block.text;
+      return text(fields.text) ?? '[text content]';
     case 'image':
     case 'audio':
-      return `[${block.type} ${block.mimeType}]`;
+      return placeholder(type, fields.mimeType);
     case 'resource_link':
-      return `[resource_link ${block.uri}]`;
+      return placeholder(type, fields.uri);
     case 'resource': {
-      const { resource } = block;
-      if ('text' in resource && typeof resource.text === 'string') return resource.text;
-      return `[resource ${[resource.uri, resource.mimeType].filter(Boolean).join(' ')}]`;
+      const resource = fieldsOf(fields.resource);
+      return text(resource.text) ?? placeholder(type, resource.uri, resource.mimeType);
     }
     default:
-      return `[${String((block as { type?: unknown }).type)}]`;
+      return `[${type === undefined || type === '' ? 'unknown' : type} content]`;
   }
 }
 
@@ -31,8 +52,8 @@ function blockText(block: ContentBlock): string {
  * The text of a tool result: its content blocks one per line; with no content, its structured
  * content as JSON (older servers send only that).
  */
-export function resultText(result: CallToolResult): string {
-  const content = result.content ?? [];
+export function resultText(result: RawToolResult): string {
+  const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
   if (content.length === 0 && result.structuredContent !== undefined) {
     return JSON.stringify(result.structuredContent);
   }

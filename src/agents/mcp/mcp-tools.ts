@@ -29,7 +29,17 @@ export interface McpToolsOptions {
   needsApproval?: McpToolApproval;
   /** How long a call may take before it becomes an error result. @default 60_000 */
   timeoutMs?: number;
+  /**
+   * The largest message a stdio server may send, in bytes (a tool result is one message). A
+   * server that sends a larger one is stopped: the call waiting for it and every later call
+   * become error results naming the server, and the run goes on.
+   * @default 10_485_760 (10 MiB, the MCP SDK's own limit for stdio)
+   */
+  maxMessageBytes?: number;
 }
+
+/** The default `maxMessageBytes`: 10 MiB, as the MCP SDK's stdio transport allows. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** A tool of an MCP server, with the approval setting `mcpTools()` was given. */
 export type McpTool = Tool<Record<string, unknown>> & {
@@ -52,8 +62,9 @@ const PREFIX = /^[A-Za-z0-9_-]{1,63}$/;
  * (with `prefix`: `<prefix>_<name>`), description and JSON Schema, which the model receives
  * unchanged; arguments are checked against that schema before the call. Text content is the
  * result and other content a short placeholder (`[image image/png]`); a result with `isError`
- * becomes an error result. When the server fails or exits, each later call becomes an error
- * result naming it and the run goes on. Loads `@modelcontextprotocol/sdk` (an optional peer) on
+ * becomes an error result. When the server fails or exits, or a stdio server sends a message
+ * larger than `maxMessageBytes`, each later call becomes an error result naming it and the run
+ * goes on. Loads `@modelcontextprotocol/sdk` (an optional peer) on
  * first use. An idle connection does not keep Node running, and a stdio server is ended when
  * this process exits; call `close()` when done all the same.
  *
@@ -73,7 +84,9 @@ export async function mcpTools(
   const config = checkServerConfig(server);
   checkOptions(options);
   const sdk = await loadMcpSdk();
-  const connection = await McpConnection.open(config, sdk);
+  const connection = await McpConnection.open(config, sdk, {
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+  });
   try {
     const offered = await connection.listTools();
     const tools = selectTools(connection.name, offered, options).map((info) =>
@@ -91,7 +104,7 @@ export async function mcpTools(
 }
 
 function checkOptions(options: McpToolsOptions): void {
-  const { include, exclude, prefix, needsApproval, timeoutMs } = options;
+  const { include, exclude, prefix, needsApproval, timeoutMs, maxMessageBytes } = options;
   for (const [key, list] of [
     ['include', include],
     ['exclude', exclude],
@@ -127,6 +140,17 @@ function checkOptions(options: McpToolsOptions): void {
     throw new ConfigError(
       `mcpTools(): \`timeoutMs\` must be a positive number of milliseconds, got ${timeoutMs}.`,
       { path: 'timeoutMs' },
+    );
+  }
+  if (
+    maxMessageBytes !== undefined &&
+    (typeof maxMessageBytes !== 'number' ||
+      !Number.isSafeInteger(maxMessageBytes) ||
+      maxMessageBytes <= 0)
+  ) {
+    throw new ConfigError(
+      `mcpTools(): \`maxMessageBytes\` must be a positive whole number of bytes, got ${maxMessageBytes}.`,
+      { path: 'maxMessageBytes' },
     );
   }
 }

@@ -5,6 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import type { McpSdk } from './load-mcp-sdk.js';
 import type { CheckedServerConfig } from './mcp-server-config.js';
+import { MessageLines } from './message-lines.js';
 
 type StdioConfig = Extract<CheckedServerConfig, { kind: 'stdio' }>;
 
@@ -20,11 +21,12 @@ const endAll = () => {
 };
 
 /**
- * The stdio transport of an MCP server in a child process, framed with the SDK's own
- * `ReadBuffer`/`serializeMessage`. It replaces the SDK's `StdioClientTransport` for three things
- * that one does not give: how the process ended (`exitDescription`, for the error results of
- * later calls), the tail of its stderr (for a server that fails to start), and a connection that
- * does not keep Node running while idle (see `hold`).
+ * The stdio transport of an MCP server in a child process, with the SDK's message framing. It
+ * replaces the SDK's `StdioClientTransport` for four things that one does not give: how the
+ * process ended (`exitDescription`, for the error results of later calls), the tail of its stderr
+ * (for a server that fails to start), a connection that does not keep Node running while idle
+ * (see `hold`), and a message larger than `maxMessageBytes` that stops the server instead of
+ * throwing inside a stream listener, which ends the host process.
  */
 export class StdioTransport implements Transport {
   onclose?: () => void;
@@ -33,19 +35,26 @@ export class StdioTransport implements Transport {
 
   readonly #config: StdioConfig;
   readonly #sdk: McpSdk;
-  readonly #buffer: InstanceType<McpSdk['ReadBuffer']>;
+  readonly #lines: MessageLines;
+  readonly #maxMessageBytes: number;
   #child: ChildProcess | undefined;
   #stderr = '';
   #exit: string | undefined;
   #exited: Promise<void> | undefined;
+  #closed = false;
+  #stopping: Promise<void> | undefined;
 
-  constructor(config: StdioConfig, sdk: McpSdk) {
+  constructor(config: StdioConfig, sdk: McpSdk, maxMessageBytes: number) {
     this.#config = config;
     this.#sdk = sdk;
-    this.#buffer = new sdk.ReadBuffer();
+    this.#maxMessageBytes = maxMessageBytes;
+    this.#lines = new MessageLines(maxMessageBytes);
   }
 
-  /** How the process ended (`exited with code 1`, `was killed by SIGKILL`), once it has. */
+  /**
+   * How the process ended (`exited with code 1`, `was killed by SIGKILL`), once it has, or why
+   * it is being stopped (a message over the size limit).
+   */
   get exitDescription(): string | undefined {
     return this.#exit;
   }
@@ -68,6 +77,7 @@ export class StdioTransport implements Transport {
     this.#child = child;
     this.#exited = new Promise((resolve) => {
       child.on('close', (code, signal) => {
+        this.#closed = true;
         this.#exit ??=
           signal !== null ? `was killed by ${signal}` : `exited with code ${String(code)}`;
         running.delete(child);
@@ -77,19 +87,27 @@ export class StdioTransport implements Transport {
       });
     });
     child.stdout?.on('data', (chunk: Buffer) => {
-      this.#buffer.append(chunk);
-      // A line that is not JSON-RPC (a stray console.log in the server) is reported and skipped;
-      // `readMessage` has consumed it already, so the messages after it in the chunk still arrive.
-      for (;;) {
-        let message: ReturnType<InstanceType<McpSdk['ReadBuffer']>['readMessage']>;
+      if (this.#stopping !== undefined) return;
+      const { lines, tooLarge } = this.#lines.push(chunk);
+      // A line that is not JSON-RPC (a stray console.log in the server) is reported and skipped,
+      // so the messages after it in the chunk still arrive.
+      for (const line of lines) {
+        let message: JSONRPCMessage;
         try {
-          message = this.#buffer.readMessage();
+          message = this.#sdk.deserializeMessage(line);
         } catch (error) {
           this.onerror?.(error as Error);
           continue;
         }
-        if (message === null) break;
         this.onmessage?.(message);
+      }
+      // The rest of the stream cannot be framed reliably, and which request the message answered
+      // is unknown: the server is stopped, so its pending calls (and later ones) fail at once.
+      if (tooLarge) {
+        this.#exit ??=
+          `was stopped after it sent a message larger than ${this.#maxMessageBytes} bytes ` +
+          '(mcpTools() option maxMessageBytes)';
+        this.#stopping = this.#stop();
       }
     });
     child.stderr?.setEncoding('utf8');
@@ -140,14 +158,20 @@ export class StdioTransport implements Transport {
 
   /** Ends the server: closes its stdin, sends SIGTERM, and SIGKILL if it is still there later. */
   async close(): Promise<void> {
+    if (this.#child === undefined || this.#closed) return;
+    this.#stopping ??= this.#stop();
+    await this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
     const child = this.#child;
-    if (child === undefined || this.#exit !== undefined) return;
+    if (child === undefined) return;
     this.hold(true);
     child.stdin?.end();
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
     await this.#exited;
     clearTimeout(timer);
-    this.#buffer.clear();
+    this.#lines.clear();
   }
 }

@@ -1,0 +1,68 @@
+// What OpenAIChatClient checks about its endpoint: a base URL fit to use and to show in messages,
+// and an answer that is a usable completion.
+import { ConfigError } from '../errors.js';
+import { redactSecrets, redactUrl, urlSecrets } from '../redact.js';
+
+/** Where a client sends its requests: its base URL, and the key it sends. */
+export interface Endpoint {
+  readonly baseURL: string;
+  readonly apiKey?: string | null | undefined;
+}
+
+/** The client's key and the credentials in its base URL, for `redactSecrets`. */
+export function endpointSecrets({ apiKey, baseURL }: Endpoint): (string | undefined)[] {
+  return [apiKey ?? undefined, ...urlSecrets(baseURL)];
+}
+
+/** `Model "<model>" at <baseURL>`, with credentials redacted, to begin an error message. */
+export function whereOf(model: string, endpoint: Endpoint): string {
+  return `Model "${model}" at ${redactSecrets(redactUrl(endpoint.baseURL), endpointSecrets(endpoint))}`;
+}
+
+/**
+ * Refuses a base URL that carries credentials: fetch never sends a user name and password from a
+ * URL, and the SDK appends its paths after a query string, so neither can work; the message shows
+ * the URL redacted.
+ */
+export function checkBaseURL(baseURL: string): void {
+  const shown = redactSecrets(redactUrl(baseURL), urlSecrets(baseURL));
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(baseURL);
+  } catch {
+    parsed = undefined;
+  }
+  const way =
+    'Pass the key as `apiKey`, or a configured openai client as `client` (defaultQuery, defaultHeaders).';
+  if (parsed !== undefined && (parsed.username !== '' || parsed.password !== '')) {
+    throw new ConfigError(
+      `OpenAIChatClient: \`baseURL\` ${shown} holds a user name or password, which fetch refuses in a URL. ${way}`,
+      { path: 'baseURL' },
+    );
+  }
+  if (parsed !== undefined && parsed.search !== '') {
+    throw new ConfigError(
+      `OpenAIChatClient: \`baseURL\` ${shown} has a query string, after which the request path cannot be added. ${way}`,
+      { path: 'baseURL' },
+    );
+  }
+}
+
+/** What makes `completion` unusable (no `choices`, no `message`), or undefined when nothing. */
+export function completionFault(completion: unknown): string | undefined {
+  const help = 'Check that baseURL points at an OpenAI-compatible Chat Completions API.';
+  if (typeof completion !== 'object' || completion === null) {
+    return `answered with ${completion === null ? 'null' : `a ${typeof completion}`} instead of a completion object. ${help}`;
+  }
+  const { choices } = completion as { choices?: unknown };
+  if (!Array.isArray(choices)) {
+    const fields = Object.keys(completion).join(', ') || 'none';
+    return `answered with a completion without a \`choices\` list (its fields: ${fields}). ${help}`;
+  }
+  if (choices.length === 0) return 'answered with an empty `choices` list, so there is no answer.';
+  const message = (choices[0] as { message?: unknown } | null)?.message;
+  if (typeof message !== 'object' || message === null) {
+    return `answered with a choice without a \`message\`. ${help}`;
+  }
+  return undefined;
+}
