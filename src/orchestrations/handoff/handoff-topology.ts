@@ -2,6 +2,7 @@ import type { ChatAgent } from '../../agents/chat-agent.js';
 import { Handoff } from '../../agents/handoff.js';
 import { ConfigError } from '../../errors.js';
 import { RESERVED_STATES } from '../flat-machine.js';
+import { checkParticipantName } from '../participant-name.js';
 
 /** A specialist → specialist edge as `addHandoff` recorded it. */
 export interface HandoffEdge {
@@ -47,7 +48,8 @@ export function resolveTopology(input: {
     fail(`HandoffBuilder "${name}" has no participants. Pass at least one agent.`, 'participants');
   }
   const participants = new Map<string, ChatAgent>();
-  for (const agent of input.participants) {
+  for (const [i, agent] of input.participants.entries()) {
+    checkParticipantName(`HandoffBuilder "${name}"`, agent.name, `participants[${i}].name`);
     if (participants.has(agent.name)) {
       fail(
         `HandoffBuilder "${name}": two participants are named "${agent.name}". Give every agent a unique name.`,
