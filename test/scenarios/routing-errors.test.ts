@@ -11,6 +11,7 @@ import {
   ScriptedChatClient,
   scriptedText,
   scriptedToolCall,
+  SelectorGroupChat,
   Swarm,
   TextMentionTermination,
 } from '../../src/index.js';
@@ -145,6 +146,16 @@ describe('routing at run time that the workflow forbids', () => {
     expect(error.message).toBe(
       'The router of workflow "support" chose "tech", which is not a participant it can route ' +
         "to (billing). Make withResolver()'s resolve return one of them or null.",
+    );
+  });
+
+  it('a selectorFunc returning an unknown name rejects the run with a ConfigError', async () => {
+    const team = new SelectorGroupChat([new FakeAgent('a', [])], { selectorFunc: () => 'zed' });
+    const error = await thrownBy(() => team.run('go'));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toBe(
+      'SelectorGroupChat: selectorFunc returned "zed", which is not a participant (a). Return ' +
+        'one of their names, or nothing to let the model choose.',
     );
   });
 });
