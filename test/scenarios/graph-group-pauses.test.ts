@@ -193,5 +193,12 @@ describe('a graph edge whose `when` throws', () => {
       'TextMessage(user): draft',
       'TextMessage(writer): writer saw user',
     ]);
+    // The routing stays as it was: the next run asks the same node again.
+    await expect(flow.run()).rejects.toThrow('The condition of edge "writer" -> "critic" failed');
+    expect(lines(await flow.session('default').messages())).toEqual([
+      'TextMessage(user): draft',
+      'TextMessage(writer): writer saw user',
+      'TextMessage(writer): writer saw ',
+    ]);
   });
 });
