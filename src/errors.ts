@@ -1,6 +1,8 @@
 /**
  * A configuration that cannot work: a bad option, a bad topology, a workflow that does not match a
- * stored session. Thrown when the configuration is built or loaded, never in the middle of a step.
+ * stored session. Thrown when the configuration is built or loaded; in the middle of a run only
+ * when the run meets what the author's configuration forbids and no build could see (an agent's
+ * handoff outside the topology, a classifier or resolver naming someone who is not a participant).
  *
  * @example
  * new TokenUsageTermination({}); // ConfigError: TokenUsageTermination needs at least one limit...

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
+import { valueText } from '../value-text.js';
 
 /** What a guardrail's `check` receives. */
 export interface GuardrailInput {
@@ -134,15 +135,14 @@ export function trippedReason(tripped: Tripped): string {
   return `Guardrail "${tripped.guardrail.name}" tripped${typeof info === 'string' ? `: ${info}` : ''}`;
 }
 
-/** The info of a tripped guardrail as text (the `GuardrailTrippedEvent`'s content). */
+/**
+ * The info of a tripped guardrail as text (the `GuardrailTrippedEvent`'s content). It never
+ * throws: info a guardrail takes from a database (a BigInt, a null-prototype row) must not turn
+ * the stop into a rejected run.
+ */
 export function infoText(info: unknown): string {
   if (info === undefined || info === null) return '';
-  if (typeof info === 'string') return info;
-  try {
-    return JSON.stringify(info) ?? String(info);
-  } catch {
-    return String(info);
-  }
+  return valueText(info);
 }
 
 /**

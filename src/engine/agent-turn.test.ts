@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import { quietSignal } from './agent-turn.js';
+import { compileTeamMachine } from '../orchestrations/teams/team-machine.js';
+import { chooseSpeaker, quietSignal } from './agent-turn.js';
+import { MachineDriver } from './machine-driver.js';
+import type { Orchestration } from './orchestration.js';
+import { initialSessionState } from './session-state.js';
 
 describe('quietSignal()', () => {
   it('shares a signal that never aborts between turns, and renews it every 256 turns', () => {
@@ -37,5 +41,28 @@ describe('quietSignal()', () => {
       process.off('warning', onWarning);
     }
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('chooseSpeaker()', () => {
+  it('says a selector chose someone who is not a participant (before the machine is asked)', async () => {
+    const machine = compileTeamMachine({
+      id: 'team',
+      agents: ['planner'],
+      transitions: () => ({}),
+      selecting: true,
+    });
+    const orchestration = {
+      name: 'team',
+      machine,
+      participants: new Map(),
+      selectSpeaker: async () => 'nobody',
+    } as unknown as Orchestration;
+    const ctx = { orchestration, driver: new MachineDriver(machine), id: 's' };
+    await expect(
+      chooseSpeaker(ctx, initialSessionState('selecting', null), undefined),
+    ).rejects.toThrowError(
+      new Error('Workflow "team" selected "nobody", which is not a participant.'),
+    );
   });
 });

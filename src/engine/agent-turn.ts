@@ -84,8 +84,10 @@ export async function chooseSpeaker(
     return { waiting, ...choice.askUser };
   }
   const chosen = typeof choice === 'string' ? choice : choice.agent;
-  const speaking = driver.next(state.machineState, selectedEvent(chosen));
-  if (driver.meta(speaking).kind !== 'agent') {
+  // Checked before the machine is asked, which would only say it has no such transition.
+  const known = orchestration.participants.has(chosen);
+  const speaking = known ? driver.next(state.machineState, selectedEvent(chosen)) : undefined;
+  if (speaking === undefined || driver.meta(speaking).kind !== 'agent') {
     throw new Error(
       `Workflow "${orchestration.name}" selected "${chosen}", which is not a participant.`,
     );

@@ -1,12 +1,15 @@
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { trippedReason } from '../agents/guardrail.js';
+import type { FunctionCall } from '../messages/message.js';
 import { respondAs, RunCancelled } from './agent-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
+import { approvalOwners } from './group-pause.js';
+import { groupStep } from './group-step.js';
 import { announceSpeakers } from './speakers-listener.js';
 import { checkInput, trippedEvent } from './guardrail-checks.js';
 import type { TaskMessage, TaskResult } from './runnable.js';
 import type { SessionRun } from './session-run.js';
-import type { PendingRequest } from './session-state.js';
+import type { PendingRequest, SessionState } from './session-state.js';
 import { liveThread } from './thread-line.js';
 import type { StopCheck } from './session-stop.js';
 import { decisionsStep } from './step-changes.js';
@@ -55,8 +58,26 @@ export async function continuePausedTurn(
   }
   if (check.stop !== null) return run.result('terminated', check.stop.content);
   if (!waits) return undefined;
-  if (undecided.length < (pending.calls ?? []).length) await runDecided(run);
+  if (host.driver.meta(state.machineState).kind === 'group') {
+    // A paused group: the members whose calls were decided now go on (see `group-pause.ts`).
+    const ended = await groupStep(run, host.state, decidedMembers(pending, undecided, state));
+    if (ended !== undefined) return ended;
+  } else if (undecided.length < (pending.calls ?? []).length) {
+    await runDecided(run);
+  }
   return run.result('awaiting_input', null);
+}
+
+/** The members of a paused group with a call decided by this input, in the request's order. */
+function decidedMembers(
+  pending: PendingRequest,
+  undecided: readonly FunctionCall[],
+  state: SessionState,
+): string[] {
+  const open = new Set(undecided.map((c) => c.id));
+  const decided = (pending.calls ?? []).filter((c) => !open.has(c.id));
+  const owners = approvalOwners(liveThread(state), decided);
+  return [...new Set(decided.map((c) => owners.get(c.id) ?? pending.agent))];
 }
 
 /**

@@ -51,13 +51,25 @@ export class MachineDriver {
     return this.#meta.has(state);
   }
 
-  /** The state after `event` in `state`; the same state when no transition is enabled. */
+  /**
+   * The state after `event` in `state`.
+   * @throws Error when `state` has no transition for `event`: the orchestration's routing and its
+   *   compiled machine disagree, and going on in the same state would hide it.
+   */
   next(state: string, event: MachineEvent): string {
     // Two lookups rather than one joined key: a key made per call is a string to build and hash.
     let byEvent = this.#cache.get(state);
     const cached = byEvent?.get(event.type);
     if (cached !== undefined) return cached;
     const snapshot = this.machine.resolveState({ value: state, context: {} });
+    if (!snapshot.can({ type: event.type })) {
+      const handled = this.machine.root.states[state]?.ownEvents ?? [];
+      throw new Error(
+        `Machine "${this.machine.id}" has no transition for event "${event.type}" in state ` +
+          `"${state}" (it handles ${handled.map((e) => `"${e}"`).join(', ') || 'no event'}). ` +
+          'The routing and the compiled machine disagree; this is a bug in the orchestration.',
+      );
+    }
     const [after] = transition(this.machine, snapshot, { type: event.type });
     const value = after.value;
     if (typeof value !== 'string') {

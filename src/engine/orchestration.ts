@@ -147,8 +147,17 @@ export interface Orchestration {
    * Reads only the state, so a resumed session picks the same group.
    */
   selectSpeakers?(state: SessionState): SpeakerGroup;
-  /** In a `group` state: the machine event (and progress) for the answers of one step. */
-  routeGroup?(answers: readonly GroupAnswer[], state: SessionState): ResponseRouting;
+  /**
+   * In a `group` state: the machine event (and progress) for the answers of one step. `paused`
+   * names the members whose turns are paused for approvals after this step (their answers are to
+   * come): while any are, `selectSpeakers` must name exactly them, so that a decision continues
+   * the paused turns and nobody else's.
+   */
+  routeGroup?(
+    answers: readonly GroupAnswer[],
+    state: SessionState,
+    paused: readonly string[],
+  ): ResponseRouting;
   /** The orchestration's progress once a task is accepted (`SessionState.progress`). */
   progressOnInput?(state: SessionState): unknown;
   /** In a `select` state: the next speaker's name. */

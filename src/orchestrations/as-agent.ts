@@ -1,11 +1,11 @@
 import type { AgentContext, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
-import { AGENT_NAME } from '../agents/agent-config.js';
 import type { Runnable, TaskResult } from '../engine/runnable.js';
 import { ConfigError } from '../errors.js';
 import type { AgentEvent, AgentMessage } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { textMessage } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
+import { checkParticipantName } from './participant-name.js';
 
 /** Options of `asAgent()`. */
 export interface AsAgentOptions {
@@ -47,13 +47,7 @@ export function asAgent(runnable: Runnable, options: AsAgentOptions): ChatAgent 
       path: 'runnable',
     });
   }
-  const name = options?.name;
-  if (typeof name !== 'string' || !AGENT_NAME.test(name)) {
-    throw new ConfigError(
-      `asAgent(): name must match ${String(AGENT_NAME)}, got ${JSON.stringify(name)}.`,
-      { path: 'name' },
-    );
-  }
+  const name = checkParticipantName('asAgent()', options?.name, 'name');
   const description = options.description ?? `Runs the nested workflow ${name}.`;
   return {
     name,

@@ -12,7 +12,8 @@ export type GraphEvent = { readonly type: 'next' } | { readonly type: 'message' 
 
 /**
  * Compiles a graph into a flat statechart: `dispatching` (a group state: the nodes due answer
- * together), a state per node (where a node alone finishes a turn paused for approvals),
+ * together; a step whose nodes pause for approvals waits there too), a state per node (where a
+ * session stored while one node alone finished a turn paused for approvals goes on),
  * `awaitingInput` (a fresh session) and `stopped`. Which nodes are due is the session's progress.
  * The node-to-node edges are no transitions of the machine (every answer returns to
  * `dispatching`), so `dispatching` carries them as a drawing for the devtools page.

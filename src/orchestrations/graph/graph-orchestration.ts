@@ -22,9 +22,10 @@ export function compileGraph(
   const route = (
     answers: Parameters<NonNullable<Orchestration['routeGroup']>>[0],
     progress: unknown,
+    paused: readonly string[] = [],
   ): ResponseRouting => ({
     event: answered,
-    progress: advance(graph, progressOf(progress), answers),
+    progress: advance(graph, progressOf(progress), answers, paused),
   });
   return {
     name: graph.name,
@@ -47,10 +48,12 @@ export function compileGraph(
     },
     turnOptions: () => ({}),
     selectSpeakers: (state) => {
-      const { ready } = progressOf(state.progress);
+      const { ready, paused } = progressOf(state.progress);
+      // Nodes paused for approvals finish their turns before anyone else runs.
+      if (paused !== undefined && paused.length > 0) return { agents: paused };
       return ready.length === 0 ? { complete: DIGRAPH_COMPLETE } : { agents: ready };
     },
-    routeGroup: (answers, state) => route(answers, state.progress),
+    routeGroup: (answers, state, paused) => route(answers, state.progress, paused),
     routeResponse: (agent, response, state) => route([{ agent, response }], state.progress),
     routeUserInput: () => ({ type: 'message' }),
     // A task after a complete run starts again at the entry points; otherwise the due nodes go on.

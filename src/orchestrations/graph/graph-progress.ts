@@ -4,12 +4,14 @@ import { edgeHolds, type GraphTopology } from './graph-topology.js';
 
 /**
  * Where a graph run stands, kept in the session (`SessionState.progress`): the nodes due in the
- * next step (in `addNode` order), and per `all` node the sources it waits for whose edges to it
- * have fired since it last ran.
+ * next step (in `addNode` order), per `all` node the sources it waits for whose edges to it have
+ * fired since it last ran, and the due nodes whose turns are paused for approvals (they alone go
+ * on once decided; absent when none are).
  */
 export interface GraphProgress {
   readonly ready: readonly string[];
   readonly fired: Readonly<Record<string, readonly string[]>>;
+  readonly paused?: readonly string[];
 }
 
 /** A run starting at the entry points. */
@@ -27,11 +29,13 @@ export function readProgress(value: unknown): GraphProgress | null {
  * The progress after `answers`: answered nodes leave the ready set; each edge whose condition
  * holds for its source's answer fires; an `any` node is ready on its first edge, an `all` node once
  * an edge from each source it waits for has fired, or on an edge closing a loop back to it.
+ * `paused` are the due nodes whose turns wait for approvals after this step.
  */
 export function advance(
   graph: GraphTopology,
   progress: GraphProgress,
   answers: readonly GroupAnswer[],
+  paused: readonly string[] = [],
 ): GraphProgress {
   const answered = new Set(answers.map((a) => a.agent));
   const ready = new Set(progress.ready.filter((n) => !answered.has(n)));
@@ -65,5 +69,6 @@ export function advance(
   return {
     ready: graph.nodes.filter((n) => ready.has(n)),
     fired: Object.fromEntries([...fired].map(([k, v]) => [k, [...v]])),
+    ...(paused.length === 0 ? {} : { paused: [...paused] }),
   };
 }

@@ -2,6 +2,7 @@ import type { ChatAgent } from '../../agents/chat-agent.js';
 import { ConfigError } from '../../errors.js';
 import type { ChatMessage } from '../../messages/message.js';
 import { RESERVED_STATES } from '../flat-machine.js';
+import { checkParticipantName } from '../participant-name.js';
 
 /** When a node runs: `all` waits for every incoming edge, `any` runs on the first. */
 export type Activation = 'all' | 'any';
@@ -95,7 +96,8 @@ export function resolveGraph(spec: GraphSpec): GraphTopology {
   const owner = `GraphBuilder "${spec.name}"`;
   const agents = new Map<string, ChatAgent>();
   const activation = new Map<string, Activation>();
-  for (const { agent, activation: mode } of spec.nodes) {
+  for (const [i, { agent, activation: mode }] of spec.nodes.entries()) {
+    checkParticipantName(owner, agent.name, `nodes[${i}].name`);
     if (agents.has(agent.name)) {
       throw new ConfigError(
         `${owner}: node "${agent.name}" was added twice. Add each agent once; give agents unique names.`,

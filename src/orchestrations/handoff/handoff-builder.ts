@@ -12,6 +12,7 @@ import type { UserReplyRouting } from './handoff-machine.js';
 import { compileHandoff } from './handoff-orchestration.js';
 import type { Router } from './handoff-router.js';
 import { type HandoffEdge, type HandoffTopology, resolveTopology } from './handoff-topology.js';
+import { checkParticipantName } from '../participant-name.js';
 import { HandoffWorkflow } from './handoff-workflow.js';
 import type {
   AutonomousModeOptions,
@@ -308,6 +309,7 @@ export class HandoffBuilder {
     const named = (agent: ChatAgent | string | undefined, what: string): ChatAgent => {
       if (agent === undefined) return topology.participants.get(topology.coordinator) as ChatAgent;
       if (typeof agent !== 'string') {
+        checkParticipantName(`HandoffBuilder "${this.#name}": ${what}`, agent.name, what);
         const same = topology.participants.get(agent.name);
         if (same !== undefined && same !== agent) {
           throw new ConfigError(

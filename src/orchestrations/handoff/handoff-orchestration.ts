@@ -10,6 +10,7 @@ import type {
 import type { SessionState } from '../../engine/session-state.js';
 import { liveThread } from '../../engine/thread-line.js';
 import type { StopRule } from '../../engine/stop-rule.js';
+import { ConfigError } from '../../errors.js';
 import { selectSpeakerEvent, textMessage } from '../../messages/message-factories.js';
 import { messageToText } from '../../messages/message-text.js';
 import {
@@ -114,9 +115,14 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
       return { event: ASKS_USER };
     }
     if (!topology.participants.has(target) || target === routerName(router)) {
-      throw new Error(
+      const fix =
+        router?.kind === 'resolver'
+          ? "Make withResolver()'s resolve return one of them or null."
+          : 'Make the router hand off only to one of them.';
+      throw new ConfigError(
         `The router of workflow "${topology.name}" chose "${target}", which is not a participant it ` +
-          `can route to (${[...topology.participants.keys()].filter((p) => p !== routerName(router)).join(', ')}).`,
+          `can route to (${candidates.join(', ')}). ${fix}`,
+        { path: router?.kind === 'resolver' ? 'withResolver().resolve' : 'classifier' },
       );
     }
     return { event: handoffEvent(target) };
@@ -133,10 +139,11 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     if (message.type === 'HandoffMessage' && message.target !== 'user') {
       const allowed = topology.targets.get(agent) ?? [];
       if (!allowed.includes(message.target)) {
-        throw new Error(
+        throw new ConfigError(
           `Agent "${agent}" handed off to "${message.target}", which workflow "${topology.name}" ` +
             `does not allow. Allowed targets of "${agent}": ${allowed.map((t) => `"${t}"`).join(', ') || 'none'}. ` +
             'Add the edge with addHandoff() or fix the agent.',
+          { path: 'addHandoff' },
         );
       }
       return { event: handoffEvent(message.target) };
@@ -195,9 +202,11 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
             return { askUser: latestDecline(liveThread(state), lazy?.phrase ?? '') };
           }
           if (!infos.some((i) => i.name === agent)) {
-            throw new Error(
+            throw new ConfigError(
               `The classifier of workflow "${topology.name}" returned "${String(agent)}", which is not a ` +
-                `participant (${infos.map((i) => i.name).join(', ')}).`,
+                `participant (${infos.map((i) => i.name).join(', ')}). Make the classifier return ` +
+                'one of the names it is given.',
+              { path: 'withUserReplyRouting("lazy").classifier' },
             );
           }
           return {

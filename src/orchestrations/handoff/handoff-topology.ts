@@ -2,6 +2,8 @@ import type { ChatAgent } from '../../agents/chat-agent.js';
 import { Handoff } from '../../agents/handoff.js';
 import { ConfigError } from '../../errors.js';
 import { RESERVED_STATES } from '../flat-machine.js';
+import { checkOwnHandoffs, ownHandoffs } from '../own-handoffs.js';
+import { checkParticipantName } from '../participant-name.js';
 
 /** A specialist → specialist edge as `addHandoff` recorded it. */
 export interface HandoffEdge {
@@ -21,15 +23,15 @@ export interface HandoffTopology {
 
 /** The agent's own tools and handoffs, for agents that expose them (as `Agent` does). */
 function ownTools(agent: ChatAgent): { tools: string[]; handoffs: Handoff[] } {
-  const shaped = agent as { tools?: unknown; handoffs?: unknown };
+  const shaped = agent as { tools?: unknown };
   const tools = Array.isArray(shaped.tools)
     ? shaped.tools.map((t: { name?: unknown }) => String(t?.name))
     : [];
-  const handoffs = Array.isArray(shaped.handoffs)
-    ? shaped.handoffs.filter((h): h is Handoff => h instanceof Handoff)
-    : [];
-  return { tools, handoffs };
+  return { tools, handoffs: ownHandoffs(agent) };
 }
+
+/** Where a handoff may lead besides a participant: the user, who is asked. */
+const OUTSIDE: ReadonlySet<string> = new Set(['user']);
 
 function fail(message: string, path: string): never {
   throw new ConfigError(message, { path });
@@ -47,7 +49,8 @@ export function resolveTopology(input: {
     fail(`HandoffBuilder "${name}" has no participants. Pass at least one agent.`, 'participants');
   }
   const participants = new Map<string, ChatAgent>();
-  for (const agent of input.participants) {
+  for (const [i, agent] of input.participants.entries()) {
+    checkParticipantName(`HandoffBuilder "${name}"`, agent.name, `participants[${i}].name`);
     if (participants.has(agent.name)) {
       fail(
         `HandoffBuilder "${name}": two participants are named "${agent.name}". Give every agent a unique name.`,
@@ -75,6 +78,8 @@ export function resolveTopology(input: {
       'coordinator',
     );
   }
+
+  checkOwnHandoffs(`HandoffBuilder "${name}"`, input.participants, OUTSIDE);
 
   const described = new Map<string, Map<string, string | undefined>>();
   const allow = (from: string, to: string, description: string | undefined) => {

@@ -92,8 +92,10 @@ export class SelectorGroupChat extends WorkflowRunner {
         const chosen = await selectorFunc(state.thread);
         if (chosen !== null && chosen !== undefined) {
           if (!names.includes(chosen)) {
-            throw new Error(
-              `SelectorGroupChat: selectorFunc returned "${chosen}", which is not a participant (${names.join(', ')}).`,
+            throw new ConfigError(
+              `SelectorGroupChat: selectorFunc returned "${chosen}", which is not a participant ` +
+                `(${names.join(', ')}). Return one of their names, or nothing to let the model choose.`,
+              { path: 'selectorFunc' },
             );
           }
           return chosen;

@@ -6,10 +6,12 @@ import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/chec
 import { toStopRule } from '../../engine/stop-rule.js';
 import { WorkflowRunner } from '../../engine/workflow-runner.js';
 import type { AgentMessage, HandoffMessage } from '../../messages/message.js';
+import { HandoffTermination } from '../../termination/message-conditions.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import { teamMaxTurns } from './round-robin-group-chat.js';
 import { edge, type Transitions } from '../flat-machine.js';
 import { checkTeam, compileTeamMachine, type TeamEvent } from './team-machine.js';
+import { checkOwnHandoffs } from '../own-handoffs.js';
 
 /** Options of `Swarm`. */
 export interface SwarmOptions extends TeamCheckpointOptions {
@@ -21,6 +23,14 @@ export interface SwarmOptions extends TeamCheckpointOptions {
   guardrails?: GuardrailSet;
   /** @default "swarm" */
   name?: string;
+}
+
+/** The targets of the `HandoffTermination`s in `condition`: handoffs that stop the team. */
+function handoffTerminationTargets(condition: TerminationCondition | undefined): string[] {
+  if (condition instanceof HandoffTermination) return [condition.target];
+  const children = (condition as { conditions?: unknown } | undefined)?.conditions;
+  if (!Array.isArray(children)) return [];
+  return children.flatMap((c: TerminationCondition) => handoffTerminationTargets(c));
 }
 
 function latestHandoff(messages: readonly AgentMessage[]): HandoffMessage | undefined {
@@ -48,6 +58,11 @@ export class Swarm extends WorkflowRunner {
   constructor(participants: readonly ChatAgent[], options: SwarmOptions = {}) {
     const names = checkTeam('Swarm', participants);
     const name = options.name ?? 'swarm';
+    checkOwnHandoffs(
+      `Swarm "${name}"`,
+      participants,
+      new Set(['user', ...handoffTerminationTargets(options.terminationCondition)]),
+    );
     const first = names[0] as string;
     const machine = compileTeamMachine({
       id: name,

@@ -10,6 +10,7 @@ import {
   stoppedState,
   type Transitions,
 } from '../flat-machine.js';
+import { checkParticipantName } from '../participant-name.js';
 
 /**
  * The events of a team's machine: a response passes the turn on (`next`), hands off to a
@@ -74,6 +75,7 @@ export function checkTeam(team: string, participants: readonly ChatAgent[]): str
         { path: `participants[${i}]` },
       );
     }
+    checkParticipantName(team, agent.name, `participants[${i}].name`);
     if (names.includes(agent.name)) {
       throw new ConfigError(
         `${team}: two participants are named "${agent.name}". Give every agent a unique name.`,
