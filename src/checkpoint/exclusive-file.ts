@@ -73,7 +73,12 @@ async function syncFolder(folder: string): Promise<void> {
     await handle.sync();
   } catch (error) {
     // Some platforms (Windows) and file systems cannot sync a folder; the rename still holds.
-    if (!['EISDIR', 'EINVAL', 'EPERM', 'ENOTSUP'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    if (
+      !['EISDIR', 'EINVAL', 'EPERM', 'ENOTSUP'].includes(
+        (error as NodeJS.ErrnoException).code ?? '',
+      )
+    )
+      throw error;
   } finally {
     await handle.close();
   }

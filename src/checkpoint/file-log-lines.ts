@@ -135,7 +135,14 @@ export function parseLog(sessionId: string, path: string, text: string): Checkpo
   const lines = text.slice(0, complete).split('\n');
   lines.pop();
   for (const [i, line] of lines.entries()) {
-    records.push(parseLine(sessionId, path, line, i + 1, records.at(-1)?.step ?? 0));
+    const previous = records.at(-1)?.step;
+    const record = parseLine(sessionId, path, line, i + 1, previous ?? 0);
+    // Appends only ever added the next step: anything else was moved or copied by hand.
+    if (previous !== undefined && record.step !== previous + 1) {
+      const detail = `line ${i + 1} of ${path} holds step ${record.step} after step ${previous}`;
+      throw new CheckpointError(sessionId, previous + 1, detail);
+    }
+    records.push(record);
   }
   return records;
 }
