@@ -28,12 +28,16 @@ class StallingStore extends FileCheckpointStore {
   constructor(directory: string, at: number) {
     super(directory);
     this.#at = at;
-    const reached = Promise.withResolvers<void>();
-    const gate = Promise.withResolvers<void>();
-    this.reached = reached.promise;
-    this.#reach = reached.resolve;
-    this.#gate = gate.promise;
-    this.resume = gate.resolve;
+    let reach = () => {};
+    let resume = () => {};
+    this.reached = new Promise((resolve) => {
+      reach = resolve;
+    });
+    this.#gate = new Promise((resolve) => {
+      resume = resolve;
+    });
+    this.#reach = reach;
+    this.resume = resume;
   }
 
   protected override async beforeWrite(_sessionId: string, step: number): Promise<void> {

@@ -11,6 +11,7 @@ import {
   RELEASE,
   type Script,
 } from './redis-scripts.js';
+import { checkSessionId } from './session-id.js';
 import { causeText, hasLoneSurrogate, readBound } from './store-helpers.js';
 
 const STORE = 'RedisCheckpointStore';
@@ -192,6 +193,7 @@ export class RedisCheckpointStore implements CheckpointStore {
 
   /** The session's key stem; encodeURIComponent keeps ids apart and escapes `{`, `}` and `:`. */
   #base(sessionId: string): string {
+    checkSessionId(STORE, sessionId);
     return `${this.#prefix}{${encodeURIComponent(checkText('session id', sessionId))}}`;
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import { checkSessionId } from '../checkpoint/session-id.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../errors.js';
 import { SessionLease } from './session-lease.js';
 import {
@@ -60,6 +61,7 @@ export class CheckpointLink {
     descriptor: WorkflowDescriptor,
     options: CheckpointOptions & { check: (state: unknown) => StateCheck<SessionState> },
   ) {
+    checkSessionId('session()', sessionId);
     this.#store = store;
     this.#sessionId = sessionId;
     this.#descriptor = descriptor;
