@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 
-import { CheckpointError, ConfigError } from '../errors.js';
+import { CheckpointError, ConfigError, StoreUnavailableError } from '../errors.js';
 import { statements } from './postgres-sql.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import { checkSessionId } from './session-id.js';
@@ -255,12 +255,15 @@ export class PostgresCheckpointStore implements CheckpointStore {
 
   #failure(action: string, cause: unknown): Error {
     const detail = causeText(cause);
+    if (UNREACHABLE.test(errorCode(cause) ?? '') || /timeout|terminated/i.test(detail)) {
+      const message =
+        `PostgresCheckpointStore cannot connect to PostgreSQL at ${this.#target}: ${detail}. ` +
+        'Check that the server is running and reachable there, and the connection settings.';
+      return new StoreUnavailableError(STORE, this.#target, message, { cause });
+    }
     const message =
-      UNREACHABLE.test(errorCode(cause) ?? '') || /timeout|terminated/i.test(detail)
-        ? `PostgresCheckpointStore cannot connect to PostgreSQL at ${this.#target}: ${detail}. ` +
-          'Check that the server is running and reachable there, and the connection settings.'
-        : `PostgresCheckpointStore cannot ${action} on PostgreSQL at ${this.#target}: ${detail}. ` +
-          `Check the server's log and the user's rights on ${this.#sql.tables}.`;
+      `PostgresCheckpointStore cannot ${action} on PostgreSQL at ${this.#target}: ${detail}. ` +
+      `Check the server's log and the user's rights on ${this.#sql.tables}.`;
     return new Error(message, { cause });
   }
 }
