@@ -13,11 +13,18 @@ export const TEMPORARY_PREFIX = '.tmp-';
 
 /**
  * Creates `folder/name` holding `content` if no file of that name exists: `true` when this call
- * created it, `false` when one already existed (then nothing is written).
+ * created it, `false` when one already existed (then nothing is written). `durable: false` skips
+ * the syncs, for what need not outlive a power cut (a lease has expired by then anyway).
  */
-export async function createOnce(folder: string, name: string, content: string): Promise<boolean> {
+export async function createOnce(
+  folder: string,
+  name: string,
+  content: string,
+  options: { durable?: boolean } = {},
+): Promise<boolean> {
+  const durable = options.durable ?? true;
   const temporary = join(folder, `${TEMPORARY_PREFIX}${randomUUID()}`);
-  await writeSynced(temporary, content);
+  await writeWhole(temporary, content, durable);
   try {
     await link(temporary, join(folder, name));
   } catch (error) {
@@ -26,7 +33,7 @@ export async function createOnce(folder: string, name: string, content: string):
   } finally {
     await unlink(temporary).catch(() => undefined);
   }
-  await syncFolder(folder);
+  if (durable) await syncFolder(folder);
   return true;
 }
 
@@ -43,7 +50,7 @@ export async function createFolderOnce(
   const temporary = join(dirname(path), `${TEMPORARY_PREFIX}${randomUUID()}`);
   await mkdir(temporary, { mode: 0o700 });
   try {
-    await writeSynced(join(temporary, name), content);
+    await writeWhole(join(temporary, name), content, true);
     await syncFolder(temporary);
     await rename(temporary, path);
   } catch (error) {
@@ -56,11 +63,11 @@ export async function createFolderOnce(
   return true;
 }
 
-async function writeSynced(path: string, content: string): Promise<void> {
+async function writeWhole(path: string, content: string, durable: boolean): Promise<void> {
   const file = await open(path, 'wx', 0o600);
   try {
     await file.write(content);
-    await file.datasync();
+    if (durable) await file.datasync();
   } finally {
     await file.close();
   }

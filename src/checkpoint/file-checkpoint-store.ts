@@ -76,25 +76,35 @@ export class FileCheckpointStore implements CheckpointStore {
     const folder = this.#path(sessionId, 'steps');
     const from = options.from ?? 'snapshot';
     const upTo = options.upTo ?? Number.POSITIVE_INFINITY;
+    if (typeof from === 'object' && (await exists(join(folder, String(from.after))))) {
+      // Catching up (each run does): the records after a known one, read until the first step
+      // with no file (records are never removed, and each needs the one before it).
+      const records: CheckpointRecord[] = [];
+      for (let n = from.after + 1; n <= upTo; n++) {
+        const record = await readStep(sessionId, folder, n).catch(missing);
+        if (record === undefined) break;
+        records.push(record);
+      }
+      return records;
+    }
     const numbers = (await stepNumbers(folder)).filter((n) => n <= upTo);
-    const first = numbers[0];
-    if (typeof from === 'object' && first !== undefined && first <= from.after + 1) {
-      // Catching up (each run does): only the records after the known step are read.
+    if (from === 'snapshot') {
+      // Backwards to the latest snapshot: a resumed session reads no further back than that.
+      let tail: CheckpointRecord[] = [];
+      for (let end = numbers.length; end > 0; end -= READ_BATCH) {
+        const batch = numbers.slice(Math.max(0, end - READ_BATCH), end);
+        tail = [...(await this.#readSteps(sessionId, folder, batch)), ...tail];
+        const start = tail.findLastIndex((r) => r.snapshot);
+        if (start >= 0) return tail.slice(start);
+      }
+      return readWindow([...(await this.#readOldLog(sessionId)), ...tail], options);
+    }
+    if (typeof from === 'object' && numbers[0] !== undefined && numbers[0] <= from.after + 1) {
       return this.#readSteps(
         sessionId,
         folder,
         numbers.filter((n) => n > from.after),
       );
-    }
-    if (from === 'snapshot') {
-      // Backwards to the latest snapshot: a resumed session reads no further back than that.
-      const tail: CheckpointRecord[] = [];
-      for (const n of numbers.toReversed()) {
-        const [record] = await this.#readSteps(sessionId, folder, [n]);
-        tail.unshift(record as CheckpointRecord);
-        if (record?.snapshot === true) return tail;
-      }
-      return readWindow([...(await this.#readOldLog(sessionId)), ...tail], options);
     }
     const log = await this.#readOldLog(sessionId);
     return readWindow([...log, ...(await this.#readSteps(sessionId, folder, numbers))], options);
@@ -190,6 +200,12 @@ async function readStep(sessionId: string, folder: string, n: number): Promise<C
     throw new CheckpointError(sessionId, n, detail);
   }
   return record;
+}
+
+/** `undefined` for a file that does not exist; any other error is thrown again. */
+function missing(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  throw error;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -50,7 +50,8 @@ async function change(folder: string, next: (lease: Lease | null) => Lease | und
     const written = next(lease);
     if (written === undefined) return false;
     const mine = generation + 1;
-    if (!(await createOnce(folder, String(mine), JSON.stringify(written)))) continue;
+    const content = JSON.stringify(written);
+    if (!(await createOnce(folder, String(mine), content, { durable: false }))) continue;
     // A reader racing a prune can miss every generation and write one long since pruned, which
     // then sits below the real current one: that write did not take the lease.
     const names = await readdir(folder);
