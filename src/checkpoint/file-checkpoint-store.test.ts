@@ -213,6 +213,17 @@ describe('FileCheckpointStore', () => {
     expect(await store.acquireLease('s', 'next', 5_000)).toBe(false);
   });
 
+  it('lets one of many takers of an expired lease win, whatever they judged at once', async () => {
+    const leases = join(directory, 's-cw.leases');
+    await mkdir(leases);
+    const expired = { owner: 'old', expires: Date.now() - 1, pid: process.pid, host: hostname() };
+    await writeFile(join(leases, '7'), JSON.stringify(expired));
+    const stores = Array.from({ length: 10 }, () => new FileCheckpointStore(directory));
+    const won = await Promise.all(stores.map((s, i) => s.acquireLease('s', `taker ${i}`, 5_000)));
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(await stores[0]?.leaseHolder('s')).toBe(`taker ${won.indexOf(true)}`);
+  });
+
   it('refuses a step that is not a non-negative integer', async () => {
     const store = new FileCheckpointStore(directory);
     await expect(store.append('s', rec(1.5, 'x', true))).rejects.toThrow(
