@@ -45,9 +45,11 @@ async function open(): Promise<CheckpointStore> {
 
 async function storedBytes(store: CheckpointStore): Promise<number> {
   if (store instanceof FileCheckpointStore) {
+    // One file per record under each session's `.steps` folder (and the lease's folder).
     let total = 0;
-    for (const name of await readdir(store.directory))
-      total += (await stat(join(store.directory, name))).size;
+    for (const entry of await readdir(store.directory, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+    }
     return total;
   }
   const records = await store.read(sessionId, { from: 'start' });

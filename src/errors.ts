@@ -37,14 +37,52 @@ export class TerminatedError extends Error {
 export class SessionBusyError extends Error {
   override readonly name = 'SessionBusyError';
   readonly sessionId: string;
+  /**
+   * When another process holds the session's lease: the time by which that lease expires if its
+   * holder does not renew it (it died, or stopped). `undefined` when no lease is involved.
+   */
+  readonly leaseExpiresBy: Date | undefined;
 
-  constructor(sessionId: string, options?: { cause?: unknown; detail?: string }) {
+  constructor(
+    sessionId: string,
+    options?: { cause?: unknown; detail?: string; leaseExpiresBy?: Date },
+  ) {
+    const expires = options?.leaseExpiresBy;
+    const detail =
+      expires === undefined
+        ? options?.detail
+        : 'another process holds its lease; if that process died, the lease expires by ' +
+          `${expires.toISOString()} and the session can run again then`;
     super(
-      `Session "${sessionId}" is already running${options?.detail ? ` (${options.detail})` : ''}. ` +
+      `Session "${sessionId}" is already running${detail ? ` (${detail})` : ''}. ` +
         'Wait for its current run to finish or abort it before running it again.',
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.sessionId = sessionId;
+    this.leaseExpiresBy = expires;
+  }
+}
+
+/**
+ * A checkpoint store's server cannot be reached: the connection is refused, times out or drops,
+ * or the credentials are refused. The fault is the environment's; the same call can succeed once
+ * the server is back. Thrown by `PostgresCheckpointStore` and `RedisCheckpointStore`; a run whose
+ * store is unreachable rejects with `CheckpointError`, with this error as its `cause`.
+ *
+ * @example
+ * try { await store.read(id); } catch (e) { if (e instanceof StoreUnavailableError) retryLater(); }
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  /** The store's class: `'PostgresCheckpointStore'` or `'RedisCheckpointStore'`. */
+  readonly store: string;
+  /** Where the server was looked for, e.g. `127.0.0.1:5432 (database "app")`; never credentials. */
+  readonly target: string;
+
+  constructor(store: string, target: string, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.store = store;
+    this.target = target;
   }
 }
 

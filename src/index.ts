@@ -70,7 +70,13 @@ export type { CheckpointInfo } from './engine/session-log.js';
 export type { PendingRequest } from './engine/session-state.js';
 export type { ThreadPredicate } from './engine/stop-rule.js';
 export type { CheckpointedSession, SessionOptions } from './engine/workflow-runner.js';
-export { CheckpointError, ConfigError, SessionBusyError, TerminatedError } from './errors.js';
+export {
+  CheckpointError,
+  ConfigError,
+  SessionBusyError,
+  StoreUnavailableError,
+  TerminatedError,
+} from './errors.js';
 export type { LLMMessage } from './messages/llm-message.js';
 export type {
   AgentEvent,

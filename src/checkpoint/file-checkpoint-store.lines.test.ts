@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -7,15 +7,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CheckpointError } from '../errors.js';
 import { FileCheckpointStore } from './file-checkpoint-store.js';
 
-// The store's line formats on disk (file-log-lines.ts): it writes format 2 lines, still reads the
-// format 1 lines it wrote before, and reports damage to either as a CheckpointError.
+// The store's line formats on disk (file-log-lines.ts): it writes each record as a format 2 line
+// in a file of its own (format 1 when the data holds a newline), still reads the one-file logs of
+// format 1 and 2 lines it wrote before, and reports damage to either as a CheckpointError.
 
 describe('FileCheckpointStore line formats', () => {
   let directory: string;
-  const logFile = async () => {
-    const name = (await readdir(directory)).find((f) => f.endsWith('.log'));
-    return join(directory, name ?? 'missing');
-  };
+  /** The one-file log of session 's' as the store wrote it before the `.steps` folders. */
+  const oldLog = () => join(directory, 's-cw.log');
+  const recordFile = (step: number) => join(directory, 's-cw.steps', String(step));
   const steps = async (store: FileCheckpointStore) =>
     (await store.read('s', { from: 'start' })).map((r) => r.step);
   const refusal = async (work: Promise<unknown>) => {
@@ -27,13 +27,6 @@ describe('FileCheckpointStore line formats', () => {
     expect((error as CheckpointError).sessionId).toBe('s');
     return error as CheckpointError;
   };
-  /** A log of the two lines `1=one` and `2+two`, as the store wrote it. */
-  const written = async () => {
-    const store = new FileCheckpointStore(directory);
-    await store.append('s', { step: 1, snapshot: true, data: 'one' });
-    await store.append('s', { step: 2, snapshot: false, data: 'two' });
-    return store;
-  };
 
   beforeEach(async () => {
     directory = await mkdtemp(join(tmpdir(), 'baton-file-lines-'));
@@ -42,25 +35,28 @@ describe('FileCheckpointStore line formats', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
-  it('writes records unescaped after their step and kind', async () => {
+  it('writes each record unescaped after its step and kind, in a file named by its step', async () => {
     const store = new FileCheckpointStore(directory);
     const data = '0a1b2c3d{"v":2,"a":[{"content":"say \\"hi\\""}]}';
     await store.append('s', { step: 1, snapshot: true, data: 'one' });
     await store.append('s', { step: 2, snapshot: false, data });
-    expect(await readFile(await logFile(), 'utf8')).toBe(`1=one\n2+${data}\n`);
+    expect(await readdir(directory)).toEqual(['s-cw.steps']);
+    expect(await readdir(join(directory, 's-cw.steps'))).toEqual(['1', '2']);
+    expect(await readFile(recordFile(1), 'utf8')).toBe('1=one\n');
+    expect(await readFile(recordFile(2), 'utf8')).toBe(`2+${data}\n`);
     expect(await new FileCheckpointStore(directory).read('s', { from: 'start' })).toEqual([
       { step: 1, snapshot: true, data: 'one' },
       { step: 2, snapshot: false, data },
     ]);
   });
 
-  it('appends format 2 lines to a log of format 1 lines and reads the mixed log', async () => {
-    await writeFile(
-      join(directory, 's-cw.log'),
-      '{"step":4,"snapshot":true,"data":"four"}\n{"step":5,"snapshot":false,"data":"five"}\n',
-    );
+  it('goes on after an old log of format 1 lines, which it leaves as it was', async () => {
+    const old =
+      '{"step":4,"snapshot":true,"data":"four"}\n{"step":5,"snapshot":false,"data":"five"}\n';
+    await writeFile(oldLog(), old);
     const store = new FileCheckpointStore(directory);
     expect(await store.append('s', { step: 5, snapshot: false, data: 'again' })).toBe(false);
+    expect(await store.append('s', { step: 7, snapshot: false, data: 'gap' })).toBe(false);
     expect(await store.append('s', { step: 6, snapshot: false, data: 'six' })).toBe(true);
     expect(
       await new FileCheckpointStore(directory).append('s', {
@@ -69,10 +65,9 @@ describe('FileCheckpointStore line formats', () => {
         data: 'seven',
       }),
     ).toBe(true);
-    expect(await readFile(join(directory, 's-cw.log'), 'utf8')).toBe(
-      '{"step":4,"snapshot":true,"data":"four"}\n{"step":5,"snapshot":false,"data":"five"}\n' +
-        '6+six\n7=seven\n',
-    );
+    expect(await store.append('s', { step: 6, snapshot: false, data: 'six again' })).toBe(false);
+    expect(await readFile(oldLog(), 'utf8')).toBe(old);
+    expect(await readFile(recordFile(6), 'utf8')).toBe('6+six\n');
     expect(await new FileCheckpointStore(directory).read('s', { from: 'start' })).toEqual([
       { step: 4, snapshot: true, data: 'four' },
       { step: 5, snapshot: false, data: 'five' },
@@ -80,20 +75,23 @@ describe('FileCheckpointStore line formats', () => {
       { step: 7, snapshot: true, data: 'seven' },
     ]);
     expect((await store.read('s')).map((r) => r.step)).toEqual([7]);
+    expect((await store.read('s', { upTo: 6 })).map((r) => r.step)).toEqual([4, 5, 6]);
+    expect((await store.read('s', { from: { after: 4 } })).map((r) => r.step)).toEqual([5, 6, 7]);
+    expect((await store.read('s', { from: { after: 6 } })).map((r) => r.step)).toEqual([7]);
   });
 
-  it('keeps data with a newline in a format 1 line among format 2 lines', async () => {
-    const store = await written();
-    await store.append('s', { step: 3, snapshot: false, data: 'three\nlines' });
-    await store.append('s', { step: 4, snapshot: false, data: 'four' });
-    expect(await readFile(await logFile(), 'utf8')).toBe(
-      '1=one\n2+two\n{"step":3,"snapshot":false,"data":"three\\nlines"}\n4+four\n',
+  it('keeps data with a newline as a format 1 line', async () => {
+    const store = new FileCheckpointStore(directory);
+    await store.append('s', { step: 1, snapshot: true, data: 'one' });
+    await store.append('s', { step: 2, snapshot: false, data: 'two\nlines' });
+    expect(await readFile(recordFile(2), 'utf8')).toBe(
+      '{"step":2,"snapshot":false,"data":"two\\nlines"}\n',
     );
     expect(
-      (await new FileCheckpointStore(directory).read('s', { from: { after: 2 } })).map(
+      (await new FileCheckpointStore(directory).read('s', { from: { after: 1 } })).map(
         (r) => r.data,
       ),
-    ).toEqual(['three\nlines', 'four']);
+    ).toEqual(['two\nlines']);
   });
 
   it.each([
@@ -101,27 +99,19 @@ describe('FileCheckpointStore line formats', () => {
     ['its step and kind', '3+'],
     ['part of its data', '3+thr'],
   ])(
-    'drops a format 2 record cut short after %s and appends after the last whole one',
+    'drops a format 2 record of an old log cut short after %s and goes on after the last whole one',
     async (_, torn) => {
-      const store = await written();
-      await appendFile(await logFile(), torn);
-      expect(await steps(new FileCheckpointStore(directory))).toEqual([1, 2]);
-      expect(
-        await new FileCheckpointStore(directory).append('s', {
-          step: 3,
-          snapshot: false,
-          data: 'three',
-        }),
-      ).toBe(true);
-      expect(await readFile(await logFile(), 'utf8')).toBe('1=one\n2+two\n3+three\n');
-      expect(await steps(store)).toEqual([1, 2, 3]);
+      await writeFile(oldLog(), `1=one\n2+two\n${torn}`);
+      const store = new FileCheckpointStore(directory);
+      expect(await steps(store)).toEqual([1, 2]);
+      expect(await store.append('s', { step: 3, snapshot: false, data: 'three' })).toBe(true);
+      expect(await steps(new FileCheckpointStore(directory))).toEqual([1, 2, 3]);
     },
   );
 
-  it('refuses a tail that starts like a step but goes on otherwise, and leaves the file', async () => {
-    await written();
-    await appendFile(await logFile(), '3x+three');
-    const bytes = await readFile(await logFile(), 'utf8');
+  it('refuses an old log whose tail starts like a step but goes on otherwise, and leaves it', async () => {
+    const bytes = '1=one\n2+two\n3x+three';
+    await writeFile(oldLog(), bytes);
     const store = new FileCheckpointStore(directory);
     expect((await refusal(store.read('s'))).message).toContain(
       'ends in bytes that are not a record',
@@ -129,7 +119,8 @@ describe('FileCheckpointStore line formats', () => {
     expect(
       (await refusal(store.append('s', { step: 3, snapshot: false, data: 'x' }))).message,
     ).toContain('ends in bytes that are not a record');
-    expect(await readFile(await logFile(), 'utf8')).toBe(bytes);
+    expect(await readFile(oldLog(), 'utf8')).toBe(bytes);
+    expect(await readdir(directory)).toEqual(['s-cw.log']);
   });
 
   it.each([
@@ -140,23 +131,34 @@ describe('FileCheckpointStore line formats', () => {
   ])(
     'reports a format 2 line with %s as a CheckpointError with its place',
     async (_, bytes, line) => {
-      await written();
-      await writeFile(await logFile(), bytes);
-      const error = await refusal(new FileCheckpointStore(directory).read('s'));
-      expect(error.step).toBe(line);
-      expect(error.message).toContain(`line ${line} of`);
-      expect(error.message).toContain('is not a step record');
+      await writeFile(oldLog(), bytes);
+      const store = new FileCheckpointStore(directory);
+      for (const work of [
+        store.read('s'),
+        store.append('s', { step: 4, snapshot: false, data: 'x' }),
+      ]) {
+        const error = await refusal(work);
+        expect(error.step).toBe(line);
+        expect(error.message).toContain(`line ${line} of`);
+        expect(error.message).toContain('is not a step record');
+      }
+      expect(await readFile(oldLog(), 'utf8')).toBe(bytes);
     },
   );
 
-  it('reports a damaged last line when appending, and leaves the file', async () => {
-    await written();
-    await writeFile(await logFile(), '1=one\n2two\n');
-    const error = await refusal(
-      new FileCheckpointStore(directory).append('s', { step: 3, snapshot: false, data: 'x' }),
-    );
-    expect(error.message).toContain('the last line of');
-    expect(error.message).toContain('is not a step record');
-    expect(await readFile(await logFile(), 'utf8')).toBe('1=one\n2two\n');
+  it.each([
+    ['without its newline', '2+two', 'is not one line ending in a newline'],
+    ['with a second line', '2+two\n3+three\n', 'is not one line ending in a newline'],
+    ['holding another step', '3+three\n', 'holds step 3'],
+    ['holding no record', 'two\n', 'is not a step record'],
+  ])('reports a record file %s as a CheckpointError naming it', async (_, bytes, detail) => {
+    const store = new FileCheckpointStore(directory);
+    await store.append('s', { step: 1, snapshot: true, data: 'one' });
+    await store.append('s', { step: 2, snapshot: false, data: 'two' });
+    await writeFile(recordFile(2), bytes);
+    const error = await refusal(new FileCheckpointStore(directory).read('s'));
+    expect(error.step).toBe(2);
+    expect(error.message).toContain(recordFile(2));
+    expect(error.message).toContain(detail);
   });
 });

@@ -116,3 +116,33 @@ function parseFormat1(
   }
   return { step: r.step as number, snapshot: r.snapshot, data: r.data };
 }
+
+/**
+ * The records of a whole log file's text. A last line without its newline is a write cut short by
+ * a crash: not part of the log. A log is created whole, so a file with no complete record at all
+ * is damage, and so is a tail that cannot be the start of a record.
+ */
+export function parseLog(sessionId: string, path: string, text: string): CheckpointRecord[] {
+  const complete = text.lastIndexOf('\n') + 1;
+  if (complete === 0) throw noRecord(sessionId, path);
+  if (
+    complete < text.length &&
+    !isRecordStart(Buffer.from(text.slice(complete, complete + RECORD_START_LENGTH)))
+  ) {
+    throw badTail(sessionId, path);
+  }
+  const records: CheckpointRecord[] = [];
+  const lines = text.slice(0, complete).split('\n');
+  lines.pop();
+  for (const [i, line] of lines.entries()) {
+    const previous = records.at(-1)?.step;
+    const record = parseLine(sessionId, path, line, i + 1, previous ?? 0);
+    // Appends only ever added the next step: anything else was moved or copied by hand.
+    if (previous !== undefined && record.step !== previous + 1) {
+      const detail = `line ${i + 1} of ${path} holds step ${record.step} after step ${previous}`;
+      throw new CheckpointError(sessionId, previous + 1, detail);
+    }
+    records.push(record);
+  }
+  return records;
+}

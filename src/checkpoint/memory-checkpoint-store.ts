@@ -1,5 +1,8 @@
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import { continuesLog, readWindow } from './read-window.js';
+import { checkSessionId } from './session-id.js';
+
+const STORE = 'MemoryCheckpointStore';
 
 /**
  * Keeps step logs in this process's memory: for tests, and for many sessions that need no
@@ -18,6 +21,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   async append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+    checkSessionId(STORE, sessionId);
     const log = this.#logs.get(sessionId) ?? [];
     if (!continuesLog(log.at(-1), record)) return false;
     log.push({ step: record.step, snapshot: record.snapshot, data: record.data });
@@ -26,10 +30,12 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   async read(sessionId: string, options?: ReadOptions): Promise<CheckpointRecord[]> {
+    checkSessionId(STORE, sessionId);
     return readWindow(this.#logs.get(sessionId) ?? [], options).map((r) => ({ ...r }));
   }
 
   async acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkSessionId(STORE, sessionId);
     const now = this.#clock();
     const lease = this.#leases.get(sessionId);
     if (lease !== undefined && lease.owner !== owner && lease.expires > now) return false;
@@ -38,10 +44,12 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   async releaseLease(sessionId: string, owner: string): Promise<void> {
+    checkSessionId(STORE, sessionId);
     if (this.#leases.get(sessionId)?.owner === owner) this.#leases.delete(sessionId);
   }
 
   async leaseHolder(sessionId: string): Promise<string | null> {
+    checkSessionId(STORE, sessionId);
     const lease = this.#leases.get(sessionId);
     return lease !== undefined && lease.expires > this.#clock() ? lease.owner : null;
   }

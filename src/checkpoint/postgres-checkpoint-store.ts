@@ -1,8 +1,9 @@
 import type { Pool } from 'pg';
 
-import { CheckpointError, ConfigError } from '../errors.js';
+import { CheckpointError, ConfigError, StoreUnavailableError } from '../errors.js';
 import { statements } from './postgres-sql.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
+import { checkSessionId } from './session-id.js';
 import { causeText, errorCode, hasLoneSurrogate, readBound } from './store-helpers.js';
 
 /** The largest value of a PostgreSQL `integer`, the type of the step column. */
@@ -107,6 +108,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   async append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+    checkSessionId(STORE, sessionId);
     checkText('session id', sessionId);
     checkData(sessionId, record);
     const pool = await this.#connect();
@@ -125,6 +127,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   async read(sessionId: string, options: ReadOptions = {}): Promise<CheckpointRecord[]> {
+    checkSessionId(STORE, sessionId);
     checkText('session id', sessionId);
     const from = options.from ?? 'snapshot';
     const upTo = readBound(STORE, options.upTo ?? MAX_STEP, 'upTo', MAX_STEP);
@@ -157,6 +160,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   async acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkSessionId(STORE, sessionId);
     checkText('session id', sessionId);
     checkText('lease owner', owner);
     checkTtl(ttlMs);
@@ -165,12 +169,14 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   async releaseLease(sessionId: string, owner: string): Promise<void> {
+    checkSessionId(STORE, sessionId);
     checkText('session id', sessionId);
     checkText('lease owner', owner);
     await this.#query('release a lease', this.#sql.release, [sessionId, owner]);
   }
 
   async leaseHolder(sessionId: string): Promise<string | null> {
+    checkSessionId(STORE, sessionId);
     checkText('session id', sessionId);
     const { rows } = await this.#query('read a lease', this.#sql.holder, [sessionId]);
     return (rows[0] as { owner: string } | undefined)?.owner ?? null;
@@ -249,12 +255,15 @@ export class PostgresCheckpointStore implements CheckpointStore {
 
   #failure(action: string, cause: unknown): Error {
     const detail = causeText(cause);
+    if (UNREACHABLE.test(errorCode(cause) ?? '') || /timeout|terminated/i.test(detail)) {
+      const message =
+        `PostgresCheckpointStore cannot connect to PostgreSQL at ${this.#target}: ${detail}. ` +
+        'Check that the server is running and reachable there, and the connection settings.';
+      return new StoreUnavailableError(STORE, this.#target, message, { cause });
+    }
     const message =
-      UNREACHABLE.test(errorCode(cause) ?? '') || /timeout|terminated/i.test(detail)
-        ? `PostgresCheckpointStore cannot connect to PostgreSQL at ${this.#target}: ${detail}. ` +
-          'Check that the server is running and reachable there, and the connection settings.'
-        : `PostgresCheckpointStore cannot ${action} on PostgreSQL at ${this.#target}: ${detail}. ` +
-          `Check the server's log and the user's rights on ${this.#sql.tables}.`;
+      `PostgresCheckpointStore cannot ${action} on PostgreSQL at ${this.#target}: ${detail}. ` +
+      `Check the server's log and the user's rights on ${this.#sql.tables}.`;
     return new Error(message, { cause });
   }
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 
-import { CheckpointError, ConfigError } from '../errors.js';
+import { CheckpointError, ConfigError, StoreUnavailableError } from '../errors.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import {
   ACQUIRE,
@@ -11,6 +11,7 @@ import {
   RELEASE,
   type Script,
 } from './redis-scripts.js';
+import { checkSessionId } from './session-id.js';
 import { causeText, hasLoneSurrogate, readBound } from './store-helpers.js';
 
 const STORE = 'RedisCheckpointStore';
@@ -192,6 +193,7 @@ export class RedisCheckpointStore implements CheckpointStore {
 
   /** The session's key stem; encodeURIComponent keeps ids apart and escapes `{`, `}` and `:`. */
   #base(sessionId: string): string {
+    checkSessionId(STORE, sessionId);
     return `${this.#prefix}{${encodeURIComponent(checkText('session id', sessionId))}}`;
   }
 
@@ -273,11 +275,15 @@ export class RedisCheckpointStore implements CheckpointStore {
     const detail = causeText(cause);
     const unreachable =
       /ECONN|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|closed|max retries|NOAUTH|WRONGPASS/i;
-    const message = unreachable.test(detail)
-      ? `RedisCheckpointStore cannot connect to Redis at ${this.#target}: ${detail}. Check that ` +
-        'the server is running and reachable there, and the URL and password.'
-      : `RedisCheckpointStore cannot ${action} on Redis at ${this.#target}: ${detail}. Check ` +
-        'that no other program writes keys under this keyPrefix.';
+    if (unreachable.test(detail)) {
+      const message =
+        `RedisCheckpointStore cannot connect to Redis at ${this.#target}: ${detail}. Check that ` +
+        'the server is running and reachable there, and the URL and password.';
+      return new StoreUnavailableError(STORE, this.#target, message, { cause });
+    }
+    const message =
+      `RedisCheckpointStore cannot ${action} on Redis at ${this.#target}: ${detail}. Check ` +
+      'that no other program writes keys under this keyPrefix.';
     return new Error(message, { cause });
   }
 }

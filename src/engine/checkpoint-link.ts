@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import { checkSessionId } from '../checkpoint/session-id.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../errors.js';
-import { SessionLease } from './session-lease.js';
+import { isMisuse, SessionLease } from './session-lease.js';
 import {
   type CheckpointInfo,
   type ExpectedWorkflow,
@@ -60,6 +61,7 @@ export class CheckpointLink {
     descriptor: WorkflowDescriptor,
     options: CheckpointOptions & { check: (state: unknown) => StateCheck<SessionState> },
   ) {
+    checkSessionId('session()', sessionId);
     this.#store = store;
     this.#sessionId = sessionId;
     this.#descriptor = descriptor;
@@ -183,6 +185,7 @@ export class CheckpointLink {
     try {
       appended = await write();
     } catch (error) {
+      if (isMisuse(error)) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new CheckpointError(
         this.#sessionId,

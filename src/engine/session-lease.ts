@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import { CheckpointError, SessionBusyError } from '../errors.js';
+import { CheckpointError, ConfigError, SessionBusyError } from '../errors.js';
 
 /** How long a run's lease lives without renewal: a dead process blocks nobody for longer. */
 export const LEASE_TTL_MS = 3_000;
@@ -40,6 +40,7 @@ export class SessionLease {
     try {
       acquired = await this.#store.acquireLease(this.#sessionId, this.owner, LEASE_TTL_MS);
     } catch (error) {
+      if (isMisuse(error)) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new CheckpointError(
         this.#sessionId,
@@ -48,7 +49,11 @@ export class SessionLease {
         { writing: true, cause: error },
       );
     }
-    if (!acquired) throw new SessionBusyError(this.#sessionId);
+    if (!acquired) {
+      // Every run holds its lease for LEASE_TTL_MS from its last renewal, which was before now.
+      const leaseExpiresBy = new Date(this.#clock() + LEASE_TTL_MS);
+      throw new SessionBusyError(this.#sessionId, { leaseExpiresBy });
+    }
     this.#renewedAt = at;
     this.#heartbeat = setInterval(() => {
       this.#renewing ??= this.#renew().finally(() => {
@@ -107,4 +112,12 @@ export class SessionLease {
     if (renewed) this.#renewedAt = at;
     else this.#lost = { detail: 'another process took its lease' };
   }
+}
+
+/**
+ * An error the store throws for a bad argument (a session id it cannot keep), not for being out
+ * of reach: running again cannot help, so it is not reported as an unreachable store.
+ */
+export function isMisuse(error: unknown): boolean {
+  return error instanceof ConfigError || error instanceof TypeError || error instanceof RangeError;
 }

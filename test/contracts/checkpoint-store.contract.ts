@@ -4,6 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { CheckpointRecord, CheckpointStore } from '../../src/checkpoint/checkpoint-store.js';
+import { MAX_SESSION_ID_LENGTH } from '../../src/checkpoint/session-id.js';
+import { ConfigError } from '../../src/errors.js';
 import { skipNoteFor } from '../support/skip-notes.js';
 
 /** Two handles on one backend (as two processes would have), and how to clean up. */
@@ -130,6 +132,35 @@ export function describeCheckpointStore(
         expect(await a.append(s, rec(1, `data ${i}`, true))).toBe(true);
       for (const [i, s] of ids.entries())
         expect(await a.read(s)).toEqual([rec(1, `data ${i}`, true)]);
+    });
+
+    it('takes ids of up to 256 characters and refuses longer ones with a ConfigError', async (ctx) => {
+      if (fixture === undefined) return ctx.skip(skipNoteFor(name));
+      const { a, b } = stores();
+      const longest = `${id()}-`.padEnd(MAX_SESSION_ID_LENGTH, 'ü');
+      expect(await a.append(longest, rec(1, 'one', true))).toBe(true);
+      expect(await b.read(longest)).toEqual([rec(1, 'one', true)]);
+      expect(await b.acquireLease(longest, 'one', 5_000)).toBe(true);
+      const tooLong = `${longest}x`;
+      const refusals = [
+        a.append(tooLong, rec(1, 'one', true)),
+        a.read(tooLong),
+        a.acquireLease(tooLong, 'one', 5_000),
+        a.releaseLease(tooLong, 'one'),
+        a.leaseHolder(tooLong),
+      ];
+      for (const refusal of refusals) {
+        const error = await refusal.then(
+          () => new Error('accepted'),
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(ConfigError);
+        expect((error as Error).message).toBe(
+          `${name}: the session id "${tooLong.slice(0, 32)}…" is 257 characters long; ` +
+            'checkpoint stores take ids of at most 256 characters (UTF-16 code units). Use a ' +
+            'shorter id, e.g. a hash of this one.',
+        );
+      }
     });
 
     it('holds a lease for one owner at a time until it expires or is released', async (ctx) => {

@@ -9,7 +9,7 @@ import {
   PostgresCheckpointStore,
   type PostgresCheckpointStoreOptions,
 } from '../../src/checkpoint/postgres-checkpoint-store.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError, StoreUnavailableError } from '../../src/errors.js';
 import {
   describeCheckpointStore,
   type StoreFixture,
@@ -104,7 +104,12 @@ describe('PostgresCheckpointStore', () => {
     });
     const error: unknown = await store.read('s').catch((e: unknown) => e);
     await store.close();
-    expect(error).toBeInstanceOf(Error);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(error).toMatchObject({
+      name: 'StoreUnavailableError',
+      store: 'PostgresCheckpointStore',
+      target: '127.0.0.1:1 (database "test")',
+    });
     expect((error as Error).message).toMatch(
       /^PostgresCheckpointStore cannot connect to PostgreSQL at 127\.0\.0\.1:1 \(database "test"\): .*ECONNREFUSED.*Check that the server is running/,
     );

@@ -9,7 +9,7 @@ import {
   RedisCheckpointStore,
   type RedisCheckpointStoreOptions,
 } from '../../src/checkpoint/redis-checkpoint-store.js';
-import { CheckpointError, ConfigError } from '../../src/errors.js';
+import { CheckpointError, ConfigError, StoreUnavailableError } from '../../src/errors.js';
 import {
   describeCheckpointStore,
   type StoreFixture,
@@ -119,7 +119,12 @@ describe('RedisCheckpointStore', () => {
     const store = new RedisCheckpointStore({ url: `redis://:${password}@127.0.0.1:1/2` });
     const error: unknown = await store.read('s').catch((e: unknown) => e);
     await store.close();
-    expect(error).toBeInstanceOf(Error);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(error).toMatchObject({
+      name: 'StoreUnavailableError',
+      store: 'RedisCheckpointStore',
+      target: '127.0.0.1:1 (database 2)',
+    });
     expect((error as Error).message).toMatch(
       /^RedisCheckpointStore cannot connect to Redis at 127\.0\.0\.1:1 \(database 2\): .*ECONNREFUSED.*Check that the server is running/,
     );

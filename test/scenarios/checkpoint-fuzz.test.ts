@@ -31,6 +31,7 @@ import {
 } from '../../src/index.js';
 import { jsonLogLine, logLine, readLogLine } from '../support/file-log-lines.js';
 import { asPatchBody, threadLengthAfter } from '../support/step-records.js';
+import { foldIntoOneFileLogs } from '../support/file-store-layout.js';
 
 /**
  * Corrupt checkpoints, fuzzed: whatever is done to a session's stored step log, loading it
@@ -184,8 +185,10 @@ beforeAll(async () => {
   temporary.push(directory);
   const file = new FileCheckpointStore(directory);
   for (const r of records) await file.append(SESSION, r);
+  // The store keeps a file per record; the fixtures below write the one-file log it wrote before
+  // (and still reads), of the same lines.
+  await foldIntoOneFileLogs(directory);
   logName = (await readdir(directory)).find((f) => f.endsWith('.log')) ?? '';
-  // The fixtures below write logs byte for byte as the store does.
   expect(await readFile(join(directory, logName))).toEqual(fileBytes(records));
 });
 

@@ -1,6 +1,6 @@
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -13,7 +13,8 @@ import {
 import { logLine, readLogLine } from '../support/file-log-lines.js';
 
 // test/fixtures/file-log-v1.log was written by FileCheckpointStore before issue 19: one JSON
-// object per line (format 1). Since then the store writes `<step><= or +><data>` (format 2).
+// object per line (format 1). Since then the store writes `<step><= or +><data>` (format 2), and
+// since issue 27 each record in a file of its own under `<stem>.steps/`; it still reads old logs.
 
 const SESSION = 'legacy-file';
 const FIXTURE = join(import.meta.dirname, '../fixtures/file-log-v1.log');
@@ -51,58 +52,79 @@ describe('a file log written before the format 2 lines', () => {
     );
   });
 
-  it('goes on in format 2 lines after the old ones, and the mixed log loads again', async () => {
-    const { file, desk } = await withFixture();
-    const before = await lines(file);
+  it('goes on in record files after the old log, leaves it as it was, and loads both again', async () => {
+    const { dir, file, desk } = await withFixture();
+    const before = await readFile(file, 'utf8');
     const first = desk();
     // The fixture's scripted models answered twice each; this desk's answer again from the start.
     const result = await first.session(SESSION).run('Thanks!');
     expect(result.status).toBe('awaiting_input');
-    const after = await lines(file);
-    expect(after.slice(0, before.length)).toEqual(before);
-    expect(before.every((l) => l.startsWith('{"step":'))).toBe(true);
-    expect(after.slice(before.length).map((l) => /^\d+[=+]/.exec(l)?.[0])).toEqual([
-      '7+',
-      '8+',
-      '9+',
-    ]);
+    expect(await readFile(file, 'utf8')).toBe(before);
+    const steps = file.replace(/\.log$/, '.steps');
+    expect(await readdir(steps)).toEqual(['7', '8', '9']);
+    for (const n of [7, 8, 9]) {
+      expect(/^\d+[=+]/.exec(await readFile(join(steps, String(n)), 'utf8'))?.[0]).toBe(`${n}+`);
+    }
     const again = desk().session(SESSION);
     expect(await again.messages()).toEqual(await first.session(SESSION).messages());
     expect((await again.info()).step).toBe(9);
     expect((await again.checkpoints()).map((c) => c.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await readdir(dir)).toEqual([
+      basename(file).replace(/\.log$/, '.leases'),
+      basename(file),
+      basename(steps),
+    ]);
   });
 
-  it('reports a broken checksum in either format of a mixed log as a CheckpointError', async () => {
+  it('reports a broken checksum in the old log or in a record file as a CheckpointError', async () => {
     const { file, desk } = await withFixture();
     await desk().session(SESSION).run('Thanks!');
     const intact = await lines(file);
-    for (const [at, from, to] of [
-      [2, 'invoice', 'invoicE'],
-      [7, 'triage', 'triagE'],
-    ] as const) {
-      const record = readLogLine(intact[at] as string);
-      const edited = { ...record, data: record.data.replace(from, to) };
-      expect(edited.data).not.toBe(record.data);
-      const line = at < 6 ? JSON.stringify(edited) : logLine(edited);
-      await writeFile(file, `${intact.map((l, i) => (i === at ? line : l)).join('\n')}\n`);
+    const line = intact[2] as string;
+    const record = readLogLine(line);
+    await writeFile(
+      file,
+      intact
+        .map((l) =>
+          l === line
+            ? JSON.stringify({ ...record, data: record.data.replace('invoice', 'invoicE') })
+            : l,
+        )
+        .join('\n') + '\n',
+    );
+    const refusal = async (step: number) => {
       const error = await desk()
         .session(SESSION)
         .info()
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CheckpointError);
-      expect(error).toMatchObject({ sessionId: SESSION, step: at + 1 });
+      expect(error).toMatchObject({ sessionId: SESSION, step });
       expect((error as Error).message).toContain('its checksum does not match');
-    }
+    };
+    await refusal(3);
+    await writeFile(file, `${intact.join('\n')}\n`);
+    const eight = join(file.replace(/\.log$/, '.steps'), '8');
+    const text = await readFile(eight, 'utf8');
+    const edited = readLogLine(text.slice(0, -1));
+    expect(edited.data).toContain('triage');
+    await writeFile(
+      eight,
+      `${logLine({ ...edited, data: edited.data.replace('triage', 'triagE') })}\n`,
+    );
+    await refusal(8);
   });
 
-  it('drops a torn format 2 line after the old ones and resumes at the step before', async () => {
+  it('drops a torn last line of the old log and resumes at the step before', async () => {
     const { file, desk } = await withFixture();
-    await desk().session(SESSION).run('Thanks!');
     const text = await readFile(file, 'utf8');
     const lastLine = text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
     await writeFile(file, text.slice(0, text.length - Math.floor(lastLine.length / 2)));
     const session = desk().session(SESSION);
-    expect((await session.info()).step).toBe(8);
-    expect((await session.checkpoints()).map((c) => c.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect((await session.info()).step).toBe(5);
+    expect((await session.checkpoints()).map((c) => c.step)).toEqual([1, 2, 3, 4, 5]);
+    expect((await session.run()).status).toBe('awaiting_input');
+    expect((await desk().session(SESSION).checkpoints()).map((c) => c.step)).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ]);
   });
 });

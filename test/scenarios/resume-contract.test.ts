@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,6 +35,7 @@ import {
   startOpenAICompatibleServer,
 } from '../support/openai-compatible-server.js';
 import { skipNoteFor } from '../support/skip-notes.js';
+import { allFileTexts } from '../support/file-store-layout.js';
 
 /**
  * The resume contract of API.md §7 and issue 5, run against every checkpoint store: a session
@@ -98,9 +99,7 @@ const file: StoreSetup = {
       a,
       b,
       raw: async () => {
-        const names = await readdir(directory);
-        const texts = await Promise.all(names.map((n) => readFile(join(directory, n), 'utf8')));
-        return texts.join('\n');
+        return (await allFileTexts(directory)).join('\n');
       },
       close: async () => {
         await Promise.all([a.close(), b.close()]);

@@ -16,6 +16,7 @@ import {
 } from '../../../src/index.js';
 import { logLine, readLogLine } from '../../support/file-log-lines.js';
 import { asPatchBody, threadLengthAfter } from '../../support/step-records.js';
+import { foldIntoOneFileLogs } from '../../support/file-store-layout.js';
 
 /**
  * Issue 12, items 4 and 5, on the embedded store: a damaged log is a CheckpointError naming the
@@ -54,6 +55,8 @@ async function written() {
   await workflow.session(ID).run('Where is my refund?');
   await workflow.session(ID).run('INV-1');
   const messages = await workflow.session(ID).messages();
+  // The store keeps a file per record; damage is made to the one-file log it still reads.
+  await foldIntoOneFileLogs(dir);
   const files = await readdir(dir);
   expect(files).toHaveLength(1);
   const file = join(dir, files[0] as string);
