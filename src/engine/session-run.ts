@@ -11,12 +11,11 @@ import {
   type TurnContext,
 } from './agent-turn.js';
 import { continuePausedTurn } from './approval-turn.js';
-import { undecidedAfter } from './approval-decisions.js';
 import { groupStep } from './group-step.js';
 import { announceSpeakers } from './speakers-listener.js';
-import { checkInput, checkOutput, trippedEvent } from './guardrail-checks.js';
+import { checkOutput, trippedEvent } from './guardrail-checks.js';
 import type { StateMeta } from './orchestration.js';
-import type { RunOptions, Task, TaskMessage, TaskResult } from './runnable.js';
+import type { RunOptions, Task, TaskResult } from './runnable.js';
 import { NO_MESSAGES, type SessionState, type StepChange, withThread } from './session-state.js';
 import { liveThread } from './thread-line.js';
 import type { StopCheck } from './session-stop.js';
@@ -24,10 +23,10 @@ import {
   answerStep,
   approvalPauseStep,
   askUserStep,
-  inputStep,
   type StopChange,
   trippedStep,
 } from './step-changes.js';
+import { takeInput } from './task-input.js';
 import { taskResult, toTaskMessages } from './task-messages.js';
 
 /** Receives every message of a run as it is produced (streaming chunks included). */
@@ -143,7 +142,7 @@ export class SessionRun {
       const ended = await continuePausedTurn(this, taskMessages);
       if (ended !== undefined) return ended;
     } else if (taskMessages.length > 0) {
-      const ended = await this.#takeInput(taskMessages);
+      const ended = await takeInput(this, taskMessages);
       if (ended !== undefined) return ended;
     } else {
       const { driver } = this.host;
@@ -161,58 +160,6 @@ export class SessionRun {
       if (waiting) return this.result('awaiting_input', null);
     }
     return this.#loop();
-  }
-
-  /** A new task: routed into the machine, checked by the input guardrails and the stop rule. */
-  async #takeInput(taskMessages: readonly TaskMessage[]): Promise<TaskResult | undefined> {
-    const { host, options } = this;
-    const { driver, orchestration } = host;
-    // A decision while no approval is pending is refused before anything is committed.
-    if (taskMessages.some((m) => m.type === 'ToolApprovalResponseEvent')) {
-      undecidedAfter(
-        host.id,
-        null,
-        taskMessages.filter((m) => m.type === 'ToolApprovalResponseEvent'),
-      );
-    }
-    const state = host.state;
-    const kind = driver.meta(state.machineState).kind;
-    const machineState =
-      kind === 'input' || kind === 'stopped'
-        ? driver.next(state.machineState, orchestration.routeUserInput(state, taskMessages))
-        : state.machineState;
-    // Without guardrails, a stop rule or a store nothing here is awaited (each await is a tick).
-    const guardrails = orchestration.guardrails?.input;
-    const checkingInput = checkInput(
-      guardrails,
-      host.id,
-      liveThread(state),
-      taskMessages,
-      options.signal,
-    );
-    const tripped = checkingInput === null ? null : await checkingInput;
-    const checking: StopCheck | Promise<StopCheck> =
-      tripped === null ? host.checkStop(taskMessages) : { stop: null, state: state.termination };
-    const check = checking instanceof Promise ? await checking : checking;
-    const stops = tripped !== null || check.stop !== null;
-    const committing = host.commit(
-      inputStep({
-        task: taskMessages,
-        machineState,
-        progress: orchestration.progressOnInput?.(state),
-        tripped: tripped === null ? undefined : trippedEvent(tripped),
-        check,
-        stop: stops ? await host.stopChange(machineState, check.state) : undefined,
-      }),
-    );
-    if (committing !== undefined) await committing;
-    if (options.outputTaskMessages !== false) for (const m of taskMessages) this.emit(m);
-    if (tripped !== null) {
-      this.emit(liveThread(host.state).at(-1) as AgentMessage);
-      return this.result('terminated', trippedReason(tripped));
-    }
-    if (check.stop !== null) return this.result('terminated', check.stop.content);
-    return undefined;
   }
 
   /** Steps until the session waits, stops or is cancelled. */
