@@ -1,12 +1,13 @@
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { trippedReason } from '../agents/guardrail.js';
-import { respondAs, RunCancelled } from './agent-turn.js';
+import { untilAborted } from '../until-aborted.js';
+import { respondAs } from './agent-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
 import { announceSpeakers } from './speakers-listener.js';
 import { checkInput, trippedEvent } from './guardrail-checks.js';
 import type { TaskMessage, TaskResult } from './runnable.js';
 import type { SessionRun } from './session-run.js';
-import type { PendingRequest } from './session-state.js';
+import type { PendingRequest, SessionState } from './session-state.js';
 import { liveThread } from './thread-line.js';
 import type { StopCheck } from './session-stop.js';
 import { decisionsStep } from './step-changes.js';
@@ -22,7 +23,14 @@ export async function continuePausedTurn(
   taskMessages: readonly TaskMessage[],
 ): Promise<TaskResult | undefined> {
   const { host, options } = run;
-  if (taskMessages.length === 0) return run.result('awaiting_input', null);
+  if (taskMessages.length === 0) {
+    // A run cancelled while decided calls ran: they run again, the others still wait.
+    if (host.state.status === 'cancelled') {
+      await host.commit({ event: 'resume', status: 'awaiting_input' });
+      await runDecided(run);
+    }
+    return run.result('awaiting_input', null);
+  }
   const state = host.state;
   const pending = state.pendingRequest as PendingRequest;
   const undecided = undecidedAfter(host.id, pending, taskMessages);
@@ -36,7 +44,7 @@ export async function continuePausedTurn(
   );
   const check: StopCheck =
     tripped === null
-      ? await host.checkStop(taskMessages)
+      ? await untilAborted(host.checkStop(taskMessages), options.signal)
       : { stop: null, state: state.termination };
   const event = tripped === null ? undefined : trippedEvent(tripped);
   const stops = tripped !== null || check.stop !== null;
@@ -60,29 +68,35 @@ export async function continuePausedTurn(
 }
 
 /**
+ * True when `state` is a turn paused for approvals: waiting for decisions, or cancelled while the
+ * decided calls ran (the others still wait).
+ */
+export function pausedForApproval(state: SessionState): boolean {
+  return (
+    state.pendingRequest?.kind === 'approval' &&
+    (state.status === 'awaiting_input' || state.status === 'cancelled')
+  );
+}
+
+/**
  * Some calls of a paused turn were decided and others not: the paused agent runs the decided
- * ones now (one step), and the turn stays paused. A cancelled run leaves them for later.
+ * ones now (one step), and the turn stays paused. A cancelled run records none of them: they
+ * run again when the turn goes on.
  */
 async function runDecided(run: SessionRun): Promise<void> {
   const { host } = run;
   const state = host.state;
   const agent = (state.pendingRequest as PendingRequest).agent;
   const streamed = new Set<string>();
-  let response: AgentResponse | AgentPause;
-  try {
-    announceSpeakers(run.options, [agent], run.streamed);
-    response = await respondAs(
-      host,
-      agent,
-      state.machineState,
-      state,
-      run.options.signal,
-      run.streamTo(streamed, run.emit),
-    );
-  } catch (error) {
-    if (error instanceof RunCancelled) return;
-    throw error;
-  }
+  announceSpeakers(run.options, [agent], run.streamed);
+  const response: AgentResponse | AgentPause = await respondAs(
+    host,
+    agent,
+    state.machineState,
+    state,
+    run.options.signal,
+    run.streamTo(streamed, run.emit),
+  );
   if (!('approvalRequest' in response)) {
     throw new Error(
       `Agent "${agent}" answered while tool calls of its turn still await approval in session ` +

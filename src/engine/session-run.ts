@@ -1,6 +1,7 @@
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { trippedReason } from '../agents/guardrail.js';
 import type { AgentEvent, AgentMessage } from '../messages/message.js';
+import { untilAborted } from '../until-aborted.js';
 import {
   appended,
   chooseSpeaker,
@@ -10,7 +11,7 @@ import {
   type SpeakerTurn,
   type TurnContext,
 } from './agent-turn.js';
-import { continuePausedTurn } from './approval-turn.js';
+import { continuePausedTurn, pausedForApproval } from './approval-turn.js';
 import { groupStep } from './group-step.js';
 import { announceSpeakers } from './speakers-listener.js';
 import { checkOutput, trippedEvent } from './guardrail-checks.js';
@@ -135,10 +136,26 @@ export class SessionRun {
     return this.result('cancelled', null);
   }
 
+  /**
+   * Runs the session until it waits, stops or is cancelled. Whatever the run awaits when its signal
+   * aborts (a model call, a user callback raced with `untilAborted`) ends it as `cancelled`.
+   */
   async run(task: Task | undefined): Promise<TaskResult> {
+    try {
+      return await this.#run(task);
+    } catch (error) {
+      const signal = this.options.signal;
+      if (error instanceof RunCancelled || (signal?.aborted === true && error === signal.reason)) {
+        return this.cancel();
+      }
+      throw error;
+    }
+  }
+
+  async #run(task: Task | undefined): Promise<TaskResult> {
     const taskMessages = toTaskMessages(task);
     const state = this.host.state;
-    if (state.pendingRequest?.kind === 'approval' && state.status === 'awaiting_input') {
+    if (pausedForApproval(state)) {
       const ended = await continuePausedTurn(this, taskMessages);
       if (ended !== undefined) return ended;
     } else if (taskMessages.length > 0) {
@@ -196,12 +213,7 @@ export class SessionRun {
       // The usual turn: the state names its speaker, and no selector is awaited.
       chosen = { speaking: state.machineState };
     } else {
-      try {
-        chosen = await chooseSpeaker(host, state, options.signal);
-      } catch (error) {
-        if (error instanceof RunCancelled) return this.cancel();
-        throw error;
-      }
+      chosen = await chooseSpeaker(host, state, options.signal);
     }
     if ('waiting' in chosen) {
       const change = askUserStep(chosen.waiting, chosen.agent, chosen.prompt);
@@ -212,28 +224,22 @@ export class SessionRun {
     const { speaking, selection } = chosen;
     const agent = (host.driver.meta(speaking) as { agent: string }).agent;
     const streamed = this.sink === undefined ? NOTHING_STREAMED : new Set<string>();
-    let response: AgentResponse | AgentPause;
-    try {
-      if (selection !== undefined && this.sink !== undefined) {
-        streamed.add(selection.id);
-        this.sink(selection);
-      }
-      announceSpeakers(options, [agent], this.streamed);
-      // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
-      const seen =
-        selection === undefined ? state : withThread(state, appended(liveThread(state), selection));
-      response = await respondAs(
-        host,
-        agent,
-        speaking,
-        seen,
-        options.signal,
-        this.streamTo(streamed),
-      );
-    } catch (error) {
-      if (error instanceof RunCancelled) return this.cancel();
-      throw error;
+    if (selection !== undefined && this.sink !== undefined) {
+      streamed.add(selection.id);
+      this.sink(selection);
     }
+    announceSpeakers(options, [agent], this.streamed);
+    // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
+    const seen =
+      selection === undefined ? state : withThread(state, appended(liveThread(state), selection));
+    const response: AgentResponse | AgentPause = await respondAs(
+      host,
+      agent,
+      speaking,
+      seen,
+      options.signal,
+      this.streamTo(streamed),
+    );
     const before = selection === undefined ? NO_MESSAGES : [selection];
     if ('approvalRequest' in response) {
       const change = approvalPauseStep(agent, speaking, response, before, { responder: agent });
@@ -276,7 +282,7 @@ export class SessionRun {
     response: AgentResponse,
     streamed: ReadonlySet<string>,
   ): Promise<TaskResult | undefined> {
-    const { host } = this;
+    const { host, options } = this;
     const inner = response.innerMessages;
     const delta: AgentMessage[] =
       inner === undefined || inner.length === 0
@@ -292,11 +298,13 @@ export class SessionRun {
     try {
       // Without a stop rule the verdict comes at once: nothing to await.
       const checking = host.checkStop(delta, state.termination);
-      check = checking instanceof Promise ? await checking : checking;
+      check = checking instanceof Promise ? await untilAborted(checking, options.signal) : checking;
       if (check.stop === null && followUp !== undefined && followUp.length > 0) {
-        check = await host.checkStop(followUp, check.state, delta);
+        check = await untilAborted(host.checkStop(followUp, check.state, delta), options.signal);
       }
     } catch (error) {
+      // A check the signal interrupted is no verdict: the answer is redone by the next run.
+      if (options.signal?.aborted === true) throw new RunCancelled();
       conditionError = error;
       check = { stop: null, state: state.termination };
     }

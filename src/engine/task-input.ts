@@ -1,5 +1,6 @@
 import { trippedReason } from '../agents/guardrail.js';
 import type { AgentMessage } from '../messages/message.js';
+import { untilAborted } from '../until-aborted.js';
 import { undecidedAfter } from './approval-decisions.js';
 import { checkInput, trippedEvent } from './guardrail-checks.js';
 import type { TaskMessage, TaskResult } from './runnable.js';
@@ -45,7 +46,8 @@ export async function takeInput(
   const tripped = checkingInput === null ? null : await checkingInput;
   const checking: StopCheck | Promise<StopCheck> =
     tripped === null ? host.checkStop(taskMessages) : { stop: null, state: state.termination };
-  const check = checking instanceof Promise ? await checking : checking;
+  const check =
+    checking instanceof Promise ? await untilAborted(checking, options.signal) : checking;
   const stops = tripped !== null || check.stop !== null;
   const committing = host.commit(
     inputStep({
