@@ -167,6 +167,8 @@ export interface ToolOutcome<R> {
   readonly errorType?: string;
   /** Why it failed, for the span status; left out when it would echo the call's content. */
   readonly errorMessage?: string;
+  /** What the tool threw, for the span's exception event. */
+  readonly exception?: { readonly error: unknown };
 }
 
 /** One tool execution: the span `execute_tool <tool>`, failed when the tool's result is an error. */
@@ -190,6 +192,7 @@ export function traceToolExecution<R>(
     async (span: SpanScope) => {
       const outcome = await execute();
       if (outcome.errorType !== undefined) span.fail(outcome.errorType, outcome.errorMessage);
+      if (outcome.exception !== undefined) span.exception(outcome.exception.error);
       return outcome.result;
     },
   );

@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 
+import { redactSecrets } from '../redact.js';
+import { thrownText } from '../value-text.js';
 import type { OpenTelemetryApi } from './open-telemetry.js';
 
 /** A span attribute value as OpenTelemetry accepts it. */
@@ -45,6 +47,8 @@ export interface SpanScope {
   event(name: string, attributes: SpanAttributes): void;
   /** Marks the span as failed: status ERROR with `error.type`. */
   fail(errorType: string, message?: string): void;
+  /** Adds the `exception` event (type, message, stack trace; credentials redacted). */
+  exception(error: unknown): void;
 }
 
 /** What starts a span. */
@@ -63,6 +67,7 @@ const NOOP_SCOPE: SpanScope = {
   set() {},
   event() {},
   fail() {},
+  exception() {},
 };
 
 // Subscribers live on globalThis so that the devtools see the spans of a workflow module that
@@ -228,6 +233,18 @@ export class Tracing {
           localSpan.errorType = errorType;
         }
       },
+      exception(error) {
+        const thrown = exceptionOf(error);
+        otelSpan?.recordException(thrown);
+        localSpan?.events.push({
+          name: 'exception',
+          attributes: {
+            'exception.type': thrown.name,
+            'exception.message': thrown.message,
+            ...(thrown.stack === undefined ? {} : { 'exception.stacktrace': thrown.stack }),
+          },
+        });
+      },
     };
     const store: ActiveScope = { context, local: localSpan };
     try {
@@ -288,6 +305,24 @@ function notify(span: FinishedSpan): void {
       // A subscriber's fault must never break a run.
     }
   }
+}
+
+/**
+ * A thrown value as OpenTelemetry's `recordException` takes it: a copy with the class name, the
+ * message and the stack, credentials redacted (no attribute ever holds an API key).
+ */
+function exceptionOf(error: unknown): { name: string; message: string; stack?: string } {
+  const name = errorTypeOf(error);
+  const message = redactSecrets(thrownText(error));
+  let stack: unknown;
+  try {
+    stack = error instanceof Error ? error.stack : undefined;
+  } catch {
+    // A Proxy's trap may throw: no stack then.
+  }
+  return typeof stack === 'string'
+    ? { name, message, stack: redactSecrets(stack) }
+    : { name, message };
 }
 
 /** `error.type` for a thrown value: the error's class name. */
