@@ -4,10 +4,13 @@ import { describe, expect, it } from 'vitest';
 import {
   Agent,
   approve,
+  type ChatAgent,
+  FunctionalTermination,
   guardrail,
   MemoryCheckpointStore,
   RoundRobinGroupChat,
   ScriptedChatClient,
+  SelectorGroupChat,
   scriptedText,
   tool,
 } from '../../src/index.js';
@@ -81,6 +84,55 @@ describe('a user callback that never settles (issue 27 #5)', () => {
     expect((await workflow.session('s').messages()).map((m) => m.source)).toEqual(['user']);
     expect(await workflow.session('s').info()).toEqual({ status: 'cancelled', step: 2 });
     expect(await store.leaseHolder('s')).toBe(null);
+  });
+});
+
+describe('the other user callbacks a run awaits, never settling', () => {
+  it('a termination condition: the answer it checks is not recorded', async () => {
+    const controller = new AbortController();
+    const client = new ScriptedChatClient([scriptedText('hello')]);
+    const condition = new FunctionalTermination((messages) => {
+      if (messages.every((m) => m.source === 'user')) return false;
+      controller.abort();
+      return never<boolean>();
+    });
+    const { store, workflow } = team(client, { team: { terminationCondition: condition } });
+    const result = await workflow.session('s').run('go', { signal: controller.signal });
+    expect([result.status, client.calls.length]).toEqual(['cancelled', 1]);
+    expect((await workflow.session('s').messages()).map((m) => m.source)).toEqual(['user']);
+    expect(await store.leaseHolder('s')).toBe(null);
+  });
+
+  it("a custom agent's respond() and a selector function", async () => {
+    const controller = new AbortController();
+    const stuck: ChatAgent = {
+      name: 'stuck',
+      description: 'Never answers.',
+      respond: () => {
+        controller.abort();
+        return never();
+      },
+    };
+    const first = new RoundRobinGroupChat([stuck], { maxTurns: 1 });
+    const answered = await first.run('go', { signal: controller.signal });
+    expect(answered.status).toBe('cancelled');
+
+    const choosing = new AbortController();
+    const selector = new SelectorGroupChat(
+      [stuck, new Agent({ name: 'b', client: new ScriptedChatClient([]) })],
+      {
+        selectorFunc: () => {
+          choosing.abort();
+          return never<string>();
+        },
+        maxTurns: 1,
+      },
+    );
+    const chosen = await selector.run('go', { signal: choosing.signal });
+    expect([chosen.status, (await selector.session('default').info()).status]).toEqual([
+      'cancelled',
+      'cancelled',
+    ]);
   });
 });
 
