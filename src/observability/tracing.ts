@@ -2,8 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 
-import { redactSecrets } from '../redact.js';
-import { thrownText } from '../value-text.js';
+import { exceptionOf } from './exception-event.js';
 import type { OpenTelemetryApi } from './open-telemetry.js';
 
 /** A span attribute value as OpenTelemetry accepts it. */
@@ -234,7 +233,7 @@ export class Tracing {
         }
       },
       exception(error) {
-        const thrown = exceptionOf(error);
+        const thrown = exceptionOf(error, errorTypeOf(error));
         otelSpan?.recordException(thrown);
         localSpan?.events.push({
           name: 'exception',
@@ -305,24 +304,6 @@ function notify(span: FinishedSpan): void {
       // A subscriber's fault must never break a run.
     }
   }
-}
-
-/**
- * A thrown value as OpenTelemetry's `recordException` takes it: a copy with the class name, the
- * message and the stack, credentials redacted (no attribute ever holds an API key).
- */
-function exceptionOf(error: unknown): { name: string; message: string; stack?: string } {
-  const name = errorTypeOf(error);
-  const message = redactSecrets(thrownText(error));
-  let stack: unknown;
-  try {
-    stack = error instanceof Error ? error.stack : undefined;
-  } catch {
-    // A Proxy's trap may throw: no stack then.
-  }
-  return typeof stack === 'string'
-    ? { name, message, stack: redactSecrets(stack) }
-    : { name, message };
 }
 
 /** `error.type` for a thrown value: the error's class name. */
