@@ -36,7 +36,12 @@ export type {
   ToolParameters,
 } from './agents/tool.js';
 export { tool } from './agents/tool.js';
-export type { Timer, ToolMiddleware } from './agents/tool-execution.js';
+export type {
+  Timer,
+  ToolErrorHandler,
+  ToolErrorInfo,
+  ToolMiddleware,
+} from './agents/tool-execution.js';
 export type {
   CheckpointRecord,
   CheckpointStore,

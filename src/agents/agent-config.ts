@@ -105,6 +105,17 @@ export function checkMaxToolIterations(agent: string, n: unknown): number {
   return n;
 }
 
+/** Throws unless `handler` is a function or undefined. */
+export function checkOnToolError<T>(agent: string, handler: T): T {
+  if (handler !== undefined && typeof handler !== 'function') {
+    throw new ConfigError(
+      `Agent "${agent}" needs \`onToolError\` to be a function (error, { tool, callId, agent, sessionId }) => void, got ${JSON.stringify(handler)}.`,
+      { path: 'onToolError' },
+    );
+  }
+  return handler;
+}
+
 /** The JSON Schema a model is asked to answer in, derived from a zod `outputSchema`. */
 export function outputJsonSchema(agent: string, schema: unknown): Record<string, unknown> {
   if (!isZodSchema(schema)) {

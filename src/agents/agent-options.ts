@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ChatClient } from '../models/chat-client.js';
 import type { Handoff } from './handoff.js';
 import type { Tool } from './tool.js';
-import type { Timer, ToolMiddleware } from './tool-execution.js';
+import type { Timer, ToolErrorHandler, ToolMiddleware } from './tool-execution.js';
 
 /** Options of `Agent`. */
 export interface AgentOptions {
@@ -31,4 +31,11 @@ export interface AgentOptions {
   stream?: boolean;
   /** Schedules tool timeouts; pass a fake one in tests. @default setTimeout */
   timer?: Timer;
+  /**
+   * Sees each error a tool's `execute` throws, with its stack, and where (tool, call id, agent,
+   * session); the model is told only `Tool "<name>" failed: <message>`. Timeouts and cancellations
+   * are not thrown by the tool and are not reported here. An error this function throws fails the
+   * agent's turn. @default none (the error also reaches the `execute_tool` span as an exception event)
+   */
+  onToolError?: ToolErrorHandler;
 }

@@ -78,4 +78,13 @@ describe('new Agent()', () => {
         'represented in JSON Schema). Use JSON types only.',
     );
   });
+
+  it('rejects an onToolError that is not a function', () => {
+    const bad = 'log' as unknown as NonNullable<AgentOptions['onToolError']>;
+    expect(build({ onToolError: bad })).toThrow(ConfigError);
+    expect(build({ onToolError: bad })).toThrow(
+      'Agent "helper" needs `onToolError` to be a function (error, { tool, callId, agent, ' +
+        'sessionId }) => void, got "log".',
+    );
+  });
 });

@@ -24,6 +24,7 @@ import {
   checkAgentName,
   checkDistinctTargets,
   checkMaxToolIterations,
+  checkOnToolError,
   indexTools,
   mergeHandoffs,
   outputJsonSchema,
@@ -86,6 +87,7 @@ export class Agent implements ChatAgent {
   readonly #middleware: readonly ToolMiddleware[];
   readonly #stream: boolean;
   readonly #timer: Timer;
+  readonly #onToolError: AgentOptions['onToolError'];
   /** The agent's own output format and its JSON Schema. */
   readonly #ownOutput: {
     readonly schema: z.ZodType | undefined;
@@ -124,6 +126,7 @@ export class Agent implements ChatAgent {
     this.#middleware = [...(options.middleware ?? [])];
     this.#stream = options.stream ?? false;
     this.#timer = options.timer ?? realTimer;
+    this.#onToolError = checkOnToolError(name, options.onToolError);
   }
 
   /**
@@ -317,6 +320,7 @@ export class Agent implements ChatAgent {
       signal: ctx.signal,
       sessionId: ctx.sessionId,
       offered: offer.offered,
+      onToolError: this.#onToolError,
     };
   }
 

@@ -5,6 +5,7 @@ import type {
   ToolApprovalRequestEvent,
 } from '../messages/message.js';
 import { indexThread } from '../messages/thread-index.js';
+import { untilAborted } from '../until-aborted.js';
 import type { Tool, ToolContext } from './tool.js';
 import { prepareCall } from './tool-execution.js';
 
@@ -136,7 +137,8 @@ export function rejectedResult(
 /**
  * Whether `call` waits for a person: its tool's `needsApproval`, given the validated arguments.
  * A call that cannot run anyway (unknown tool, bad arguments) needs no approval: it fails as usual.
- * A `needsApproval` function that throws makes the call an error result, returned instead.
+ * A `needsApproval` function that throws makes the call an error result, returned instead; one
+ * still pending when the turn's signal aborts rejects with the signal's reason.
  */
 export async function approvalNeeded(
   call: FunctionCall,
@@ -149,8 +151,10 @@ export async function approvalNeeded(
   if (!prepared.ok) return false;
   if (found.needsApproval === true) return true;
   try {
-    return (await found.needsApproval(prepared.args, { ...context, callId: call.id })) === true;
+    const needed = found.needsApproval(prepared.args, { ...context, callId: call.id });
+    return (await untilAborted(needed, context.signal)) === true;
   } catch (error) {
+    if (context.signal.aborted) throw error;
     const detail = error instanceof Error ? error.message : String(error);
     return {
       callId: call.id,

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
+import { untilAborted } from '../until-aborted.js';
 import { valueText } from '../value-text.js';
 
 /** What a guardrail's `check` receives. */
@@ -108,7 +109,8 @@ export interface Tripped {
 
 /**
  * Runs `guardrails` in order and returns the first that trips.
- * @throws Error naming the guardrail and the session when a check throws.
+ * @throws Error naming the guardrail and the session when a check throws; the signal's reason
+ * when it aborts while a check is pending.
  */
 export async function firstTripped(
   guardrails: readonly Guardrail[],
@@ -117,8 +119,9 @@ export async function firstTripped(
   for (const g of guardrails) {
     let verdict: GuardrailResult;
     try {
-      verdict = await g.check(input);
+      verdict = await untilAborted(g.check(input), input.signal);
     } catch (error) {
+      if (input.signal.aborted) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`Guardrail "${g.name}" failed in session "${input.sessionId}": ${reason}`, {
         cause: error,

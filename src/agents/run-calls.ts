@@ -6,6 +6,7 @@ import type { Tool } from './tool.js';
 import {
   composeToolMiddleware,
   type Timer,
+  type ToolErrorHandler,
   type ToolMiddleware,
   toolExecutor,
 } from './tool-execution.js';
@@ -20,6 +21,7 @@ export interface CallSetup {
   readonly sessionId: string;
   /** Every tool name the model was offered, for the message about an unknown tool. */
   readonly offered: readonly string[];
+  readonly onToolError?: ToolErrorHandler | undefined;
 }
 
 /**
@@ -67,6 +69,7 @@ async function runTools(
       context: { signal: setup.signal, sessionId: setup.sessionId, agent: setup.agent },
       offered: setup.offered,
       timer: setup.timer,
+      onToolError: setup.onToolError,
     }),
   );
   return Promise.all(

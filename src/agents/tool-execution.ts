@@ -47,6 +47,17 @@ export function composeToolMiddleware(
   };
 }
 
+/** Where a tool threw: what `onToolError` receives besides the error. */
+export interface ToolErrorInfo {
+  readonly tool: string;
+  readonly callId: string;
+  readonly agent: string;
+  readonly sessionId: string;
+}
+
+/** Sees each error a tool's `execute` throws, stack and all (the model gets its message only). */
+export type ToolErrorHandler = (error: unknown, info: ToolErrorInfo) => void;
+
 /** Options of `toolExecutor()`. */
 export interface ToolExecutorOptions {
   /** The context of every call; each call adds its own `callId`. */
@@ -54,12 +65,14 @@ export interface ToolExecutorOptions {
   /** Every tool name the model was offered, for the message about an unknown tool. */
   offered: readonly string[];
   timer: Timer;
+  onToolError?: ToolErrorHandler | undefined;
 }
 
 /**
  * Answers calls by running the matching tool. It never rejects: an unknown tool, arguments that
  * are not JSON or fail the schema, a thrown error, a timeout or a cancellation all become an
- * `isError` result whose message names the tool.
+ * `isError` result whose message names the tool. A thrown error also goes, whole, to
+ * `onToolError` and to the span's exception event; a throwing `onToolError` rejects the call.
  */
 export function toolExecutor(
   tools: ReadonlyMap<string, Tool>,
@@ -84,13 +97,22 @@ async function execute(
     return { result, errorType, errorMessage: result.content };
   }
   const outcome = await runWithTimeout(prepared.tool, prepared.args, call.id, options, onAbort);
-  return outcome.ok
-    ? { result: { callId: call.id, name: call.name, content: outcome.content, isError: false } }
-    : {
-        result: { callId: call.id, name: call.name, content: outcome.content, isError: true },
-        errorType: outcome.errorType,
-        errorMessage: outcome.content,
-      };
+  if (outcome.ok) {
+    return {
+      result: { callId: call.id, name: call.name, content: outcome.content, isError: false },
+    };
+  }
+  const { exception } = outcome;
+  if (exception !== undefined) {
+    const { agent, sessionId } = options.context;
+    options.onToolError?.(exception.error, { tool: call.name, callId: call.id, agent, sessionId });
+  }
+  return {
+    result: { callId: call.id, name: call.name, content: outcome.content, isError: true },
+    errorType: outcome.errorType,
+    errorMessage: outcome.content,
+    ...(exception === undefined ? {} : { exception }),
+  };
 }
 
 /** A call whose tool is known and whose arguments passed its schema, or the error result. */
@@ -186,7 +208,10 @@ async function runWithTimeout(
   callId: string,
   { context, timer }: ToolExecutorOptions,
   onAbort: AbortSubscription,
-): Promise<{ ok: true; content: string } | { ok: false; content: string; errorType: string }> {
+): Promise<
+  | { ok: true; content: string }
+  | { ok: false; content: string; errorType: string; exception?: { readonly error: unknown } }
+> {
   const controller = new AbortController();
   const name = found.name;
   let cancelTimer = () => {};
@@ -216,6 +241,7 @@ async function runWithTimeout(
               ok: false,
               content: `Tool "${name}" failed: ${redactSecrets(thrownText(error))}`,
               errorType: errorTypeOf(error),
+              exception: { error },
             }),
         );
     });

@@ -12,6 +12,7 @@ import { isChatMessage } from '../messages/message.js';
 import { recordAppend } from '../messages/thread-index.js';
 import { redactSecrets } from '../redact.js';
 import { traceAgentTurn } from '../observability/gen-ai-spans.js';
+import { untilAborted } from '../until-aborted.js';
 import { thrownText } from '../value-text.js';
 import type { MachineDriver } from './machine-driver.js';
 import {
@@ -67,7 +68,7 @@ export async function chooseSpeaker(
   }
   let choice: Awaited<ReturnType<typeof select>>;
   try {
-    choice = await select(state, signal);
+    choice = await untilAborted(select(state, signal), signal);
   } catch (error) {
     if (signal?.aborted) throw new RunCancelled();
     throw error;
@@ -153,7 +154,10 @@ export async function respondAs(
   let response: AgentResponse | AgentPause;
   try {
     response = await traceAgentTurn(agentName, sessionId, () =>
-      agent.takeTurn === undefined ? agent.respond(context) : agent.takeTurn(context),
+      untilAborted(
+        agent.takeTurn === undefined ? agent.respond(context) : agent.takeTurn(context),
+        signal,
+      ),
     );
   } catch (error) {
     if (signal?.aborted) throw new RunCancelled();

@@ -1,7 +1,8 @@
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { trippedReason } from '../agents/guardrail.js';
 import type { FunctionCall } from '../messages/message.js';
-import { respondAs, RunCancelled } from './agent-turn.js';
+import { untilAborted } from '../until-aborted.js';
+import { respondAs } from './agent-turn.js';
 import { undecidedAfter } from './approval-decisions.js';
 import { approvalOwners } from './group-pause.js';
 import { groupStep } from './group-step.js';
@@ -25,7 +26,19 @@ export async function continuePausedTurn(
   taskMessages: readonly TaskMessage[],
 ): Promise<TaskResult | undefined> {
   const { host, options } = run;
-  if (taskMessages.length === 0) return run.result('awaiting_input', null);
+  if (taskMessages.length === 0) {
+    // A run cancelled while decided calls ran: they run again, the others still wait.
+    if (host.state.status === 'cancelled') {
+      await host.commit({ event: 'resume', status: 'awaiting_input' });
+      if (host.driver.meta(host.state.machineState).kind !== 'group') {
+        await runDecided(run);
+      } else {
+        const ended = await groupStep(run, host.state, unfinishedMembers(host.state));
+        if (ended !== undefined) return ended;
+      }
+    }
+    return run.result('awaiting_input', null);
+  }
   const state = host.state;
   const pending = state.pendingRequest as PendingRequest;
   const undecided = undecidedAfter(host.id, pending, taskMessages);
@@ -39,7 +52,7 @@ export async function continuePausedTurn(
   );
   const check: StopCheck =
     tripped === null
-      ? await host.checkStop(taskMessages)
+      ? await untilAborted(host.checkStop(taskMessages), options.signal)
       : { stop: null, state: state.termination };
   const event = tripped === null ? undefined : trippedEvent(tripped);
   const stops = tripped !== null || check.stop !== null;
@@ -81,29 +94,56 @@ function decidedMembers(
 }
 
 /**
+ * The members of a paused group with a decided call whose result is not recorded: a run was
+ * cancelled while they ran it. A rare path, so it reads the thread rather than keeping a record.
+ */
+function unfinishedMembers(state: SessionState): string[] {
+  const requested = new Map<string, FunctionCall>();
+  const decided: string[] = [];
+  const done = new Set<string>();
+  for (const m of liveThread(state)) {
+    if (m.type === 'ToolApprovalRequestEvent') for (const c of m.content) requested.set(c.id, c);
+    else if (m.type === 'ToolApprovalResponseEvent') decided.push(m.callId);
+    else if (m.type === 'ToolCallExecutionEvent') for (const r of m.content) done.add(r.callId);
+  }
+  const open = decided.flatMap((id) => {
+    const call = done.has(id) ? undefined : requested.get(id);
+    return call === undefined ? [] : [call];
+  });
+  const owners = approvalOwners(liveThread(state), open);
+  return [...new Set(open.flatMap((c) => owners.get(c.id) ?? []))];
+}
+
+/**
+ * True when `state` is a turn paused for approvals: waiting for decisions, or cancelled while the
+ * decided calls ran (the others still wait).
+ */
+export function pausedForApproval(state: SessionState): boolean {
+  return (
+    state.pendingRequest?.kind === 'approval' &&
+    (state.status === 'awaiting_input' || state.status === 'cancelled')
+  );
+}
+
+/**
  * Some calls of a paused turn were decided and others not: the paused agent runs the decided
- * ones now (one step), and the turn stays paused. A cancelled run leaves them for later.
+ * ones now (one step), and the turn stays paused. A cancelled run records none of them: they
+ * run again when the turn goes on.
  */
 async function runDecided(run: SessionRun): Promise<void> {
   const { host } = run;
   const state = host.state;
   const agent = (state.pendingRequest as PendingRequest).agent;
   const streamed = new Set<string>();
-  let response: AgentResponse | AgentPause;
-  try {
-    announceSpeakers(run.options, [agent], run.streamed);
-    response = await respondAs(
-      host,
-      agent,
-      state.machineState,
-      state,
-      run.options.signal,
-      run.streamTo(streamed, run.emit),
-    );
-  } catch (error) {
-    if (error instanceof RunCancelled) return;
-    throw error;
-  }
+  announceSpeakers(run.options, [agent], run.streamed);
+  const response: AgentResponse | AgentPause = await respondAs(
+    host,
+    agent,
+    state.machineState,
+    state,
+    run.options.signal,
+    run.streamTo(streamed, run.emit),
+  );
   if (!('approvalRequest' in response)) {
     throw new Error(
       `Agent "${agent}" answered while tool calls of its turn still await approval in session ` +

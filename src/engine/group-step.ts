@@ -1,6 +1,7 @@
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { type Tripped, trippedReason } from '../agents/guardrail.js';
 import type { AgentMessage } from '../messages/message.js';
+import { untilAborted } from '../until-aborted.js';
 import { respondAs, RunCancelled } from './agent-turn.js';
 import { checkOutput, trippedEvent } from './guardrail-checks.js';
 import {
@@ -156,8 +157,10 @@ export async function groupStep(
   let check: StopCheck = { stop: null, state: state.termination };
   let conditionError: unknown;
   try {
-    check = await host.checkStop(append, state.termination);
+    check = await untilAborted(host.checkStop(append, state.termination), options.signal);
   } catch (error) {
+    // A check the signal interrupted is no verdict: the answers are redone by the next run.
+    if (options.signal?.aborted === true) throw new RunCancelled();
     conditionError = error;
   }
   const waits = driver.meta(next).kind === 'input';

@@ -1,6 +1,7 @@
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { trippedReason } from '../agents/guardrail.js';
 import type { AgentEvent, AgentMessage } from '../messages/message.js';
+import { untilAborted } from '../until-aborted.js';
 import {
   appended,
   chooseSpeaker,
@@ -10,13 +11,12 @@ import {
   type SpeakerTurn,
   type TurnContext,
 } from './agent-turn.js';
-import { continuePausedTurn } from './approval-turn.js';
-import { undecidedAfter } from './approval-decisions.js';
+import { continuePausedTurn, pausedForApproval } from './approval-turn.js';
 import { groupStep } from './group-step.js';
 import { announceSpeakers } from './speakers-listener.js';
-import { checkInput, checkOutput, trippedEvent } from './guardrail-checks.js';
+import { checkOutput, trippedEvent } from './guardrail-checks.js';
 import type { StateMeta } from './orchestration.js';
-import type { RunOptions, Task, TaskMessage, TaskResult } from './runnable.js';
+import type { RunOptions, Task, TaskResult } from './runnable.js';
 import { NO_MESSAGES, type SessionState, type StepChange, withThread } from './session-state.js';
 import { liveThread } from './thread-line.js';
 import type { StopCheck } from './session-stop.js';
@@ -24,10 +24,10 @@ import {
   answerStep,
   approvalPauseStep,
   askUserStep,
-  inputStep,
   type StopChange,
   trippedStep,
 } from './step-changes.js';
+import { takeInput } from './task-input.js';
 import { taskResult, toTaskMessages } from './task-messages.js';
 
 /** Receives every message of a run as it is produced (streaming chunks included). */
@@ -136,14 +136,30 @@ export class SessionRun {
     return this.result('cancelled', null);
   }
 
+  /**
+   * Runs the session until it waits, stops or is cancelled. Whatever the run awaits when its signal
+   * aborts (a model call, a user callback raced with `untilAborted`) ends it as `cancelled`.
+   */
   async run(task: Task | undefined): Promise<TaskResult> {
+    try {
+      return await this.#run(task);
+    } catch (error) {
+      const signal = this.options.signal;
+      if (error instanceof RunCancelled || (signal?.aborted === true && error === signal.reason)) {
+        return this.cancel();
+      }
+      throw error;
+    }
+  }
+
+  async #run(task: Task | undefined): Promise<TaskResult> {
     const taskMessages = toTaskMessages(task);
     const state = this.host.state;
-    if (state.pendingRequest?.kind === 'approval' && state.status === 'awaiting_input') {
+    if (pausedForApproval(state)) {
       const ended = await continuePausedTurn(this, taskMessages);
       if (ended !== undefined) return ended;
     } else if (taskMessages.length > 0) {
-      const ended = await this.#takeInput(taskMessages);
+      const ended = await takeInput(this, taskMessages);
       if (ended !== undefined) return ended;
     } else {
       const { driver } = this.host;
@@ -161,58 +177,6 @@ export class SessionRun {
       if (waiting) return this.result('awaiting_input', null);
     }
     return this.#loop();
-  }
-
-  /** A new task: routed into the machine, checked by the input guardrails and the stop rule. */
-  async #takeInput(taskMessages: readonly TaskMessage[]): Promise<TaskResult | undefined> {
-    const { host, options } = this;
-    const { driver, orchestration } = host;
-    // A decision while no approval is pending is refused before anything is committed.
-    if (taskMessages.some((m) => m.type === 'ToolApprovalResponseEvent')) {
-      undecidedAfter(
-        host.id,
-        null,
-        taskMessages.filter((m) => m.type === 'ToolApprovalResponseEvent'),
-      );
-    }
-    const state = host.state;
-    const kind = driver.meta(state.machineState).kind;
-    const machineState =
-      kind === 'input' || kind === 'stopped'
-        ? driver.next(state.machineState, orchestration.routeUserInput(state, taskMessages))
-        : state.machineState;
-    // Without guardrails, a stop rule or a store nothing here is awaited (each await is a tick).
-    const guardrails = orchestration.guardrails?.input;
-    const checkingInput = checkInput(
-      guardrails,
-      host.id,
-      liveThread(state),
-      taskMessages,
-      options.signal,
-    );
-    const tripped = checkingInput === null ? null : await checkingInput;
-    const checking: StopCheck | Promise<StopCheck> =
-      tripped === null ? host.checkStop(taskMessages) : { stop: null, state: state.termination };
-    const check = checking instanceof Promise ? await checking : checking;
-    const stops = tripped !== null || check.stop !== null;
-    const committing = host.commit(
-      inputStep({
-        task: taskMessages,
-        machineState,
-        progress: orchestration.progressOnInput?.(state),
-        tripped: tripped === null ? undefined : trippedEvent(tripped),
-        check,
-        stop: stops ? await host.stopChange(machineState, check.state) : undefined,
-      }),
-    );
-    if (committing !== undefined) await committing;
-    if (options.outputTaskMessages !== false) for (const m of taskMessages) this.emit(m);
-    if (tripped !== null) {
-      this.emit(liveThread(host.state).at(-1) as AgentMessage);
-      return this.result('terminated', trippedReason(tripped));
-    }
-    if (check.stop !== null) return this.result('terminated', check.stop.content);
-    return undefined;
   }
 
   /** Steps until the session waits, stops or is cancelled. */
@@ -249,12 +213,7 @@ export class SessionRun {
       // The usual turn: the state names its speaker, and no selector is awaited.
       chosen = { speaking: state.machineState };
     } else {
-      try {
-        chosen = await chooseSpeaker(host, state, options.signal);
-      } catch (error) {
-        if (error instanceof RunCancelled) return this.cancel();
-        throw error;
-      }
+      chosen = await chooseSpeaker(host, state, options.signal);
     }
     if ('waiting' in chosen) {
       const change = askUserStep(chosen.waiting, chosen.agent, chosen.prompt);
@@ -265,28 +224,22 @@ export class SessionRun {
     const { speaking, selection } = chosen;
     const agent = (host.driver.meta(speaking) as { agent: string }).agent;
     const streamed = this.sink === undefined ? NOTHING_STREAMED : new Set<string>();
-    let response: AgentResponse | AgentPause;
-    try {
-      if (selection !== undefined && this.sink !== undefined) {
-        streamed.add(selection.id);
-        this.sink(selection);
-      }
-      announceSpeakers(options, [agent], this.streamed);
-      // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
-      const seen =
-        selection === undefined ? state : withThread(state, appended(liveThread(state), selection));
-      response = await respondAs(
-        host,
-        agent,
-        speaking,
-        seen,
-        options.signal,
-        this.streamTo(streamed),
-      );
-    } catch (error) {
-      if (error instanceof RunCancelled) return this.cancel();
-      throw error;
+    if (selection !== undefined && this.sink !== undefined) {
+      streamed.add(selection.id);
+      this.sink(selection);
     }
+    announceSpeakers(options, [agent], this.streamed);
+    // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
+    const seen =
+      selection === undefined ? state : withThread(state, appended(liveThread(state), selection));
+    const response: AgentResponse | AgentPause = await respondAs(
+      host,
+      agent,
+      speaking,
+      seen,
+      options.signal,
+      this.streamTo(streamed),
+    );
     const before = selection === undefined ? NO_MESSAGES : [selection];
     if ('approvalRequest' in response) {
       const change = approvalPauseStep(agent, speaking, response, before, { responder: agent });
@@ -329,7 +282,7 @@ export class SessionRun {
     response: AgentResponse,
     streamed: ReadonlySet<string>,
   ): Promise<TaskResult | undefined> {
-    const { host } = this;
+    const { host, options } = this;
     const inner = response.innerMessages;
     const delta: AgentMessage[] =
       inner === undefined || inner.length === 0
@@ -345,11 +298,13 @@ export class SessionRun {
     try {
       // Without a stop rule the verdict comes at once: nothing to await.
       const checking = host.checkStop(delta, state.termination);
-      check = checking instanceof Promise ? await checking : checking;
+      check = checking instanceof Promise ? await untilAborted(checking, options.signal) : checking;
       if (check.stop === null && followUp !== undefined && followUp.length > 0) {
-        check = await host.checkStop(followUp, check.state, delta);
+        check = await untilAborted(host.checkStop(followUp, check.state, delta), options.signal);
       }
     } catch (error) {
+      // A check the signal interrupted is no verdict: the answer is redone by the next run.
+      if (options.signal?.aborted === true) throw new RunCancelled();
       conditionError = error;
       check = { stop: null, state: state.termination };
     }

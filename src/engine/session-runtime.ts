@@ -204,16 +204,22 @@ export class SessionRuntime implements RunHost {
   // confirm the lease. The runtime is the host of its runs itself: a host object per run (with a
   // closure per effect) cost more than the rest of a run's bookkeeping.
 
-  /** Records `change`; a session without a store has nothing to wait for (see `RunHost.commit`). */
+  /**
+   * Records `change`; a session without a store has nothing to wait for (see `RunHost.commit`).
+   * A committed stop answers a `stop()` request a check returned (only then: a failed commit
+   * leaves the request for the next check).
+   */
   commit(change: StepChange): Promise<void> | undefined {
     const step = applyStep(this.#state, change);
     const link = this.#link;
     if (link === undefined) {
       this.#state = step.state;
+      if (change.status === 'terminated') this.#stop?.committedStop();
       return undefined;
     }
     return link.commit(step).then(() => {
       this.#state = step.state;
+      if (change.status === 'terminated') this.#stop?.committedStop();
     });
   }
 

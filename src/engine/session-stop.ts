@@ -41,6 +41,8 @@ export class SessionStop {
   readonly #workflowRule: StopRule | undefined;
   #rule: SessionStopRule | undefined;
   #request: string | undefined;
+  /** The request a check has answered, kept until the stop it caused is committed. */
+  #answered: string | undefined;
 
   constructor(sessionId: string, rule: StopRule | undefined) {
     this.#sessionId = sessionId;
@@ -78,16 +80,25 @@ export class SessionStop {
     );
   }
 
-  /** `check`, or the requested stop when `check` does not stop (the request is then answered). */
+  /**
+   * `check`, or the requested stop when `check` does not stop. The request stays until a stop is
+   * committed (`committedStop()`): a run that fails before then leaves it for the next check.
+   */
   withRequest(check: StopCheck): StopCheck {
     const requested = this.#request;
     if (requested === undefined) return check;
-    this.#request = undefined;
+    this.#answered = requested;
     if (check.stop !== null) return check;
     return {
       stop: stopMessage({ source: 'ExternalTermination', content: requested }),
       state: check.state,
     };
+  }
+
+  /** A stop was committed: the request a check answered is done (a newer one still waits). */
+  committedStop(): void {
+    if (this.#answered !== undefined && this.#answered === this.#request) this.#request = undefined;
+    this.#answered = undefined;
   }
 
   /** What a stop changes: the machine stops (remembering where), the condition is reset. */

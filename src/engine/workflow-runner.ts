@@ -265,7 +265,9 @@ class SessionHandle implements CheckpointedSession {
   }
 
   runStream(task?: Task, options?: RunOptions): AsyncIterable<AgentMessage | TaskResult> {
-    return streamRun((sink) => this.#use((runtime) => runtime.run(task, options, sink)));
+    return streamRun(options, (streamed, sink) =>
+      this.#use((runtime) => runtime.run(task, streamed, sink)),
+    );
   }
 
   reset(): Promise<void> {

@@ -188,6 +188,8 @@ export interface ToolOutcome<R> {
   readonly errorType?: string;
   /** Why it failed: the span's status message, only with content capture on. */
   readonly errorMessage?: string;
+  /** What the tool threw, for the span's exception event. */
+  readonly exception?: { readonly error: unknown };
 }
 
 /** A tool call as `traceToolExecution` sees it. */
@@ -223,6 +225,7 @@ export function traceToolExecution<R>(
     async (span: SpanScope) => {
       const outcome = await execute();
       if (outcome.errorType !== undefined) span.fail(outcome.errorType, outcome.errorMessage);
+      if (outcome.exception !== undefined) span.exception(outcome.exception.error);
       return outcome.result;
     },
   );

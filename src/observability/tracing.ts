@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 
+import { exceptionOf } from './exception-event.js';
 import { captureMessageContent } from './gen-ai-messages.js';
 import type { OpenTelemetryApi } from './open-telemetry.js';
 
@@ -50,6 +51,11 @@ export interface SpanScope {
    * a provider's echo of the request, all content.
    */
   fail(errorType: string, message?: string): void;
+  /**
+   * Adds the `exception` event: type and stack frames; with content capture on also the message
+   * and the whole stack (credentials redacted).
+   */
+  exception(error: unknown): void;
 }
 
 /** What starts a span. */
@@ -68,6 +74,7 @@ const NOOP_SCOPE: SpanScope = {
   set() {},
   event() {},
   fail() {},
+  exception() {},
 };
 
 // Subscribers live on globalThis so that the devtools see the spans of a workflow module that
@@ -232,6 +239,18 @@ export class Tracing {
           localSpan.attributes['error.type'] = errorType;
           localSpan.errorType = errorType;
         }
+      },
+      exception(error) {
+        const thrown = exceptionOf(error, errorTypeOf(error), captureMessageContent());
+        otelSpan?.recordException(thrown);
+        localSpan?.events.push({
+          name: 'exception',
+          attributes: {
+            'exception.type': thrown.name,
+            ...(thrown.message === undefined ? {} : { 'exception.message': thrown.message }),
+            ...(thrown.stack === undefined ? {} : { 'exception.stacktrace': thrown.stack }),
+          },
+        });
       },
     };
     const store: ActiveScope = { context, local: localSpan };

@@ -269,6 +269,28 @@ describe('session.stop()', () => {
       `[ConfigError: session("z").stop(): the reason must be a non-empty string, got "".]`,
     );
   });
+
+  it('keeps the request when the commit of the stop fails (issue 27 #20)', async () => {
+    const store = new WatchedStore();
+    const team = new RoundRobinGroupChat([talker('a')], { maxTurns: 1, checkpointStore: store });
+    const session = team.session('w');
+    session.stop('Closed by operator');
+    store.appends = 'fail once';
+
+    await expect(session.run('hi')).rejects.toThrow('connect ECONNREFUSED 127.0.0.1:5432');
+    const stopped = await session.run('hi');
+    const next = await session.run('again');
+
+    expect([stopped.status, stopped.stopReason, texts(stopped.messages)]).toEqual([
+      'terminated',
+      'Closed by operator',
+      ['user: hi'],
+    ]);
+    expect([next.stopReason, texts(next.messages)]).toEqual([
+      'Maximum number of turns 1 reached.',
+      ['user: again', 'a: a 1'],
+    ]);
+  });
 });
 
 /** A store that records which sessions were read, and can refuse or fail its leases. */
@@ -276,11 +298,16 @@ class WatchedStore implements CheckpointStore {
   readonly inner: MemoryCheckpointStore;
   readonly reads: string[] = [];
   leases: 'grant' | 'fail' = 'grant';
+  appends: 'accept' | 'fail once' = 'accept';
 
   constructor(inner = new MemoryCheckpointStore()) {
     this.inner = inner;
   }
-  append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+  async append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+    if (this.appends === 'fail once') {
+      this.appends = 'accept';
+      throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    }
     return this.inner.append(sessionId, record);
   }
   read(sessionId: string, options?: ReadOptions): Promise<CheckpointRecord[]> {
