@@ -1,3 +1,5 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
+
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { trippedReason } from '../agents/guardrail.js';
 import type { AgentEvent, AgentMessage } from '../messages/message.js';
@@ -219,7 +221,7 @@ export class SessionRun {
   async #loop(): Promise<TaskResult> {
     const { host, options } = this;
     const { driver, orchestration } = host;
-    for (;;) {
+    for (let turns = 0; ; turns++) {
       const state = host.state;
       const meta = driver.meta(state.machineState);
       if (meta.kind !== 'agent' && meta.kind !== 'select' && meta.kind !== 'group')
@@ -232,6 +234,10 @@ export class SessionRun {
         });
         return this.result('terminated', reason);
       }
+      // Agents that answer without I/O chain only microtasks: without a macrotask between turns a
+      // run that never stops starves the event loop, so no timer, abort or signal handler could
+      // end it (issue 33). The first turn needs none: the run was started from a macrotask.
+      if (turns > 0) await nextMacrotask();
       if (options.signal?.aborted) return this.cancel();
       // A run that lost its lease or its store stops here, before paying for a model call.
       const confirming = host.confirmLease(state.step + 1);
