@@ -1,5 +1,5 @@
 // Issue 33: a team whose termination condition never fires, of agents that answer without I/O,
-// must still let the event loop run between turns, so that timers, aborts and signal handlers
+// must still let the event loop run every so many turns, so that timers, aborts and signal handlers
 // can end it. Each in-process run has `maxTurns` as a backstop: were the loop starved, the run
 // would end by that limit (status "terminated") instead of hanging the test worker.
 import { spawn } from 'node:child_process';
