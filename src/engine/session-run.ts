@@ -1,3 +1,5 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
+
 import type { AgentPause, AgentResponse } from '../agents/chat-agent.js';
 import { trippedReason } from '../agents/guardrail.js';
 import type { AgentEvent, AgentMessage } from '../messages/message.js';
@@ -29,6 +31,12 @@ import {
 } from './step-changes.js';
 import { takeInput } from './task-input.js';
 import { taskResult, toTaskMessages } from './task-messages.js';
+
+/**
+ * How many turns a run takes between two macrotasks it waits for. Agents that answer at once take
+ * 10–50 µs a turn, so a timer or a signal handler waits about a millisecond for its turn.
+ */
+const TURNS_PER_MACROTASK = 32;
 
 /** Receives every message of a run as it is produced (streaming chunks included). */
 export type MessageSink = (message: AgentMessage) => void;
@@ -183,7 +191,7 @@ export class SessionRun {
   async #loop(): Promise<TaskResult> {
     const { host, options } = this;
     const { driver, orchestration } = host;
-    for (;;) {
+    for (let turns = 0; ; turns++) {
       const state = host.state;
       const meta = driver.meta(state.machineState);
       if (meta.kind !== 'agent' && meta.kind !== 'select' && meta.kind !== 'group')
@@ -196,6 +204,10 @@ export class SessionRun {
         });
         return this.result('terminated', reason);
       }
+      // Agents that answer without I/O chain only microtasks: a run that never stops would starve
+      // the event loop, and no timer, abort or signal handler could end it (issue 33). A macrotask
+      // can cost more than such a turn (setImmediate: 2–20 µs), so it comes every so many turns.
+      if (turns > 0 && turns % TURNS_PER_MACROTASK === 0) await nextMacrotask();
       if (options.signal?.aborted) return this.cancel();
       // A run that lost its lease or its store stops here, before paying for a model call.
       const confirming = host.confirmLease(state.step + 1);

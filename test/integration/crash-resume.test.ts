@@ -225,7 +225,7 @@ afterAll(async () => {
 });
 
 describe('crash and resume with FileCheckpointStore', () => {
-  it(`survives ${CHAINS * KILLS_PER_CHAIN} SIGKILLs at random moments with no lost or doubled message`, async () => {
+  it(`survives ${CHAINS * KILLS_PER_CHAIN} SIGKILLs at random moments with no lost or doubled message`, async (ctx) => {
     const random = prng(SEED);
     const seeds = Array.from({ length: CHAINS }, () => Math.floor(random() * 2 ** 31));
     const reports = await Promise.all(
@@ -236,7 +236,8 @@ describe('crash and resume with FileCheckpointStore', () => {
     const sessions = reports.flatMap((r) =>
       r.sessions.map((id) => ({ id, directory: r.directory })),
     );
-    console.info(
+    // The seed and where the kills fell: shown with a failure and by --reporter=verbose.
+    await ctx.annotate(
       `crash test (CRASH_SEED=${SEED}): ${kills.length} kills, ${reports.reduce((n, r) => n + r.workers, 0)} processes, ${sessions.length} sessions; ` +
         `killed at steps ${kills.map((k) => k.step).join(',')}; during ${summarise(kills.map((k) => k.during.split(':')[0] ?? ''))}; ` +
         `blocked after a kill (ms) ${reports.flatMap((r) => r.blockedMs).join(',')}; ` +

@@ -243,7 +243,8 @@ describe('PostgresCheckpointStore shared by several processes', () => {
         totalMs: Date.now() - started,
         perWorker: stats.map((s) => `${s.worker}: ${s.replies} replies, ${s.busy} busy`),
       };
-      console.log(`postgres race: ${JSON.stringify(summary)}`);
+      // Shown with a failure and by --reporter=verbose.
+      await ctx.annotate(`postgres race: ${JSON.stringify(summary)}`);
       // They raced: some runs met another process's run of the same session.
       expect(summary.busy).toBeGreaterThan(0);
     } finally {

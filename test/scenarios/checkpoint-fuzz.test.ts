@@ -542,7 +542,7 @@ describe.each(KINDS)('corrupt checkpoints in the $name store', (kind) => {
   });
 
   it.skipIf(kind.name !== 'file')(
-    'a final line cut off without its newline is a torn write: the previous step resumes',
+    'a final line cut off without its newline is a torn write: the previous step resumes (file store only)',
     async () => {
       const lastLength = Buffer.byteLength(`${line(records.at(-1) as CheckpointRecord)}\n`);
       const full = fileBytes(records);
@@ -629,7 +629,7 @@ describe.each(KINDS)('corrupt checkpoints in the $name store', (kind) => {
   });
 
   it.skipIf(kind.name !== 'file')(
-    'wrong JSON types in the stored line around a record: CheckpointError',
+    'wrong JSON types in the stored line around a record: CheckpointError (file store only)',
     async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -737,7 +737,7 @@ describe.each(KINDS)('corrupt checkpoints in the $name store', (kind) => {
 
   // The corruptions the properties above find, one deterministic case each.
   it.skipIf(kind.name !== 'file')(
-    'the first record (the snapshot) deleted: CheckpointError, not a fresh session',
+    'the first record (the snapshot) deleted: CheckpointError, not a fresh session (file store only)',
     async () => {
       await expectSafeExample(
         kind,

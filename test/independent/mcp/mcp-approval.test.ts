@@ -1,24 +1,18 @@
 // API.md §12 `needsApproval` with §10: an MCP tool that needs approval pauses the run before the
 // server is called; an approved call then reaches the server, a rejected one never does.
-// Approvals (§10, issue 15) are not on this branch's base yet: the approval tests run once
-// `approve`/`reject` are exported and are skipped, saying so, until then.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import * as baton from '../../../src/index.js';
 import {
   Agent,
+  approve,
   mcpTools,
+  reject,
   RoundRobinGroupChat,
   ScriptedChatClient,
   scriptedText,
   scriptedToolCall,
-  type Task,
 } from '../../../src/index.js';
 import { executionResults, orderStdio } from './support/mcp-kit.js';
-
-type Decision = (callId: string, reason?: string) => Task;
-const { approve, reject } = baton as unknown as { approve?: Decision; reject?: Decision };
-const approvalsExist = typeof approve === 'function' && typeof reject === 'function';
 
 type Handle = Awaited<ReturnType<typeof mcpTools>>;
 const stdio = orderStdio();
@@ -44,40 +38,37 @@ describe('mcpTools({ needsApproval: true })', () => {
     expect(handle.tools.map((t) => t.name)).toEqual(['lookup_order']);
   });
 
-  it.skipIf(!approvalsExist)(
-    'pauses before the call; approved, the call reaches the server',
-    async () => {
-      const before = stdio.calls().length;
-      const desk = team(['V-1 has shipped.']);
-      const paused = await desk.run('Where is V-1?');
-      expect(paused.status).toBe('awaiting_input');
-      expect(paused.pendingRequest).toMatchObject({
-        agent: 'clerk',
-        kind: 'approval',
-        calls: [{ id: 'v1', name: 'lookup_order', arguments: '{"orderId":"V-1"}' }],
-      });
-      expect(stdio.calls().length).toBe(before);
+  it('pauses before the call; approved, the call reaches the server', async () => {
+    const before = stdio.calls().length;
+    const desk = team(['V-1 has shipped.']);
+    const paused = await desk.run('Where is V-1?');
+    expect(paused.status).toBe('awaiting_input');
+    expect(paused.pendingRequest).toMatchObject({
+      agent: 'clerk',
+      kind: 'approval',
+      calls: [{ id: 'v1', name: 'lookup_order', arguments: '{"orderId":"V-1"}' }],
+    });
+    expect(stdio.calls().length).toBe(before);
 
-      const done = await desk.run(approve!('v1'));
-      expect(executionResults(done.messages)).toEqual([
-        {
-          callId: 'v1',
-          name: 'lookup_order',
-          content: 'Order V-1 is shipped (priority low, copies 1).',
-          isError: false,
-        },
-      ]);
-      expect(stdio.calls().slice(before)).toEqual([
-        { name: 'lookup_order', arguments: { orderId: 'V-1' } },
-      ]);
-    },
-  );
+    const done = await desk.run(approve('v1'));
+    expect(executionResults(done.messages)).toEqual([
+      {
+        callId: 'v1',
+        name: 'lookup_order',
+        content: 'Order V-1 is shipped (priority low, copies 1).',
+        isError: false,
+      },
+    ]);
+    expect(stdio.calls().slice(before)).toEqual([
+      { name: 'lookup_order', arguments: { orderId: 'V-1' } },
+    ]);
+  });
 
-  it.skipIf(!approvalsExist)('rejected, the call never reaches the server', async () => {
+  it('rejected, the call never reaches the server', async () => {
     const before = stdio.calls().length;
     const desk = team(['I may not look that up.']);
     await desk.run('Where is V-1?');
-    const done = await desk.run(reject!('v1', 'not today'));
+    const done = await desk.run(reject('v1', 'not today'));
     expect(executionResults(done.messages)).toEqual([
       {
         callId: 'v1',
