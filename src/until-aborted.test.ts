@@ -23,4 +23,22 @@ describe('untilAborted()', () => {
     controller.abort(new Error('late'));
     await expect(untilAborted(3, controller.signal)).rejects.toThrow('late');
   });
+
+  it('leaves no unhandled rejection when the callback aborted the signal before it returned', async () => {
+    const unhandled: unknown[] = [];
+    const seen = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', seen);
+    try {
+      const controller = new AbortController();
+      // As an agent does that aborts its run and then waits for the signal: the promise it hands
+      // back rejects only after untilAborted() has already given up on it.
+      controller.abort(new Error('stop'));
+      const late = Promise.reject(new Error('late'));
+      await expect(untilAborted(late, controller.signal)).rejects.toThrow('stop');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', seen);
+    }
+  });
 });

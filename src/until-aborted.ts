@@ -11,7 +11,12 @@ export function untilAborted<T>(
 ): Promise<T> {
   // Without a signal nothing can abort: a native promise is returned as it is (no extra tick).
   if (signal === undefined) return Promise.resolve(pending);
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The callback may have aborted the signal itself before handing its promise back: that
+    // promise is ignored, and its rejection must not surface as an unhandled one.
+    Promise.resolve(pending).catch(() => {});
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
