@@ -20,9 +20,9 @@ export function whereOf(model: string, endpoint: Endpoint): string {
 }
 
 /**
- * Refuses a base URL that carries credentials: fetch never sends a user name and password from a
- * URL, and the SDK appends its paths after a query string, so neither can work; the message shows
- * the URL redacted.
+ * Refuses a base URL that carries a user name or password, which fetch never sends from a URL; the
+ * message shows the URL redacted. A query string (`?api-version=`, `?key=`) works: `openai` 7 puts
+ * the request path before it, and errors show its values redacted.
  */
 export function checkBaseURL(baseURL: string): void {
   const shown = redactSecrets(redactUrl(baseURL), urlSecrets(baseURL));
@@ -37,12 +37,6 @@ export function checkBaseURL(baseURL: string): void {
   if (parsed !== undefined && (parsed.username !== '' || parsed.password !== '')) {
     throw new ConfigError(
       `OpenAIChatClient: \`baseURL\` ${shown} holds a user name or password, which fetch refuses in a URL. ${way}`,
-      { path: 'baseURL' },
-    );
-  }
-  if (parsed !== undefined && parsed.search !== '') {
-    throw new ConfigError(
-      `OpenAIChatClient: \`baseURL\` ${shown} has a query string, after which the request path cannot be added. ${way}`,
       { path: 'baseURL' },
     );
   }

@@ -272,10 +272,13 @@ describe('devtools server', () => {
       stopped?: boolean;
     }[];
     expect(spans.filter((s) => s.errorType !== undefined)).toEqual([]);
-    expect(spans.filter((s) => s.stopped === true).map((s) => s.name)).toEqual([
-      'chat',
-      'invoke_agent technical',
-    ]);
+    // Both end on the same abort; which one the page hears of first is not fixed.
+    expect(
+      spans
+        .filter((s) => s.stopped === true)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['chat', 'invoke_agent technical']);
     events.close();
   });
 
