@@ -1,0 +1,165 @@
+// Hostile approval tests: two graph nodes pausing together; never-settling callbacks + abort;
+// abort while an approved call runs.
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+
+import {
+  Agent,
+  type AgentMessage,
+  approve,
+  GraphBuilder,
+  guardrail,
+  RoundRobinGroupChat,
+  ScriptedChatClient,
+  scriptedText,
+  SessionBusyError,
+  TextMessageTermination,
+  tool,
+} from '../../../src/index.js';
+
+const never = <T>() => new Promise<T>(() => {});
+
+function results(messages: readonly AgentMessage[]) {
+  return messages.flatMap((m) => (m.type === 'ToolCallExecutionEvent' ? m.content : []));
+}
+
+describe('a graph where two nodes pause for approval in the same step', () => {
+  it('both calls are pending, plain results are recorded, approving both finishes both', async () => {
+    const ran: string[] = [];
+    const risky = tool({
+      name: 'risky',
+      description: 'Needs approval.',
+      parameters: z.object({ who: z.string() }),
+      needsApproval: true,
+      execute: ({ who }) => {
+        ran.push(`risky:${who}`);
+        return `risky done for ${who}`;
+      },
+    });
+    const plain = tool({
+      name: 'plain',
+      description: 'No approval.',
+      parameters: z.object({ who: z.string() }),
+      execute: ({ who }) => {
+        ran.push(`plain:${who}`);
+        return `plain done for ${who}`;
+      },
+    });
+    const node = (name: string) =>
+      new Agent({
+        name,
+        tools: [risky, plain],
+        maxToolIterations: 2,
+        client: new ScriptedChatClient([
+          {
+            toolCalls: [
+              { id: `${name}_risky`, name: 'risky', arguments: JSON.stringify({ who: name }) },
+              { id: `${name}_plain`, name: 'plain', arguments: JSON.stringify({ who: name }) },
+            ],
+          },
+          scriptedText(`${name} finished`),
+        ]),
+      });
+    const flow = new GraphBuilder({ name: 'pair' }).addNode(node('left')).addNode(node('right')).build();
+    const paused = await flow.run('start');
+    expect(paused.status).toBe('awaiting_input');
+    expect(paused.pendingRequest?.kind).toBe('approval');
+    expect(paused.pendingRequest?.calls?.map((c) => c.id).sort()).toEqual(['left_risky', 'right_risky']);
+    const thread = await flow.session(paused.sessionId).messages();
+    const recorded = results(thread).map((r) => `${r.callId}:${r.content}`);
+    expect(recorded).toEqual(
+      expect.arrayContaining(['left_plain:plain done for left', 'right_plain:plain done for right']),
+    );
+    expect(ran.sort()).toEqual(['plain:left', 'plain:right']);
+
+    const done = await flow.run([approve('left_risky'), approve('right_risky')]);
+    expect(done.status).toBe('terminated');
+    expect(done.stopReason).toBe('Digraph execution is complete');
+    expect(ran.filter((r) => r.startsWith('risky')).sort()).toEqual(['risky:left', 'risky:right']);
+    const texts = done.messages.filter((m) => m.type === 'TextMessage').map((m) => m.content);
+    expect(texts).toEqual(expect.arrayContaining(['left finished', 'right finished']));
+  });
+});
+
+describe('callbacks that never settle + a signal aborted later', () => {
+  function setup(kind: 'needsApproval' | 'input' | 'output') {
+    let hang = true;
+    const act = tool({
+      name: 'act',
+      description: 'Acts.',
+      parameters: z.object({}),
+      needsApproval: kind === 'needsApproval' ? () => (hang ? never<boolean>() : false) : false,
+      execute: () => 'acted',
+    });
+    const g = guardrail({
+      name: 'slow',
+      check: () => (hang ? never() : { tripwire: false }),
+    });
+    const agent = new Agent({
+      name: 'worker',
+      tools: [act],
+      maxToolIterations: 2,
+      client: new ScriptedChatClient(
+        kind === 'needsApproval'
+          ? (_req, i) => (i % 2 === 0 ? { toolCalls: [{ id: `c${i}`, name: 'act', arguments: '{}' }] } : scriptedText('ok'))
+          : () => scriptedText('ok'),
+      ),
+    });
+    const team = new RoundRobinGroupChat([agent], {
+      terminationCondition: new TextMessageTermination('worker'),
+      ...(kind === 'input' ? { guardrails: { input: [g] } } : {}),
+      ...(kind === 'output' ? { guardrails: { output: [g] } } : {}),
+    } as ConstructorParameters<typeof RoundRobinGroupChat>[1]);
+    return { team, settle: () => (hang = false) };
+  }
+  for (const kind of ['needsApproval', 'input', 'output'] as const) {
+    it(`${kind}: the run ends 'cancelled' and the next run is not refused as busy`, async () => {
+      const { team, settle } = setup(kind);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      const first = await team.run('go', { signal: controller.signal });
+      expect(first.status).toBe('cancelled');
+      expect(first.stopReason).toBeNull();
+      settle();
+      const second = await team.run('again').catch((e: unknown) => e);
+      expect(second).not.toBeInstanceOf(SessionBusyError);
+      expect((second as { status: string }).status).toBe('terminated');
+    }, 10_000);
+  }
+});
+
+describe('abort while the approved one of two pending calls runs', () => {
+  it("the run ends 'cancelled'", async () => {
+    const controller = new AbortController();
+    const slow = tool({
+      name: 'slow',
+      description: 'Slow.',
+      parameters: z.object({ n: z.number() }),
+      needsApproval: true,
+      execute: () => {
+        setTimeout(() => controller.abort(), 10);
+        return never<string>(); // ignores its signal on purpose
+      },
+    });
+    const agent = new Agent({
+      name: 'worker',
+      tools: [slow],
+      maxToolIterations: 2,
+      client: new ScriptedChatClient([
+        {
+          toolCalls: [
+            { id: 'c1', name: 'slow', arguments: '{"n":1}' },
+            { id: 'c2', name: 'slow', arguments: '{"n":2}' },
+          ],
+        },
+        scriptedText('done'),
+      ]),
+    });
+    const team = new RoundRobinGroupChat([agent], { terminationCondition: new TextMessageTermination('worker') });
+    const paused = await team.run('go');
+    expect(paused.pendingRequest?.calls?.map((c) => c.id)).toEqual(['c1', 'c2']);
+    const run = await team.run(approve('c1'), { signal: controller.signal });
+    expect(run.status).toBe('cancelled');
+    expect(run.stopReason).toBeNull();
+  }, 10_000);
+});
