@@ -143,3 +143,35 @@ describe('a 1 MB session id on every store', () => {
     }, 30_000);
   }
 });
+
+describe('FileCheckpointStore: two processes racing one session', () => {
+  it('both processes only ever see success or SessionBusyError; the log loads with every winning turn', async () => {
+    const { spawn } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const dir = await tempDir();
+    const root = fileURLToPath(new URL('../../../', import.meta.url));
+    const worker = 'test/independent/hardening-3/fixtures/file-race-worker.ts';
+    const runOne = (label: string) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', worker, dir, label, '25'], { cwd: root });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.on('close', (code) => resolve({ code, out, err }));
+      });
+    const [p, q] = await Promise.all([runOne('p'), runOne('q')]);
+    expect(p.err).toBe('');
+    expect(q.err).toBe('');
+    expect([p.code, q.code]).toEqual([0, 0]);
+    const wins = [p, q].reduce((n, r) => n + Number(/done (\d+)/.exec(r.out)?.[1] ?? NaN), 0);
+    const thread = await desk(new FileCheckpointStore(dir)).session('shared').messages();
+    const tasks = thread.filter((m) => m.type === 'TextMessage' && m.source === 'user');
+    const answers = thread.filter((m) => m.type === 'TextMessage' && m.source === 'helper');
+    expect(tasks).toHaveLength(wins);
+    expect(answers).toHaveLength(wins);
+    for (const task of tasks) {
+      expect(answers.some((a) => a.content === `echo: ${String(task.content)}`)).toBe(true);
+    }
+  }, 120_000);
+});
