@@ -64,7 +64,9 @@ describe('FileCheckpointStore: two store objects racing on one directory', () =>
     }
     const expected = await desk(source).session('s').messages();
     const loaded = await desk(new FileCheckpointStore(dir)).session('s').messages();
-    expect(loaded.map((m) => [m.type, m.content])).toEqual(expected.map((m) => [m.type, m.content]));
+    expect(loaded.map((m) => [m.type, m.content])).toEqual(
+      expected.map((m) => [m.type, m.content]),
+    );
   });
 
   it('two workflows on two store objects racing one session: one wins, no lost step, the log loads', async () => {
@@ -76,7 +78,8 @@ describe('FileCheckpointStore: two store objects racing on one directory', () =>
       const fulfilled = outcomes.filter((o) => o.status === 'fulfilled');
       const rejected = outcomes.filter((o) => o.status === 'rejected');
       expect(fulfilled.length).toBeGreaterThanOrEqual(1);
-      for (const r of rejected) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(SessionBusyError);
+      for (const r of rejected)
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(SessionBusyError);
       const thread = await desk(new FileCheckpointStore(dir)).session('race').messages();
       const answers = thread.filter((m) => m.type === 'TextMessage' && m.source === 'helper');
       const tasks = thread.filter((m) => m.type === 'TextMessage' && m.source === 'user');
@@ -97,11 +100,17 @@ describe('FileCheckpointStore: two store objects racing on one directory', () =>
   });
 });
 
-const everyStore: [string, () => Promise<{ store: CheckpointStore; close: () => Promise<void> } | undefined>][] = [];
+const everyStore: [
+  string,
+  () => Promise<{ store: CheckpointStore; close: () => Promise<void> } | undefined>,
+][] = [];
 
 describe('a 1 MB session id on every store', () => {
   const bigId = 'x'.repeat(1024 * 1024);
-  const stores: [string, () => Promise<{ store: CheckpointStore; close: () => Promise<void> } | undefined>][] = [
+  const stores: [
+    string,
+    () => Promise<{ store: CheckpointStore; close: () => Promise<void> } | undefined>,
+  ][] = [
     ['memory', async () => ({ store: new MemoryCheckpointStore(), close: async () => {} })],
     [
       'file',
@@ -156,7 +165,9 @@ describe('FileCheckpointStore: two processes racing one session', () => {
     const worker = 'test/independent/hardening-3/fixtures/file-race-worker.ts';
     const runOne = (label: string) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', worker, dir, label, '25'], { cwd: root });
+        const child = spawn(process.execPath, ['--import', 'tsx', worker, dir, label, '25'], {
+          cwd: root,
+        });
         let out = '';
         let err = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -191,15 +202,26 @@ describe('session ids differing only in a lone surrogate, on every store', () =>
       if (!opened) return ctx.skip();
       try {
         const w = desk(opened.store);
-        const high = await w.session('a\uD800').run('high').catch((e: unknown) => e);
+        const high = await w
+          .session('a\uD800')
+          .run('high')
+          .catch((e: unknown) => e);
         if (high instanceof Error) {
           expect(high).toBeInstanceOf(ConfigError);
           return;
         }
         await w.session('a\uDC00').run('low');
         const fresh = desk(opened.store);
-        expect((await fresh.session('a\uD800').messages()).map((m) => m.content)).toEqual(['high', 'echo: high', 'echo: high']);
-        expect((await fresh.session('a\uDC00').messages()).map((m) => m.content)).toEqual(['low', 'echo: low', 'echo: low']);
+        expect((await fresh.session('a\uD800').messages()).map((m) => m.content)).toEqual([
+          'high',
+          'echo: high',
+          'echo: high',
+        ]);
+        expect((await fresh.session('a\uDC00').messages()).map((m) => m.content)).toEqual([
+          'low',
+          'echo: low',
+          'echo: low',
+        ]);
       } finally {
         await opened.close();
       }

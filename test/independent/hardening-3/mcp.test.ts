@@ -21,7 +21,10 @@ function results(messages: readonly AgentMessage[]) {
   return messages.flatMap((m) => (m.type === 'ToolCallExecutionEvent' ? m.content : []));
 }
 
-function team(tools: Agent['tools'] extends never ? never : any[], calls: { name: string; args: unknown }[]) {
+function team(
+  tools: Agent['tools'] extends never ? never : any[],
+  calls: { name: string; args: unknown }[],
+) {
   const agent = new Agent({
     name: 'clerk',
     tools,
@@ -40,7 +43,10 @@ function team(tools: Agent['tools'] extends never ? never : any[], calls: { name
 
 describe('MCP stdio server reply over 10 MB', () => {
   it('the host survives, the call is an error result naming the server, the run goes on', async () => {
-    const server = await mcpTools({ command: process.execPath, args: [RAW] }, { exclude: ['proto_key'] });
+    const server = await mcpTools(
+      { command: process.execPath, args: [RAW] },
+      { exclude: ['proto_key'] },
+    );
     try {
       const run = await team(server.tools, [
         { name: 'big_reply', args: { megabytes: 11 } },
@@ -63,9 +69,14 @@ describe('MCP stdio server reply over 10 MB', () => {
 
 describe('catastrophically backtracking pattern ^(a+)+$', () => {
   it('MCP tool: the run completes with an error result for the hostile argument', async () => {
-    const server = await mcpTools({ command: process.execPath, args: [RAW] }, { exclude: ['proto_key'] });
+    const server = await mcpTools(
+      { command: process.execPath, args: [RAW] },
+      { exclude: ['proto_key'] },
+    );
     try {
-      const run = await team(server.tools, [{ name: 'strict_word', args: { word: HOSTILE } }]).run('go');
+      const run = await team(server.tools, [{ name: 'strict_word', args: { word: HOSTILE } }]).run(
+        'go',
+      );
       const [result] = results(run.messages);
       expect(result?.isError).toBe(true);
       expect(result?.content).toContain('strict_word');
@@ -105,12 +116,19 @@ describe('catastrophically backtracking pattern ^(a+)+$', () => {
         type: 'object',
         properties: {
           list: { type: 'array', items: { type: 'string', pattern: '^(a+)+$' } },
-          map: { type: 'object', patternProperties: { '^(a+)+$': { type: 'string' } }, additionalProperties: false },
+          map: {
+            type: 'object',
+            patternProperties: { '^(a+)+$': { type: 'string' } },
+            additionalProperties: false,
+          },
         },
       },
       execute: () => 'ok',
     });
-    const run = await team([strict], [{ name: 'nested', args: { list: [HOSTILE], map: { [HOSTILE]: 'x' } } }]).run('go');
+    const run = await team(
+      [strict],
+      [{ name: 'nested', args: { list: [HOSTILE], map: { [HOSTILE]: 'x' } } }],
+    ).run('go');
     const [result] = results(run.messages);
     expect(result?.isError).toBe(true);
     expect(run.messages.at(-1)?.content).toBe('finished');

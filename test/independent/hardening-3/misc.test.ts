@@ -65,7 +65,10 @@ describe('a graph edge `when` that throws', () => {
         },
       } as never)
       .build();
-    const outcome = await flow.session('s').run('go').catch((e: unknown) => e);
+    const outcome = await flow
+      .session('s')
+      .run('go')
+      .catch((e: unknown) => e);
     if (outcome instanceof Error) expect(outcome.message).toContain('edge exploded');
     const thread = await flow.session('s').messages();
     expect(thread.map((m) => m.content)).toContain('first answer');
@@ -120,7 +123,10 @@ describe('session.stop() with a failing commit', () => {
         return { chatMessage: textMessage({ source: 'slow', content: 'late' }) };
       },
     };
-    const w = new HandoffBuilder({ participants: [slow] }).coordinator('slow').withCheckpointing(store).build();
+    const w = new HandoffBuilder({ participants: [slow] })
+      .coordinator('slow')
+      .withCheckpointing(store)
+      .build();
     const session = w.session('s');
     const running = session.run('go').catch((e: unknown) => e);
     await responding;
@@ -150,7 +156,9 @@ describe('typed errors for impossible routing', () => {
     const triage = agentHandingTo('triage', 'billing');
     const billing = agentHandingTo('billing', 'tech');
     const tech = textAgent('tech', 'tech here');
-    const w = new HandoffBuilder({ participants: [triage, billing, tech] }).coordinator(triage).build();
+    const w = new HandoffBuilder({ participants: [triage, billing, tech] })
+      .coordinator(triage)
+      .build();
     const error = await w.run('help').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toContain('tech');
@@ -158,7 +166,9 @@ describe('typed errors for impossible routing', () => {
 
   it('a handoff to a non-participant: ConfigError', async () => {
     const triage = agentHandingTo('triage', 'nobody');
-    const w = new HandoffBuilder({ participants: [triage, textAgent('billing', 'b')] }).coordinator(triage).build();
+    const w = new HandoffBuilder({ participants: [triage, textAgent('billing', 'b')] })
+      .coordinator(triage)
+      .build();
     const error = await w.run('help').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toContain('nobody');
@@ -203,7 +213,10 @@ describe('a tool exception', () => {
         throw new Error('kaboom');
       },
     });
-    const client = new ScriptedChatClient([scriptedToolCall('broken', {}, 'call_b'), scriptedText('sorry')]);
+    const client = new ScriptedChatClient([
+      scriptedToolCall('broken', {}, 'call_b'),
+      scriptedText('sorry'),
+    ]);
     const agent = new Agent({
       name: 'worker',
       client,
@@ -211,7 +224,9 @@ describe('a tool exception', () => {
       maxToolIterations: 2,
       onToolError: (error, info) => seen.push({ error, info }),
     });
-    const team = new RoundRobinGroupChat([agent], { terminationCondition: new TextMessageTermination('worker') });
+    const team = new RoundRobinGroupChat([agent], {
+      terminationCondition: new TextMessageTermination('worker'),
+    });
     const run = await team.run('go');
     expect(seen).toHaveLength(1);
     expect((seen[0]!.error as Error).message).toBe('kaboom');

@@ -19,21 +19,48 @@ const named = (name: string): ChatAgent => ({
 });
 
 const builds: [string, (bad: ChatAgent, ok: ChatAgent) => unknown][] = [
-  ['HandoffBuilder', (bad, ok) => new HandoffBuilder({ participants: [ok, bad] }).coordinator(ok).build()],
-  ['HandoffBuilder (as coordinator)', (bad, ok) => new HandoffBuilder({ participants: [bad, ok] }).coordinator(bad).build()],
+  [
+    'HandoffBuilder',
+    (bad, ok) => new HandoffBuilder({ participants: [ok, bad] }).coordinator(ok).build(),
+  ],
+  [
+    'HandoffBuilder (as coordinator)',
+    (bad, ok) => new HandoffBuilder({ participants: [bad, ok] }).coordinator(bad).build(),
+  ],
   ['RoundRobinGroupChat', (bad, ok) => new RoundRobinGroupChat([ok, bad])],
-  ['SelectorGroupChat', (bad, ok) => new SelectorGroupChat([ok, bad], { selectorFunc: () => ok.name })],
+  [
+    'SelectorGroupChat',
+    (bad, ok) => new SelectorGroupChat([ok, bad], { selectorFunc: () => ok.name }),
+  ],
   ['Swarm', (bad, ok) => new Swarm([ok, bad])],
-  ['GraphBuilder', (bad, ok) => new GraphBuilder({ name: 'g' }).addNode(ok).addNode(bad).addEdge(ok, bad).build()],
+  [
+    'GraphBuilder',
+    (bad, ok) => new GraphBuilder({ name: 'g' }).addNode(ok).addNode(bad).addEdge(ok, bad).build(),
+  ],
 ];
 
 describe('names that are valid but shadow Object.prototype members work normally', () => {
-  const runs: [string, (agent: ChatAgent, ok: ChatAgent) => { run(task: string): Promise<{ status: string; messages: { source: string }[] }> }][] = [
-    ['HandoffBuilder', (a, ok) => new HandoffBuilder({ participants: [a, ok] }).coordinator(a).build()],
+  const runs: [
+    string,
+    (
+      agent: ChatAgent,
+      ok: ChatAgent,
+    ) => { run(task: string): Promise<{ status: string; messages: { source: string }[] }> },
+  ][] = [
+    [
+      'HandoffBuilder',
+      (a, ok) => new HandoffBuilder({ participants: [a, ok] }).coordinator(a).build(),
+    ],
     ['RoundRobinGroupChat', (a, ok) => new RoundRobinGroupChat([a, ok], { maxTurns: 2 })],
-    ['SelectorGroupChat', (a, ok) => new SelectorGroupChat([a, ok], { selectorFunc: () => a.name, maxTurns: 2 })],
+    [
+      'SelectorGroupChat',
+      (a, ok) => new SelectorGroupChat([a, ok], { selectorFunc: () => a.name, maxTurns: 2 }),
+    ],
     ['Swarm', (a, ok) => new Swarm([a, ok], { maxTurns: 2 })],
-    ['GraphBuilder', (a, ok) => new GraphBuilder({ name: 'g' }).addNode(a).addNode(ok).addEdge(a, ok).build()],
+    [
+      'GraphBuilder',
+      (a, ok) => new GraphBuilder({ name: 'g' }).addNode(a).addNode(ok).addEdge(a, ok).build(),
+    ],
   ];
   for (const name of ['constructor', 'hasOwnProperty', 'toString', 'valueOf']) {
     for (const [what, build] of runs) {

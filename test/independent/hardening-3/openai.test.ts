@@ -61,7 +61,12 @@ describe('baseURL holding a secret', () => {
       server.reply({ status: 500, message: 'internal' });
       let client: OpenAIChatClient;
       try {
-        client = new OpenAIChatClient({ model: 'gpt-test', apiKey: 'sk-test', baseURL, maxRetries: 0 });
+        client = new OpenAIChatClient({
+          model: 'gpt-test',
+          apiKey: 'sk-test',
+          baseURL,
+          maxRetries: 0,
+        });
       } catch (refused) {
         // Refusing such a baseURL at once is fine, as long as the refusal keeps the secret out.
         expect(errorText(refused), what).not.toContain(PASS);
@@ -79,7 +84,9 @@ describe('baseURL holding a secret', () => {
       const text = errorText(error);
       expect(text, what).not.toContain(PASS);
       expect(text, what).not.toContain(KEY);
-      const direct = await client.create({ messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      const direct = await client
+        .create({ messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e: unknown) => e);
       expect(direct, what).toBeInstanceOf(Error);
       expect(errorText(direct), what).not.toContain(PASS);
       expect(errorText(direct), what).not.toContain(KEY);
@@ -119,7 +126,11 @@ describe('odd baseURL spellings holding a secret', () => {
       let text = '';
       try {
         const client = new OpenAIChatClient({ model: 'm', apiKey: 'sk', baseURL, maxRetries: 0 });
-        text = errorText(await client.create({ messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e));
+        text = errorText(
+          await client
+            .create({ messages: [{ role: 'user', content: 'hi' }] })
+            .catch((e: unknown) => e),
+        );
       } catch (e) {
         text = errorText(e);
       }
@@ -135,7 +146,12 @@ describe('FINDING: an unparseable baseURL with a password', () => {
   // whose own property `input` is the whole URL, password included. The run's error wraps it as
   // `cause`, so `console.error(error)` or any logger that serialises errors prints the password.
   it.fails('no property of the run error or its cause holds the password', async () => {
-    const client = new OpenAIChatClient({ model: 'm', apiKey: 'sk', baseURL: `http://u:${PASS}@[::1`, maxRetries: 0 });
+    const client = new OpenAIChatClient({
+      model: 'm',
+      apiKey: 'sk',
+      baseURL: `http://u:${PASS}@[::1`,
+      maxRetries: 0,
+    });
     const team = new RoundRobinGroupChat([new Agent({ name: 'bot', client })], { maxTurns: 1 });
     const error = await team.run('hi').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
@@ -151,9 +167,16 @@ describe('a refusal from the model', () => {
       const agent = new Agent({
         name: 'bot',
         stream,
-        client: new OpenAIChatClient({ model: 'gpt-test', apiKey: 'sk-test', baseURL: server.url, maxRetries: 0 }),
+        client: new OpenAIChatClient({
+          model: 'gpt-test',
+          apiKey: 'sk-test',
+          baseURL: server.url,
+          maxRetries: 0,
+        }),
       });
-      const team = new RoundRobinGroupChat([agent], { terminationCondition: new TextMessageTermination('bot') });
+      const team = new RoundRobinGroupChat([agent], {
+        terminationCondition: new TextMessageTermination('bot'),
+      });
       const run = await team.run('Do something bad');
       const answer = run.messages.at(-1);
       expect(answer?.source).toBe('bot');

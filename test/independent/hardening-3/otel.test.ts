@@ -44,7 +44,11 @@ describe('OpenTelemetry with content capture off', () => {
     const strict = tool({
       name: 'strict',
       description: 'Only digits.',
-      parameters: { type: 'object', properties: { code: { type: 'string', pattern: '^[0-9]+$', enum: ['1'] } }, required: ['code'] },
+      parameters: {
+        type: 'object',
+        properties: { code: { type: 'string', pattern: '^[0-9]+$', enum: ['1'] } },
+        required: ['code'],
+      },
       execute: () => 'never',
     });
     const agent = new Agent({
@@ -64,10 +68,14 @@ describe('OpenTelemetry with content capture off', () => {
         scriptedText('sorry'),
       ]),
     });
-    const team = new RoundRobinGroupChat([agent], { terminationCondition: new TextMessageTermination('worker') });
+    const team = new RoundRobinGroupChat([agent], {
+      terminationCondition: new TextMessageTermination('worker'),
+    });
     const run = await team.run('go');
     stop();
-    const results = run.messages.flatMap((m) => (m.type === 'ToolCallExecutionEvent' ? m.content : []));
+    const results = run.messages.flatMap((m) =>
+      m.type === 'ToolCallExecutionEvent' ? m.content : [],
+    );
     expect(results.map((r) => r.isError)).toEqual([true, true, true, true, true]);
     expect(results[0]?.content).toContain(SECRET); // the model does see it
 

@@ -12,7 +12,9 @@ import { instantAgent } from '../../support/instant-agent.js';
 
 describe('break out of for await (… of runStream())', () => {
   it('after the first message: far fewer than 20 model calls, and the session runs again', async () => {
-    const client = new ScriptedChatClient(Array.from({ length: 40 }, (_, i) => scriptedText(`answer ${i}`)));
+    const client = new ScriptedChatClient(
+      Array.from({ length: 40 }, (_, i) => scriptedText(`answer ${i}`)),
+    );
     const agent = new Agent({ name: 'talker', client });
     const team = new RoundRobinGroupChat([agent], { maxTurns: 20 });
     const session = team.session('s');
@@ -31,7 +33,9 @@ describe('break out of for await (… of runStream())', () => {
     const again = await session.run('more').catch((e: unknown) => e);
     expect(again).not.toBeInstanceOf(SessionBusyError);
     expect((again as { status: string }).status).toBe('terminated');
-    expect((again as { stopReason: string }).stopReason).toBe('Maximum number of turns 20 reached.');
+    expect((again as { stopReason: string }).stopReason).toBe(
+      'Maximum number of turns 20 reached.',
+    );
   }, 10_000);
 
   it('breaking after the first agent answer with a streaming agent also stops the model', async () => {

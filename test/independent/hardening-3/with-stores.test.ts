@@ -58,7 +58,15 @@ describe('two graph nodes pausing together, resumed from the file store', () => 
           maxToolIterations: 2,
           client: new ScriptedChatClient((req) =>
             !JSON.stringify(req.messages).includes(`risky done for ${name}`)
-              ? { toolCalls: [{ id: `${name}_risky`, name: 'risky', arguments: JSON.stringify({ who: name }) }] }
+              ? {
+                  toolCalls: [
+                    {
+                      id: `${name}_risky`,
+                      name: 'risky',
+                      arguments: JSON.stringify({ who: name }),
+                    },
+                  ],
+                }
               : scriptedText(`${name} finished`),
           ),
         });
@@ -69,7 +77,10 @@ describe('two graph nodes pausing together, resumed from the file store', () => 
         .build();
     };
     const paused = await build().session('s').run('start');
-    expect(paused.pendingRequest?.calls?.map((c) => c.id).sort()).toEqual(['left_risky', 'right_risky']);
+    expect(paused.pendingRequest?.calls?.map((c) => c.id).sort()).toEqual([
+      'left_risky',
+      'right_risky',
+    ]);
     const info = await build().session('s').info();
     expect(info.status).toBe('awaiting_input');
     const half = await build().session('s').run(approve('left_risky'));
@@ -90,56 +101,63 @@ describe('abort while the approved one of two pending calls runs, with a store',
   // while that call runs must leave it in doubt, never run again by itself. Instead `run()` with
   // no task executes it a second time (executions 2), with or without a store, and with one or two
   // pending calls (checked by hand).
-  it.fails("'cancelled', then the approved call is in doubt and the other still awaits approval", async () => {
-    const dir = await fileStore();
-    const controller = new AbortController();
-    let executions = 0;
-    const build = () => {
-      const slow = tool({
-        name: 'slow',
-        description: 'Slow.',
-        parameters: z.object({ n: z.number() }),
-        needsApproval: true,
-        execute: () => {
-          executions += 1;
-          setTimeout(() => controller.abort(), 10);
-          return never<string>();
-        },
-      });
-      const agent = new Agent({
-        name: 'worker',
-        tools: [slow],
-        maxToolIterations: 3,
-        client: new ScriptedChatClient((req) =>
-          req.messages.at(-1)?.role !== 'tool'
-            ? {
-                toolCalls: [
-                  { id: 'c1', name: 'slow', arguments: '{"n":1}' },
-                  { id: 'c2', name: 'slow', arguments: '{"n":2}' },
-                ],
-              }
-            : scriptedText('done'),
-        ),
-      });
-      return new HandoffBuilder({ participants: [agent] })
-        .coordinator(agent)
-        .withCheckpointing(new FileCheckpointStore(dir))
-        .build();
-    };
-    await build().session('s').run('go');
-    const cancelled = await build().session('s').run(approve('c1'), { signal: controller.signal });
-    expect(cancelled.status).toBe('cancelled');
-    expect(executions).toBe(1);
-    const guard = new AbortController();
-    const timer = setTimeout(() => guard.abort(), 5_000);
-    const again = await build().session('s').run(undefined, { signal: guard.signal });
-    clearTimeout(timer);
-    expect(executions).toBe(1); // a "once" call is never run again by itself
-    expect(again.status).toBe('awaiting_input');
-    expect(['in_doubt', 'approval']).toContain(again.pendingRequest?.kind);
-    expect(again.pendingRequest?.calls?.map((c) => c.id)).toContain(again.pendingRequest?.kind === 'in_doubt' ? 'c1' : 'c2');
-    expect(executions).toBe(1); // a "once" call is never run again by itself
-  });
+  it.fails(
+    "'cancelled', then the approved call is in doubt and the other still awaits approval",
+    async () => {
+      const dir = await fileStore();
+      const controller = new AbortController();
+      let executions = 0;
+      const build = () => {
+        const slow = tool({
+          name: 'slow',
+          description: 'Slow.',
+          parameters: z.object({ n: z.number() }),
+          needsApproval: true,
+          execute: () => {
+            executions += 1;
+            setTimeout(() => controller.abort(), 10);
+            return never<string>();
+          },
+        });
+        const agent = new Agent({
+          name: 'worker',
+          tools: [slow],
+          maxToolIterations: 3,
+          client: new ScriptedChatClient((req) =>
+            req.messages.at(-1)?.role !== 'tool'
+              ? {
+                  toolCalls: [
+                    { id: 'c1', name: 'slow', arguments: '{"n":1}' },
+                    { id: 'c2', name: 'slow', arguments: '{"n":2}' },
+                  ],
+                }
+              : scriptedText('done'),
+          ),
+        });
+        return new HandoffBuilder({ participants: [agent] })
+          .coordinator(agent)
+          .withCheckpointing(new FileCheckpointStore(dir))
+          .build();
+      };
+      await build().session('s').run('go');
+      const cancelled = await build()
+        .session('s')
+        .run(approve('c1'), { signal: controller.signal });
+      expect(cancelled.status).toBe('cancelled');
+      expect(executions).toBe(1);
+      const guard = new AbortController();
+      const timer = setTimeout(() => guard.abort(), 5_000);
+      const again = await build().session('s').run(undefined, { signal: guard.signal });
+      clearTimeout(timer);
+      expect(executions).toBe(1); // a "once" call is never run again by itself
+      expect(again.status).toBe('awaiting_input');
+      expect(['in_doubt', 'approval']).toContain(again.pendingRequest?.kind);
+      expect(again.pendingRequest?.calls?.map((c) => c.id)).toContain(
+        again.pendingRequest?.kind === 'in_doubt' ? 'c1' : 'c2',
+      );
+      expect(executions).toBe(1); // a "once" call is never run again by itself
+    },
+  );
 });
 
 describe('never-settling guardrail + abort, with a store', () => {
@@ -148,7 +166,10 @@ describe('never-settling guardrail + abort, with a store', () => {
     let hang = true;
     const build = () => {
       const g = guardrail({ name: 'slow', check: () => (hang ? never() : { tripwire: false }) });
-      const agent = new Agent({ name: 'helper', client: new ScriptedChatClient(() => scriptedText('hi')) });
+      const agent = new Agent({
+        name: 'helper',
+        client: new ScriptedChatClient(() => scriptedText('hi')),
+      });
       return new HandoffBuilder({ participants: [agent] })
         .coordinator(agent)
         .withGuardrails({ input: [g], output: [g] })
@@ -160,7 +181,10 @@ describe('never-settling guardrail + abort, with a store', () => {
     const first = await build().session('s').run('go', { signal: controller.signal });
     expect(first.status).toBe('cancelled');
     hang = false;
-    const second = await build().session('s').run('again').catch((e: unknown) => e);
+    const second = await build()
+      .session('s')
+      .run('again')
+      .catch((e: unknown) => e);
     expect(second).not.toBeInstanceOf(SessionBusyError);
     expect((second as { status: string }).status).toBe('awaiting_input');
   }, 15_000);
@@ -180,7 +204,10 @@ describe('leaving runStream early, with a store', () => {
       break;
     }
     expect(client.calls.length).toBeLessThanOrEqual(2);
-    const again = await build().session('s').run('more').catch((e: unknown) => e);
+    const again = await build()
+      .session('s')
+      .run('more')
+      .catch((e: unknown) => e);
     expect(again).not.toBeInstanceOf(SessionBusyError);
     expect((again as { status: string }).status).toBe('terminated');
   }, 15_000);
@@ -206,10 +233,19 @@ describe('BigInt guardrail info and a throwing `when`, read back from the file s
     const dir = await fileStore();
     const build = () =>
       new HandoffBuilder({
-        participants: [new Agent({ name: 'helper', client: new ScriptedChatClient(() => scriptedText('x')) })],
+        participants: [
+          new Agent({ name: 'helper', client: new ScriptedChatClient(() => scriptedText('x')) }),
+        ],
       })
         .coordinator('helper')
-        .withGuardrails({ output: [guardrail({ name: 'big', check: () => ({ tripwire: true, info: 12345678901234567890n }) })] })
+        .withGuardrails({
+          output: [
+            guardrail({
+              name: 'big',
+              check: () => ({ tripwire: true, info: 12345678901234567890n }),
+            }),
+          ],
+        })
         .withCheckpointing(new FileCheckpointStore(dir))
         .build();
     const run = await build().session('s').run('go');
@@ -223,8 +259,18 @@ describe('BigInt guardrail info and a throwing `when`, read back from the file s
     const dir = await fileStore();
     const build = () =>
       new GraphBuilder({ name: 'throwing' })
-        .addNode(new Agent({ name: 'first', client: new ScriptedChatClient(() => scriptedText('first answer')) }))
-        .addNode(new Agent({ name: 'second', client: new ScriptedChatClient(() => scriptedText('second answer')) }))
+        .addNode(
+          new Agent({
+            name: 'first',
+            client: new ScriptedChatClient(() => scriptedText('first answer')),
+          }),
+        )
+        .addNode(
+          new Agent({
+            name: 'second',
+            client: new ScriptedChatClient(() => scriptedText('second answer')),
+          }),
+        )
         .addEdge('first', 'second', {
           when: () => {
             throw new Error('edge exploded');
@@ -232,7 +278,10 @@ describe('BigInt guardrail info and a throwing `when`, read back from the file s
         } as never)
         .withCheckpointing(new FileCheckpointStore(dir))
         .build();
-    await build().session('s').run('go').catch(() => undefined);
+    await build()
+      .session('s')
+      .run('go')
+      .catch(() => undefined);
     const thread = await build().session('s').messages();
     expect(thread.map((m) => m.content)).toContain('first answer');
     expect(results(thread)).toEqual([]);
