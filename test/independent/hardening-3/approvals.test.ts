@@ -221,7 +221,7 @@ describe('after that cancel, without a store', () => {
       const again = await team.run(undefined, { signal: controller.signal });
       expect(executions).toBe(1);
       expect(again.status).toBe('awaiting_input');
-      expect(again.pendingRequest?.kind).toBe('in_doubt');
+      expect(again.pendingRequest?.kind as string | undefined).toBe('in_doubt');
       expect(again.pendingRequest?.calls?.map((c) => c.id)).toEqual(['c1']);
     },
     10_000,
@@ -269,7 +269,7 @@ describe('a "once" tool (no approval) cancelled while it runs', () => {
         expect(cancelled.status).toBe('cancelled');
         const again = await team.run();
         expect(executions).toBe(1);
-        expect(again.pendingRequest?.kind).toBe('in_doubt');
+        expect(again.pendingRequest?.kind as string | undefined).toBe('in_doubt');
       },
       10_000,
     );

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
   Agent,
+  type AgentOptions,
   type AgentMessage,
   mcpTools,
   RoundRobinGroupChat,
@@ -22,7 +23,7 @@ function results(messages: readonly AgentMessage[]) {
 }
 
 function team(
-  tools: Agent['tools'] extends never ? never : any[],
+  tools: NonNullable<AgentOptions['tools']>,
   calls: { name: string; args: unknown }[],
 ) {
   const agent = new Agent({

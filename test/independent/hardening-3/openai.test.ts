@@ -123,7 +123,7 @@ describe('odd baseURL spellings holding a secret', () => {
   ];
   it('neither construction nor a request error names the secret', async () => {
     for (const baseURL of forms) {
-      let text = '';
+      let text: string;
       try {
         const client = new OpenAIChatClient({ model: 'm', apiKey: 'sk', baseURL, maxRetries: 0 });
         text = errorText(

@@ -153,7 +153,7 @@ describe('abort while the approved one of two pending calls runs, with a store',
       expect(again.status).toBe('awaiting_input');
       expect(['in_doubt', 'approval']).toContain(again.pendingRequest?.kind);
       expect(again.pendingRequest?.calls?.map((c) => c.id)).toContain(
-        again.pendingRequest?.kind === 'in_doubt' ? 'c1' : 'c2',
+        (again.pendingRequest?.kind as string | undefined) === 'in_doubt' ? 'c1' : 'c2',
       );
       expect(executions).toBe(1); // a "once" call is never run again by itself
     },
