@@ -22,10 +22,7 @@ function results(messages: readonly AgentMessage[]) {
   return messages.flatMap((m) => (m.type === 'ToolCallExecutionEvent' ? m.content : []));
 }
 
-function team(
-  tools: NonNullable<AgentOptions['tools']>,
-  calls: { name: string; args: unknown }[],
-) {
+function team(tools: NonNullable<AgentOptions['tools']>, calls: { name: string; args: unknown }[]) {
   const agent = new Agent({
     name: 'clerk',
     tools,
