@@ -50,6 +50,18 @@ describe('Console', () => {
     expect(out).toContain('CR-HERE');
     expect(out).not.toContain('\r');
     expect(out).not.toContain('\u001b');
+    // With colour on, the only escapes are Console's own colour codes (ESC [ digits m).
+    const coloured: string[] = [];
+    await Console(stream(), {
+      write: (l) => coloured.push(l),
+      color: true,
+      outputStats: true,
+      clock: () => 0,
+    });
+    const colouredOut = coloured.join('');
+    expect(colouredOut).not.toContain('\r');
+    expect(colouredOut).not.toContain('\u001b[2J');
+    expect(colouredOut.replace(/\u001b\[[0-9;]*m/g, '')).not.toContain('\u001b');
     expect(out).not.toContain('\u0007');
     for (const line of lines) expect(line.indexOf('\n')).toBe(line.length - 1);
   });
@@ -83,6 +95,20 @@ describe('baton run', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('/dev/zero');
   }, 120_000);
+
+  for (const args of [
+    ['run', '/'],
+    ['graph', '/dev/zero'],
+    ['run', '/dev/null'],
+    ['run', 'no/such/module.ts'],
+  ]) {
+    it(`\`baton ${args.join(' ')}\` exits 2 with one line`, () => {
+      const r = baton(args);
+      expect(r.error).toBeUndefined();
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }, 120_000);
+  }
 
   it('`--store <a regular file>/x` exits 2 with one clear line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'baton-h3-cli-'));
