@@ -275,3 +275,39 @@ describe('a "once" tool (no approval) cancelled while it runs', () => {
     );
   }
 });
+
+describe('never-settling needsApproval in two parallel graph nodes + a later abort', () => {
+  it("ends 'cancelled' and the next run is not refused as busy", async () => {
+    let hang = true;
+    const act = tool({
+      name: 'act',
+      description: 'Acts.',
+      parameters: z.object({}),
+      needsApproval: () => (hang ? never<boolean>() : false),
+      execute: () => 'acted',
+    });
+    const node = (name: string) =>
+      new Agent({
+        name,
+        tools: [act],
+        maxToolIterations: 2,
+        client: new ScriptedChatClient((request) =>
+          request.messages.some((m) => m.role === 'tool')
+            ? scriptedText(`${name} done`)
+            : { toolCalls: [{ id: `${name}_c`, name: 'act', arguments: '{}' }] },
+        ),
+      });
+    const flow = new GraphBuilder({ name: 'par' })
+      .addNode(node('left'))
+      .addNode(node('right'))
+      .build();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const first = await flow.run('go', { signal: controller.signal });
+    expect(first.status).toBe('cancelled');
+    hang = false;
+    const second = await flow.run().catch((e: unknown) => e);
+    expect(second).not.toBeInstanceOf(SessionBusyError);
+    expect((second as { status: string }).status).toBe('terminated');
+  }, 10_000);
+});
