@@ -54,6 +54,49 @@ describe('a guardrail whose info holds a BigInt', () => {
   }
 });
 
+describe('a guardrail whose info cannot be turned into JSON', () => {
+  const circular: Record<string, unknown> = { name: 'loop' };
+  circular.self = circular;
+  const infos: [string, unknown][] = [
+    ['a circular object', circular],
+    [
+      'an object whose toJSON throws',
+      {
+        toJSON: () => {
+          throw new Error('no json');
+        },
+      },
+    ],
+    ['a symbol', Symbol('odd')],
+    ['a function', () => 'fn'],
+    [
+      'an object with a throwing getter',
+      Object.defineProperty({}, 'boom', {
+        enumerable: true,
+        get: () => {
+          throw new Error('getter');
+        },
+      }),
+    ],
+  ];
+  for (const [what, info] of infos) {
+    it(`${what}: the run ends terminated with a GuardrailTrippedEvent`, async () => {
+      const g = guardrail({ name: 'odd', check: () => ({ tripwire: true, info }) });
+      const team = new RoundRobinGroupChat([textAgent('a', 'hello')], {
+        terminationCondition: new TextMessageTermination('a'),
+        guardrails: { output: [g] },
+        checkpointStore: new MemoryCheckpointStore(),
+      } as ConstructorParameters<typeof RoundRobinGroupChat>[1]);
+      const run = await team.run('go');
+      expect(run.status).toBe('terminated');
+      expect(run.stopReason).toBe('Guardrail "odd" tripped');
+      const event = run.messages.find((m) => m.type === 'GuardrailTrippedEvent');
+      expect(typeof event?.content).toBe('string');
+      expect(() => JSON.stringify(run.messages)).not.toThrow();
+    });
+  }
+});
+
 describe('a graph edge `when` that throws', () => {
   it("the node's answer stays in session.messages()", async () => {
     const flow = new GraphBuilder({ name: 'throwing' })

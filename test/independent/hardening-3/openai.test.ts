@@ -140,6 +140,33 @@ describe('odd baseURL spellings holding a secret', () => {
   }, 60_000);
 });
 
+describe('OPENAI_BASE_URL holding a secret', () => {
+  it('construction or the request error does not name it', async () => {
+    const saved = process.env.OPENAI_BASE_URL;
+    try {
+      for (const value of [`http://u:${PASS}@127.0.0.1:1/v1`, `http://127.0.0.1:1/v1?key=${KEY}`]) {
+        process.env.OPENAI_BASE_URL = value;
+        let text: string;
+        try {
+          const client = new OpenAIChatClient({ model: 'm', apiKey: 'sk', maxRetries: 0 });
+          text = errorText(
+            await client
+              .create({ messages: [{ role: 'user', content: 'hi' }] })
+              .catch((e: unknown) => e),
+          );
+        } catch (e) {
+          text = errorText(e);
+        }
+        expect(text, value).not.toContain(PASS);
+        expect(text, value).not.toContain(KEY);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_BASE_URL;
+      else process.env.OPENAI_BASE_URL = saved;
+    }
+  });
+});
+
 describe('FINDING: an unparseable baseURL with a password', () => {
   // Construction accepts `http://u:<pass>@[::1` (a parseable userinfo URL is refused at once with
   // the password redacted); the first request then fails with Node's `TypeError: Invalid URL`,
