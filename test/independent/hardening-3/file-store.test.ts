@@ -228,3 +228,32 @@ describe('session ids differing only in a lone surrogate, on every store', () =>
     }, 30_000);
   }
 });
+
+describe('a 1 MB session id given to the store methods directly', () => {
+  const bigId = 'y'.repeat(1024 * 1024);
+  for (const [name, open] of everyStore) {
+    it(`${name}: read, append, acquireLease, releaseLease and leaseHolder reject with ConfigError`, async (ctx) => {
+      const opened = await open();
+      if (!opened) return ctx.skip();
+      try {
+        const s = opened.store;
+        const calls: [string, () => Promise<unknown>][] = [
+          ['read', () => s.read(bigId)],
+          ['append', () => s.append(bigId, { step: 1, snapshot: true, data: '{}' })],
+          ['acquireLease', () => s.acquireLease(bigId, 'owner', 1000)],
+          ['releaseLease', () => s.releaseLease(bigId, 'owner')],
+          ['leaseHolder', () => s.leaseHolder(bigId)],
+        ];
+        for (const [op, call] of calls) {
+          const error = await call().then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error, op).toBeInstanceOf(ConfigError);
+        }
+      } finally {
+        await opened.close();
+      }
+    }, 30_000);
+  }
+});
