@@ -288,3 +288,71 @@ describe('a tool exception', () => {
     expect(toModel).not.toContain('.ts:');
   });
 });
+
+describe('session.stop() when the file store directory vanished', () => {
+  it('stop() does not crash and the process survives', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { FileCheckpointStore } = await import('../../../src/index.js');
+    const dir = await mkdtemp(join(tmpdir(), 'baton-h3-gone-'));
+    try {
+      const w = new HandoffBuilder({ participants: [textAgent('helper', 'hi there')] })
+        .coordinator('helper')
+        .withCheckpointing(new FileCheckpointStore(dir))
+        .build();
+      const session = w.session('s');
+      await session.run('first');
+      await rm(dir, { recursive: true, force: true });
+      const stopped = await Promise.resolve()
+        .then(() => session.stop())
+        .then(
+          () => 'ok',
+          (e: unknown) => e,
+        );
+      expect(stopped === 'ok' || stopped instanceof Error).toBe(true);
+      const next = await session.run('second').then(
+        (r) => r,
+        (e: unknown) => e,
+      );
+      // Either the store starts the session afresh in a recreated directory, or it says what failed.
+      if (next instanceof Error) expect(next.message.length).toBeGreaterThan(0);
+      else expect(['awaiting_input', 'terminated']).toContain(next.status);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('FINDING: a session whose file store log vanished under it', () => {
+  // The session's log is deleted behind the workflow's back (the directory is removed). Every later
+  // run() in that process rejects with SessionBusyError "Session "s" is already running (another
+  // process committed step 3 first)" — forever, though no other process exists — and messages()
+  // still serves the 3 cached messages. API §7: a damaged log rejects with CheckpointError naming
+  // what is wrong; SessionBusyError's claim is false and tells the user to wait for nothing.
+  it.fails('the next run is not a false SessionBusyError', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { FileCheckpointStore, SessionBusyError } = await import('../../../src/index.js');
+    const dir = await mkdtemp(join(tmpdir(), 'baton-h3-gone2-'));
+    try {
+      const w = new HandoffBuilder({ participants: [textAgent('helper', 'hi there')] })
+        .coordinator('helper')
+        .withCheckpointing(new FileCheckpointStore(dir))
+        .build();
+      await w.session('s').run('first');
+      await rm(dir, { recursive: true, force: true });
+      const next = await w
+        .session('s')
+        .run('second')
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(next).not.toBeInstanceOf(SessionBusyError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
