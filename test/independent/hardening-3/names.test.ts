@@ -81,3 +81,72 @@ describe('hostile names, thrown at construction/build (not later)', () => {
     }
   }
 });
+
+describe('string references to names that exist only on Object.prototype', () => {
+  const a = named('alpha');
+  const b = named('beta');
+  for (const ghost of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    it(`${ghost}: coordinator / addHandoff / addEdge / setEntryPoint by that name are ConfigErrors`, () => {
+      const attempts: [string, () => unknown][] = [
+        [
+          'coordinator',
+          () => new HandoffBuilder({ participants: [a, b] }).coordinator(ghost).build(),
+        ],
+        [
+          'addHandoff source',
+          () =>
+            new HandoffBuilder({ participants: [a, b] })
+              .coordinator(a)
+              .addHandoff(ghost, [b])
+              .build(),
+        ],
+        [
+          'addHandoff target',
+          () =>
+            new HandoffBuilder({ participants: [a, b] })
+              .coordinator(a)
+              .addHandoff(b, [ghost])
+              .build(),
+        ],
+        [
+          'addEdge',
+          () => new GraphBuilder({ name: 'g' }).addNode(a).addNode(b).addEdge(ghost, b).build(),
+        ],
+        [
+          'setEntryPoint',
+          () =>
+            new GraphBuilder({ name: 'g' })
+              .addNode(a)
+              .addNode(b)
+              .addEdge(a, b)
+              .setEntryPoint(ghost)
+              .build(),
+        ],
+      ];
+      for (const [what, attempt] of attempts) {
+        expect(attempt, what).toThrow(ConfigError);
+      }
+    });
+
+    it(`${ghost}: a Swarm handoff to that name from outside is refused with an Error naming it`, async () => {
+      const { handoffMessage } = await import('../../../src/index.js');
+      const swarm = new Swarm([a, b], { maxTurns: 1 });
+      const error = await swarm
+        .run(handoffMessage({ source: 'user', target: ghost, content: 'go' }))
+        .then(
+          (r): unknown => r,
+          (e: unknown) => e,
+        );
+      const status = (error as { status?: string }).status;
+      if (status === undefined) {
+        expect(error).toBeInstanceOf(Error);
+        expect((error as Error).message).toContain(ghost);
+      } else {
+        // Accepted as a plain task: the first participant answered, nothing resolved to a prototype member.
+        expect(
+          (error as { messages: { source: string }[] }).messages.map((m) => m.source),
+        ).toContain('alpha');
+      }
+    });
+  }
+});
