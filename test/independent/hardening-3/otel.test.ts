@@ -91,4 +91,25 @@ describe('OpenTelemetry with content capture off', () => {
     expect(local.length).toBeGreaterThan(0);
     expect(JSON.stringify(local)).not.toContain(SECRET);
   });
+
+  it('a model client whose error quotes the prompt leaves no prompt text in any span', async () => {
+    await telemetry.clear();
+    const leaky = {
+      create: (request: { messages: unknown[] }) =>
+        Promise.reject(new Error(`provider rejected: ${JSON.stringify(request.messages)}`)),
+    };
+    const agent = new Agent({ name: 'talker', client: leaky as never });
+    const team = new RoundRobinGroupChat([agent], {
+      terminationCondition: new TextMessageTermination('talker'),
+    });
+    const error = await team.run(`my card is ${SECRET}`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    const spans = telemetry.spans();
+    expect(spans.length).toBeGreaterThan(0);
+    for (const span of spans) {
+      expect(JSON.stringify(span.attributes), span.name).not.toContain(SECRET);
+      expect(JSON.stringify(span.events), span.name).not.toContain(SECRET);
+      expect(JSON.stringify(span.status), span.name).not.toContain(SECRET);
+    }
+  });
 });
