@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 
 import {
   Agent,
@@ -210,6 +211,32 @@ describe('a refusal from the model', () => {
       expect(typeof answer?.content).toBe('string');
       expect(answer?.content).not.toBe('');
       expect(answer?.content).toContain('I cannot help with that request.');
+      server.assertNoViolations();
+    });
+  }
+
+  for (const stream of [false, true]) {
+    it(`with an outputSchema it is a TextMessage holding the refusal, not an error (stream: ${stream})`, async () => {
+      server.reset();
+      server.reply({ refusal: 'I cannot help with that request.' });
+      const agent = new Agent({
+        name: 'bot',
+        stream,
+        outputSchema: z.object({ a: z.string() }),
+        client: new OpenAIChatClient({
+          model: 'gpt-test',
+          apiKey: 'sk-test',
+          baseURL: server.url,
+          maxRetries: 0,
+        }),
+      });
+      const team = new RoundRobinGroupChat([agent], {
+        terminationCondition: new TextMessageTermination('bot'),
+      });
+      const run = await team.run('Do something bad');
+      const answer = run.messages.at(-1);
+      expect(answer?.type).toBe('TextMessage');
+      expect(answer?.content).toBe('I cannot help with that request.');
       server.assertNoViolations();
     });
   }
