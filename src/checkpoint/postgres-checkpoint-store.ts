@@ -271,9 +271,10 @@ export class PostgresCheckpointStore implements CheckpointStore {
 /** Rejects strings PostgreSQL `text` cannot hold (U+0000) or UTF-8 cannot encode (lone surrogates). */
 function checkText(what: string, value: string): void {
   if (typeof value !== 'string' || value.includes('\u0000') || hasLoneSurrogate(value)) {
-    throw new TypeError(
+    throw new ConfigError(
       `PostgresCheckpointStore: the ${what} ${JSON.stringify(value)} is not a string of ` +
         'well-formed text without U+0000, which PostgreSQL cannot store. Use another one.',
+      { path: what === 'session id' ? 'sessionId' : what },
     );
   }
 }

@@ -291,9 +291,10 @@ export class RedisCheckpointStore implements CheckpointStore {
 /** Rejects strings UTF-8 cannot encode (lone surrogates), which would merge distinct ids. */
 function checkText(what: string, value: string): string {
   if (typeof value !== 'string' || hasLoneSurrogate(value)) {
-    throw new TypeError(
+    throw new ConfigError(
       `RedisCheckpointStore: the ${what} ${JSON.stringify(value)} is not a string of ` +
         'well-formed text (a lone UTF-16 surrogate?). Use another one.',
+      { path: what === 'session id' ? 'sessionId' : what },
     );
   }
   return value;

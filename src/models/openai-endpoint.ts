@@ -26,15 +26,25 @@ export function whereOf(model: string, endpoint: Endpoint): string {
  */
 export function checkBaseURL(baseURL: string): void {
   const shown = redactSecrets(redactUrl(baseURL), urlSecrets(baseURL));
-  let parsed: URL | undefined;
+  let parsed: URL;
   try {
     parsed = new URL(baseURL);
   } catch {
-    parsed = undefined;
+    // Refused here: fetch's own "Invalid URL" error would carry the whole URL (as `input`).
+    // URL cannot find the parts of a URL it cannot parse: hide whatever precedes an "@" and
+    // everything from a "?" or "#" on.
+    const hidden = shown
+      .replace(/\/\/[^/?#]*@/, '//[redacted]@')
+      .replace(/[?#].*$/s, '?[redacted]');
+    throw new ConfigError(
+      `OpenAIChatClient: \`baseURL\` ${hidden} is not an absolute URL. Give one such as ` +
+        '"https://api.openai.com/v1" or "http://127.0.0.1:11434/v1".',
+      { path: 'baseURL' },
+    );
   }
   const way =
     'Pass the key as `apiKey`, or a configured openai client as `client` (defaultQuery, defaultHeaders).';
-  if (parsed !== undefined && (parsed.username !== '' || parsed.password !== '')) {
+  if (parsed.username !== '' || parsed.password !== '') {
     throw new ConfigError(
       `OpenAIChatClient: \`baseURL\` ${shown} holds a user name or password, which fetch refuses in a URL. ${way}`,
       { path: 'baseURL' },

@@ -162,6 +162,7 @@ describe('PostgresCheckpointStore', () => {
       store.append('s', { step: 1, snapshot: true, data: 'half \ud83d' }),
     ).rejects.toThrow(TypeError);
     await expect(store.read('nul \u0000 id')).rejects.toThrow(/without U\+0000/);
+    await expect(store.read('nul \u0000 id')).rejects.toBeInstanceOf(ConfigError);
     await expect(store.append('s', { step: 0, snapshot: true, data: '' })).rejects.toThrow(
       RangeError,
     );

@@ -216,6 +216,7 @@ describe('RedisCheckpointStore', () => {
       store.append('s', { step: 1, snapshot: true, data: 'half \ud83d' }),
     ).rejects.toThrow(TypeError);
     await expect(store.read('half \udc00 id')).rejects.toThrow(/lone UTF-16 surrogate/);
+    await expect(store.read('half \udc00 id')).rejects.toBeInstanceOf(ConfigError);
     await expect(store.append('s', { step: 0, snapshot: true, data: '' })).rejects.toThrow(
       RangeError,
     );
