@@ -14,6 +14,7 @@ import {
   describeCheckpointStore,
   type StoreFixture,
 } from '../contracts/checkpoint-store.contract.js';
+import { describeSessionLifecycle } from '../contracts/session-lifecycle.contract.js';
 import { SKIP_NOTES } from '../support/skip-notes.js';
 
 const DATABASE_URL =
@@ -42,7 +43,7 @@ async function connect(): Promise<pg.Pool | undefined> {
 
 const uniqueTable = () => `baton_test_${randomBytes(6).toString('hex')}`;
 const dropTables = (pool: pg.Pool, table: string) =>
-  pool.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+  pool.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases", "${table}_sessions"`);
 
 async function open(): Promise<StoreFixture | undefined> {
   const admin = await connect();
@@ -62,6 +63,35 @@ async function open(): Promise<StoreFixture | undefined> {
 }
 
 describeCheckpointStore('PostgresCheckpointStore', open);
+
+describeSessionLifecycle('PostgresCheckpointStore', async (clock) => {
+  const admin = await connect();
+  if (admin === undefined) return undefined;
+  const table = uniqueTable();
+  const a = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table, clock });
+  const b = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table, clock });
+  return {
+    a,
+    b,
+    // How many rows of the session each of the store's tables holds.
+    async traces(sessionId) {
+      const traces: string[] = [];
+      for (const kind of ['checkpoints', 'leases', 'sessions']) {
+        const { rows } = await admin.query<{ n: number }>(
+          `SELECT count(*)::integer AS n FROM "${table}_${kind}" WHERE session_id = $1`,
+          [sessionId],
+        );
+        if ((rows[0]?.n ?? 0) > 0) traces.push(`${kind}: ${rows[0]?.n}`);
+      }
+      return traces;
+    },
+    async close() {
+      await Promise.all([a.close(), b.close()]);
+      await dropTables(admin, table);
+      await admin.end();
+    },
+  };
+});
 
 describe('PostgresCheckpointStore', () => {
   let admin: pg.Pool | undefined;
