@@ -7,6 +7,7 @@ import type { AgentMessage } from '../messages/message.js';
 import { CheckpointLink, fingerprintOf } from './checkpoint-link.js';
 import { type Checkpointing, DEFAULT_SESSION_CACHE_SIZE } from './checkpointing.js';
 import { MachineDriver } from './machine-driver.js';
+import { SessionLease } from './session-lease.js';
 import { streamRun } from './message-stream.js';
 import type { Orchestration } from './orchestration.js';
 import type { Runnable, RunOptions, Session, SessionInfo, Task, TaskResult } from './runnable.js';
@@ -44,6 +45,13 @@ export interface CheckpointedSession extends Session {
    * @throws SessionBusyError while the session runs.
    */
   dispose(): void;
+  /**
+   * Deletes the session and its whole step log, from memory and from the checkpoint store (taking
+   * its lease first, so a run in another process cannot be cut short). The next
+   * `workflow.session(id)` is a new, empty session.
+   * @throws SessionBusyError while the session runs, here or in another process.
+   */
+  delete(): Promise<void>;
 }
 
 /**
@@ -63,6 +71,7 @@ export class WorkflowRunner implements Runnable {
     runtime: (id) => this.#runtime(id, undefined),
     settle: () => this.#trim(),
     dispose: (id) => this.#dispose(id),
+    delete: (id) => this.#delete(id),
     fresh: () => this.freshState(),
     parse: (state, id) => this.parseState(state, id),
     bounded: false,
@@ -233,7 +242,29 @@ export class WorkflowRunner implements Runnable {
     }
     this.#sessions.delete(id);
   }
+
+  async #delete(id: string): Promise<void> {
+    if (this.#sessions.get(id)?.running) throw new SessionBusyError(id, { detail: DELETE_WAITS });
+    const checkpointing = this.#checkpointing;
+    if (checkpointing === undefined) {
+      this.#sessions.delete(id);
+      return;
+    }
+    // The lease keeps other processes (and this one's runs) from starting the session meanwhile.
+    const lease = new SessionLease(checkpointing.store, id, checkpointing.clock);
+    await lease.acquire(0);
+    try {
+      if (this.#sessions.get(id)?.running) throw new SessionBusyError(id, { detail: DELETE_WAITS });
+      this.#sessions.delete(id);
+      await checkpointing.store.delete(id);
+    } finally {
+      await lease.release();
+    }
+  }
 }
+
+/** What `delete()` says while the session runs here. */
+const DELETE_WAITS = 'delete() waits until it is idle';
 
 /** How a handle reaches its session's runtime, which the runner may drop and rebuild. */
 interface HandleHooks {
@@ -242,6 +273,7 @@ interface HandleHooks {
   /** Called when an operation ends, so the runner can drop idle sessions beyond its cache. */
   settle(): void;
   dispose(id: string): void;
+  delete(id: string): Promise<void>;
   /** A fresh state (see `WorkflowRunner.freshState`). */
   fresh(): SessionState;
   /** A checked state from `saveState()` (see `WorkflowRunner.parseState`). */
@@ -312,6 +344,10 @@ class SessionHandle implements CheckpointedSession {
 
   dispose(): void {
     this.#hooks.dispose(this.id);
+  }
+
+  delete(): Promise<void> {
+    return this.#hooks.delete(this.id);
   }
 
   #use<T>(work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
