@@ -52,6 +52,7 @@ export class CheckpointLink {
   readonly #fingerprint: string;
   readonly #snapshotEvery: number;
   readonly #check: (state: unknown) => StateCheck<SessionState>;
+  readonly #fresh: () => SessionState;
   /** The last step this process knows to be in the store (0: the log is empty). */
   #stored = 0;
 
@@ -59,13 +60,18 @@ export class CheckpointLink {
     store: CheckpointStore,
     sessionId: string,
     descriptor: WorkflowDescriptor,
-    options: CheckpointOptions & { check: (state: unknown) => StateCheck<SessionState> },
+    options: CheckpointOptions & {
+      check: (state: unknown) => StateCheck<SessionState>;
+      /** A new session's state, for one deleted from the store since it was loaded. */
+      fresh: () => SessionState;
+    },
   ) {
     checkSessionId('session()', sessionId);
     this.#store = store;
     this.#sessionId = sessionId;
     this.#descriptor = descriptor;
     this.#check = options.check;
+    this.#fresh = options.fresh;
     this.#fingerprint = fingerprintOf(descriptor);
     this.#snapshotEvery = options.snapshotEvery ?? 0;
     this.#lease = new SessionLease(store, sessionId, options.clock);
@@ -101,10 +107,17 @@ export class CheckpointLink {
     return state;
   }
 
-  /** `state` advanced by the steps other processes committed since. */
+  /**
+   * `state` advanced by the steps other processes committed since; a new session when the store
+   * no longer holds `state`'s step (another process deleted the session).
+   */
   async catchUp(state: SessionState): Promise<SessionState> {
     if (this.#stored === 0) return this.load(state);
-    const records = await this.#store.read(this.#sessionId, { from: { after: state.step } });
+    // From the step this process knows, to see that it is still there.
+    const [known, ...records] = await this.#store.read(this.#sessionId, {
+      from: { after: state.step - 1 },
+    });
+    if (known?.step !== state.step) return this.load(this.#fresh());
     if (records.length === 0) return state;
     const next = replayLog(this.#sessionId, records, this.#expected(), state);
     this.#stored = next.step;

@@ -205,6 +205,7 @@ export class WorkflowRunner implements Runnable {
           : new CheckpointLink(checkpointing.store, id, this.#orchestration.descriptor, {
               ...checkpointing,
               check: (state) => this.#validator.stored(state),
+              fresh: () => this.freshState(),
             });
       const origin: SessionOrigin =
         link === undefined && fork === undefined

@@ -70,6 +70,22 @@ describe('session.delete()', () => {
     expect(await elsewhere.session('t-1').messages()).toEqual([]);
   });
 
+  it('gives every workflow object that had the session loaded a new one', async () => {
+    const store = new MemoryCheckpointStore();
+    const here = desk(store, [{ say: 'one' }, { say: 'two' }]);
+    await here.session('t-4').run('hi');
+    await desk(store, []).session('t-4').delete();
+    expect(await here.session('t-4').messages()).toEqual([]);
+    expect(await here.session('t-4').info()).toEqual({ status: 'idle', step: 0 });
+    await here.session('t-4').run('again');
+    expect(transcript(await here.session('t-4').messages())).toEqual([
+      'TextMessage(user): again',
+      'TextMessage(triage): two',
+      'UserInputRequestedEvent(triage): two',
+    ]);
+    expect((await store.read('t-4', { from: 'start' }))[0]?.snapshot).toBe(true);
+  });
+
   it('drops the session from the workflow that deletes it, so the id starts afresh', async () => {
     const store = new MemoryCheckpointStore();
     const workflow = desk(store, [{ say: 'first answer' }, { say: 'second answer' }]);
