@@ -127,6 +127,44 @@ describe('PostgresCheckpointStore', () => {
     expect(make({ connectionString: DATABASE_URL, table: 'x'.repeat(41) })).toThrow(ConfigError);
   });
 
+  it('adds its sessions table to tables of an earlier version, filled from their logs', async (ctx) => {
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
+    const name = table();
+    // The tables as the store created them before list() existed, with two sessions.
+    await admin.query(`
+      CREATE TABLE "${name}_checkpoints" (
+        session_id text NOT NULL, step integer NOT NULL, snapshot boolean NOT NULL,
+        opens_log boolean NOT NULL, data bytea NOT NULL,
+        written_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (session_id, step));
+      CREATE TABLE "${name}_leases" (
+        session_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL);
+      INSERT INTO "${name}_checkpoints" VALUES
+        ('old-a', 1, true, true, 'a1', '2026-01-01T00:00:00.123456Z'),
+        ('old-a', 2, false, false, 'a2', '2026-01-02T00:00:00.5Z'),
+        ('old-b', 1, true, true, 'b1', '2026-01-03T00:00:00Z');`);
+    const store = new PostgresCheckpointStore({
+      connectionString: DATABASE_URL,
+      table: name,
+      clock: () => Date.parse('2026-02-01T00:00:00Z'),
+    });
+    try {
+      expect(await store.list()).toEqual({
+        sessions: [
+          { id: 'old-b', step: 1, updatedAt: '2026-01-03T00:00:00.000Z' },
+          { id: 'old-a', step: 2, updatedAt: '2026-01-02T00:00:00.500Z' },
+        ],
+      });
+      expect(await store.append('old-a', { step: 3, snapshot: false, data: 'a3' })).toBe(true);
+      expect((await store.list({ limit: 1 })).sessions).toEqual([
+        { id: 'old-a', step: 3, updatedAt: '2026-02-01T00:00:00.000Z' },
+      ]);
+      expect(await store.deleteOlderThan(new Date('2026-01-15T00:00:00Z'))).toBe(1);
+      expect(await store.read('old-b', { from: 'start' })).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('names host and port, but never the password, when it cannot connect', async () => {
     const password = 's3cr3t-Pa55';
     const store = new PostgresCheckpointStore({
