@@ -190,7 +190,7 @@ export class FileCheckpointStore implements CheckpointStore {
 
   /** Sets a new record's time (its file's mtime) from the clock: the session's `updatedAt`. */
   async #stamp(folder: string, step: number): Promise<true> {
-    const at = this.#clock() / 1000;
+    const at = Math.round(this.#clock()) / 1000;
     await utimes(join(folder, String(step)), at, at);
     return true;
   }

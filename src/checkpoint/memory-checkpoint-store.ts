@@ -47,7 +47,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const session = this.#sessions.get(sessionId) ?? { log: [], owner, at: 0 };
     if (!continuesLog(session.log.at(-1), record)) return false;
     session.log.push({ step: record.step, snapshot: record.snapshot, data: record.data });
-    session.at = this.#clock();
+    session.at = Math.round(this.#clock());
     this.#sessions.set(sessionId, session);
     return true;
   }

@@ -137,7 +137,14 @@ export class PostgresCheckpointStore implements CheckpointStore {
     const pool = await this.#connect();
     const data = Buffer.from(record.data, 'utf8');
     try {
-      const values = [sessionId, record.step, record.snapshot, data, owner ?? null, this.#clock()];
+      const values = [
+        sessionId,
+        record.step,
+        record.snapshot,
+        data,
+        owner ?? null,
+        Math.round(this.#clock()),
+      ];
       const result = await pool.query(this.#sql.append, values);
       return result.rowCount === 1;
     } catch (error) {

@@ -187,6 +187,20 @@ export function describeSessionLifecycle(name: string, open: OpenLifecycleStore)
       });
     });
 
+    it('keeps times to the millisecond, so a cursor from any clock pages on', async (ctx) => {
+      await withStore(ctx, async ({ a, b }, setTime) => {
+        setTime(0.0004);
+        await create(a, 'early', 1);
+        setTime(0.0006);
+        await create(a, 'late', 1);
+        const first = await b.list({ limit: 1 });
+        expect(first.sessions).toEqual([{ id: 'late', step: 1, updatedAt: at(0.001) }]);
+        expect(await b.list({ limit: 1, cursor: first.cursor as string })).toEqual({
+          sessions: [{ id: 'early', step: 1, updatedAt: at(0) }],
+        });
+      });
+    });
+
     it('refuses a bad limit, cursor or date with a ConfigError naming it', async (ctx) => {
       await withStore(ctx, async ({ a }) => {
         await expect(a.list({ limit: 0 })).rejects.toThrow(
