@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 
+import type { AppendOptions } from '../checkpoint/session-list.js';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { checkSessionId } from '../checkpoint/session-id.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../errors.js';
@@ -53,6 +54,8 @@ export class CheckpointLink {
   readonly #snapshotEvery: number;
   readonly #check: (state: unknown) => StateCheck<SessionState>;
   readonly #fresh: () => SessionState;
+  /** Recorded with the session's first record (see `SessionOptions.owner`). */
+  #owner: string | undefined;
   /** The last step this process knows to be in the store (0: the log is empty). */
   #stored = 0;
 
@@ -75,6 +78,11 @@ export class CheckpointLink {
     this.#fingerprint = fingerprintOf(descriptor);
     this.#snapshotEvery = options.snapshotEvery ?? 0;
     this.#lease = new SessionLease(store, sessionId, options.clock);
+  }
+
+  /** Records `owner` with the session's first record, unless an owner was given before. */
+  claim(owner: string): void {
+    this.#owner ??= owner;
   }
 
   /** The lease a run holds on this session. */
@@ -132,7 +140,9 @@ export class CheckpointLink {
     const record = snapshot
       ? encodeSnapshot(this.#sessionId, state, step.event, this.#fingerprint, this.#descriptor)
       : encodeStep(this.#sessionId, step);
-    await this.#append(record.step, () => this.#store.append(this.#sessionId, record));
+    await this.#append(record.step, () =>
+      this.#store.append(this.#sessionId, record, this.#appendOptions()),
+    );
   }
 
   /** Writes `state` whole as the next step (reset, loadState). */
@@ -144,7 +154,9 @@ export class CheckpointLink {
       this.#fingerprint,
       this.#descriptor,
     );
-    await this.#append(record.step, () => this.#store.append(this.#sessionId, record));
+    await this.#append(record.step, () =>
+      this.#store.append(this.#sessionId, record, this.#appendOptions()),
+    );
   }
 
   /** Starts this session as a copy of `source` at `step` (time travel). */
@@ -165,7 +177,7 @@ export class CheckpointLink {
       this.#fingerprint,
       this.#descriptor,
     );
-    if (!(await this.#store.append(this.#sessionId, record))) {
+    if (!(await this.#store.append(this.#sessionId, record, this.#appendOptions()))) {
       throw new ConfigError(
         `Cannot fork into session "${this.#sessionId}": it already exists. Fork into a new session id.`,
         { path: 'id' },
@@ -181,6 +193,11 @@ export class CheckpointLink {
       this.#sessionId,
       await this.#store.read(this.#sessionId, { from: 'start' }),
     );
+  }
+
+  /** The owner goes with the record that opens the log (stores ignore it on later ones). */
+  #appendOptions(): AppendOptions | undefined {
+    return this.#stored === 0 && this.#owner !== undefined ? { owner: this.#owner } : undefined;
   }
 
   #expected(): ExpectedWorkflow {
