@@ -49,6 +49,12 @@ export type {
 } from './checkpoint/checkpoint-store.js';
 export { FileCheckpointStore } from './checkpoint/file-checkpoint-store.js';
 export { MemoryCheckpointStore } from './checkpoint/memory-checkpoint-store.js';
+export type {
+  AppendOptions,
+  ListOptions,
+  SessionPage,
+  SessionSummary,
+} from './checkpoint/session-list.js';
 export {
   PostgresCheckpointStore,
   type PostgresCheckpointStoreOptions,

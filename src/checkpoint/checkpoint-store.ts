@@ -1,3 +1,5 @@
+import type { AppendOptions, ListOptions, SessionPage } from './session-list.js';
+
 /**
  * One entry of a session's append-only step log. The store keeps `data` as it is given (encoded
  * JSON text: the step's patches, or a whole snapshot of the session) and never interprets it.
@@ -34,9 +36,11 @@ export interface CheckpointStore {
   /**
    * Appends `record` to the session's log, atomically, if and only if it continues the log:
    * the log is empty and the record is a snapshot, or the log's last step is `record.step - 1`.
-   * Resolves to `false` (and writes nothing) otherwise: another writer got there first.
+   * Resolves to `false` (and writes nothing) otherwise: another writer got there first. The
+   * record's commit time becomes the session's `updatedAt`; `options.owner` is recorded with the
+   * record that opens the log.
    */
-  append(sessionId: string, record: CheckpointRecord): Promise<boolean>;
+  append(sessionId: string, record: CheckpointRecord, options?: AppendOptions): Promise<boolean>;
   /** The session's records in step order (see `ReadOptions`); `[]` for an unknown session. */
   read(sessionId: string, options?: ReadOptions): Promise<CheckpointRecord[]>;
   /**
@@ -48,6 +52,16 @@ export interface CheckpointStore {
   releaseLease(sessionId: string, owner: string): Promise<void>;
   /** The owner of the session's unexpired lease, or `null`. */
   leaseHolder(sessionId: string): Promise<string | null>;
+  /**
+   * Deletes the session: its log, its lease and its entry in `list()`. The id then names a new,
+   * empty session. Resolves to `true` when the session had a log. It does not check the lease:
+   * `session.delete()` takes it first.
+   */
+  delete(sessionId: string): Promise<boolean>;
+  /** A page of the sessions, newest `updatedAt` first (ties by id); see `ListOptions`. */
+  list(options?: ListOptions): Promise<SessionPage>;
+  /** Deletes (as `delete()` does) every session last updated before `date`; resolves to how many. */
+  deleteOlderThan(date: Date): Promise<number>;
   /** Releases connections and handles the store opened itself (not ones passed in). */
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 // Files that appear whole and at most once: the one compare-and-set a file system offers that
 // trusts neither clocks nor process ids. The content is written to a temporary file and synced
@@ -38,19 +38,21 @@ export async function createOnce(
 }
 
 /**
- * Creates the folder `path` holding one file `name` with `content` if no folder `path` exists
- * (a folder is renamed into place whole, and a rename onto a folder that is not empty fails):
- * `true` when this call created it, `false` when it existed.
+ * Creates the folder `path` holding `files` (name to content) if no folder `path` exists (a
+ * folder is renamed into place whole, and a rename onto a folder that is not empty fails): `true`
+ * when this call created it, `false` when it existed. The temporary folder is named after `path`
+ * (`.tmp-<name>-<uuid>`), so whoever deletes `path` can find what a crash left of it.
  */
 export async function createFolderOnce(
   path: string,
-  name: string,
-  content: string,
+  files: Readonly<Record<string, string>>,
 ): Promise<boolean> {
-  const temporary = join(dirname(path), `${TEMPORARY_PREFIX}${randomUUID()}`);
+  const temporary = join(dirname(path), `${TEMPORARY_PREFIX}${basename(path)}-${randomUUID()}`);
   await mkdir(temporary, { mode: 0o700 });
   try {
-    await writeWhole(join(temporary, name), content, true);
+    for (const [name, content] of Object.entries(files)) {
+      await writeWhole(join(temporary, name), content, true);
+    }
     await syncFolder(temporary);
     await rename(temporary, path);
   } catch (error) {

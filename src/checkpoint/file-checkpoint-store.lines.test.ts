@@ -41,7 +41,7 @@ describe('FileCheckpointStore line formats', () => {
     await store.append('s', { step: 1, snapshot: true, data: 'one' });
     await store.append('s', { step: 2, snapshot: false, data });
     expect(await readdir(directory)).toEqual(['s-cw.steps']);
-    expect(await readdir(join(directory, 's-cw.steps'))).toEqual(['1', '2']);
+    expect(await readdir(join(directory, 's-cw.steps'))).toEqual(['1', '2', 'session.json']);
     expect(await readFile(recordFile(1), 'utf8')).toBe('1=one\n');
     expect(await readFile(recordFile(2), 'utf8')).toBe(`2+${data}\n`);
     expect(await new FileCheckpointStore(directory).read('s', { from: 'start' })).toEqual([

@@ -195,7 +195,7 @@ describe('FileCheckpointStore', () => {
     const store = new FileCheckpointStore(directory);
     await store.append('s', rec(1, 'one', true));
     expect(await readdir(directory)).toEqual(['s-cw.steps']);
-    expect(await readdir(join(directory, 's-cw.steps'))).toEqual(['1']);
+    expect(await readdir(join(directory, 's-cw.steps'))).toEqual(['1', 'session.json']);
   });
 
   it('frees at once a lease whose process on this host is gone, and keeps one of another host', async () => {

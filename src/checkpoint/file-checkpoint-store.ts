@@ -1,4 +1,4 @@
-import { access, mkdir, readdir, readFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { CheckpointError, ConfigError } from '../errors.js';
@@ -7,8 +7,18 @@ import { createFolderOnce, createOnce } from './exclusive-file.js';
 import { leaseOwner, releaseLease, takeLease } from './file-lease.js';
 import { formatLine, parseLine, parseLog } from './file-log-lines.js';
 import { sessionStem } from './file-names.js';
+import { deleteStem, fileSessions, SESSION_FILE, sessionFile } from './file-sessions.js';
 import { continuesLog, readWindow } from './read-window.js';
 import { checkSessionId } from './session-id.js';
+import {
+  type AppendOptions,
+  cutoffOf,
+  type ListOptions,
+  listQuery,
+  ownerOf,
+  pageOf,
+  type SessionPage,
+} from './session-list.js';
 
 const STORE = 'FileCheckpointStore';
 /** The name of a record's file: its step in decimal. */
@@ -26,6 +36,8 @@ const READ_BATCH = 64;
  *   between its check and its write (SIGSTOP, a slow disk, another host) can never add a second
  *   record of a step. A crash leaves only a temporary file; the folder itself is created whole
  *   with its first record, so of two writers opening a log only one succeeds.
+ * - `<stem>.steps/session.json`: the session's id and owner, written with the folder. A session's
+ *   `updatedAt` is the modification time of its newest record file (see `file-sessions.ts`).
  * - `<stem>.leases/<generation>`: the lease (see `file-lease.ts`).
  * - `<stem>.log`: the one-file log the store wrote before, still read; new records of such a
  *   session go to its `.steps` folder, which then starts at the step after the log's last one.
@@ -36,9 +48,11 @@ const READ_BATCH = 64;
  */
 export class FileCheckpointStore implements CheckpointStore {
   readonly directory: string;
+  readonly #clock: () => number;
   #ready: Promise<void> | undefined;
 
-  constructor(directory: string) {
+  /** `options.clock` (ms since the epoch) gives each record's time, the `updatedAt` of `list()`. */
+  constructor(directory: string, options: { clock?: () => number } = {}) {
     if (typeof directory !== 'string' || directory === '') {
       throw new ConfigError(
         'FileCheckpointStore needs a directory, e.g. new FileCheckpointStore(".baton").',
@@ -46,10 +60,16 @@ export class FileCheckpointStore implements CheckpointStore {
       );
     }
     this.directory = directory;
+    this.#clock = options.clock ?? Date.now;
   }
 
-  async append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+  async append(
+    sessionId: string,
+    record: CheckpointRecord,
+    options?: AppendOptions,
+  ): Promise<boolean> {
     checkSessionId(STORE, sessionId);
+    const owner = ownerOf(STORE, options);
     const { step } = record;
     if (!Number.isSafeInteger(step) || step < 0) {
       throw new RangeError(
@@ -62,13 +82,17 @@ export class FileCheckpointStore implements CheckpointStore {
     const line = formatLine(record);
     if (await exists(join(folder, String(step - 1)))) {
       await this.beforeWrite(sessionId, step);
-      return createOnce(folder, String(step), line);
+      return (await createOnce(folder, String(step), line)) && this.#stamp(folder, step);
     }
     // Not after a record of the folder: the folder's first record, after the old log if any.
     const log = await this.#readOldLog(sessionId);
     if (!continuesLog(log.at(-1), record)) return false;
     await this.beforeWrite(sessionId, step);
-    return createFolderOnce(folder, String(step), line);
+    const files = {
+      [String(step)]: line,
+      [SESSION_FILE]: sessionFile(sessionId, log.length === 0 ? owner : undefined),
+    };
+    return (await createFolderOnce(folder, files)) && this.#stamp(folder, step);
   }
 
   async read(sessionId: string, options: ReadOptions = {}): Promise<CheckpointRecord[]> {
@@ -126,6 +150,36 @@ export class FileCheckpointStore implements CheckpointStore {
     return leaseOwner(this.#path(sessionId, 'leases'));
   }
 
+  /** Deletes the session's records, old log, lease and any temporary files a crash left of them. */
+  async delete(sessionId: string): Promise<boolean> {
+    checkSessionId(STORE, sessionId);
+    return deleteStem(this.directory, sessionStem(sessionId));
+  }
+
+  /**
+   * Lists the sessions in the directory (reading each one's folder: for the thousands of sessions
+   * an embedded store holds). Sessions written before `session.json` existed whose ids were too
+   * long for a file name cannot be named, so they are not listed; `deleteOlderThan()` still
+   * deletes them.
+   */
+  async list(options?: ListOptions): Promise<SessionPage> {
+    const query = listQuery(STORE, options);
+    const sessions = await fileSessions(this.directory);
+    return pageOf(
+      sessions.flatMap(({ id, owner, step, at }) =>
+        id === undefined ? [] : [{ id, owner, step, at }],
+      ),
+      query,
+    );
+  }
+
+  async deleteOlderThan(date: Date): Promise<number> {
+    const cutoff = cutoffOf(STORE, date);
+    const old = (await fileSessions(this.directory)).filter((s) => s.at < cutoff);
+    const deleted = await Promise.all(old.map((s) => deleteStem(this.directory, s.stem)));
+    return deleted.filter(Boolean).length;
+  }
+
   async close(): Promise<void> {}
 
   /**
@@ -133,6 +187,13 @@ export class FileCheckpointStore implements CheckpointStore {
    * does nothing; a test overrides it to stall a writer there, as SIGSTOP or a slow disk would.
    */
   protected async beforeWrite(_sessionId: string, _step: number): Promise<void> {}
+
+  /** Sets a new record's time (its file's mtime) from the clock: the session's `updatedAt`. */
+  async #stamp(folder: string, step: number): Promise<true> {
+    const at = Math.round(this.#clock()) / 1000;
+    await utimes(join(folder, String(step)), at, at);
+    return true;
+  }
 
   #path(sessionId: string, kind: 'log' | 'steps' | 'leases'): string {
     return join(this.directory, `${sessionStem(sessionId)}.${kind}`);

@@ -1,8 +1,24 @@
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import { continuesLog, readWindow } from './read-window.js';
 import { checkSessionId } from './session-id.js';
+import {
+  type AppendOptions,
+  cutoffOf,
+  type ListOptions,
+  listQuery,
+  ownerOf,
+  pageOf,
+  type SessionPage,
+} from './session-list.js';
 
 const STORE = 'MemoryCheckpointStore';
+
+/** A session's log with its owner and the time (ms) of its last append. */
+interface StoredSession {
+  readonly log: CheckpointRecord[];
+  readonly owner: string | undefined;
+  at: number;
+}
 
 /**
  * Keeps step logs in this process's memory: for tests, and for many sessions that need no
@@ -12,26 +28,34 @@ const STORE = 'MemoryCheckpointStore';
  * @example new HandoffBuilder({ participants }).coordinator(triage).withCheckpointing(new MemoryCheckpointStore())
  */
 export class MemoryCheckpointStore implements CheckpointStore {
-  readonly #logs = new Map<string, CheckpointRecord[]>();
+  readonly #sessions = new Map<string, StoredSession>();
   readonly #leases = new Map<string, { owner: string; expires: number }>();
   readonly #clock: () => number;
 
+  /** `clock` (ms since the epoch) times leases and `updatedAt`. @default Date.now */
   constructor(options: { clock?: () => number } = {}) {
     this.#clock = options.clock ?? Date.now;
   }
 
-  async append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+  async append(
+    sessionId: string,
+    record: CheckpointRecord,
+    options?: AppendOptions,
+  ): Promise<boolean> {
     checkSessionId(STORE, sessionId);
-    const log = this.#logs.get(sessionId) ?? [];
-    if (!continuesLog(log.at(-1), record)) return false;
-    log.push({ step: record.step, snapshot: record.snapshot, data: record.data });
-    this.#logs.set(sessionId, log);
+    const owner = ownerOf(STORE, options);
+    const session = this.#sessions.get(sessionId) ?? { log: [], owner, at: 0 };
+    if (!continuesLog(session.log.at(-1), record)) return false;
+    session.log.push({ step: record.step, snapshot: record.snapshot, data: record.data });
+    session.at = Math.round(this.#clock());
+    this.#sessions.set(sessionId, session);
     return true;
   }
 
   async read(sessionId: string, options?: ReadOptions): Promise<CheckpointRecord[]> {
     checkSessionId(STORE, sessionId);
-    return readWindow(this.#logs.get(sessionId) ?? [], options).map((r) => ({ ...r }));
+    const log = this.#sessions.get(sessionId)?.log ?? [];
+    return readWindow(log, options).map((r) => ({ ...r }));
   }
 
   async acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -52,6 +76,35 @@ export class MemoryCheckpointStore implements CheckpointStore {
     checkSessionId(STORE, sessionId);
     const lease = this.#leases.get(sessionId);
     return lease !== undefined && lease.expires > this.#clock() ? lease.owner : null;
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    checkSessionId(STORE, sessionId);
+    this.#leases.delete(sessionId);
+    return this.#sessions.delete(sessionId);
+  }
+
+  async list(options?: ListOptions): Promise<SessionPage> {
+    const query = listQuery(STORE, options);
+    const entries = [...this.#sessions].map(([id, s]) => ({
+      id,
+      owner: s.owner,
+      step: s.log.at(-1)?.step ?? 0,
+      at: s.at,
+    }));
+    return pageOf(entries, query);
+  }
+
+  async deleteOlderThan(date: Date): Promise<number> {
+    const cutoff = cutoffOf(STORE, date);
+    let deleted = 0;
+    for (const [id, session] of this.#sessions) {
+      if (session.at >= cutoff) continue;
+      this.#sessions.delete(id);
+      this.#leases.delete(id);
+      deleted++;
+    }
+    return deleted;
   }
 
   async close(): Promise<void> {}

@@ -1,13 +1,22 @@
 import type { Pool } from 'pg';
 
 import { CheckpointError, ConfigError, StoreUnavailableError } from '../errors.js';
+import { checkData, checkText, checkTtl, MAX_STEP } from './postgres-checks.js';
 import { statements } from './postgres-sql.js';
+import { describeConnectionString, describePool } from './postgres-target.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import { checkSessionId } from './session-id.js';
-import { causeText, errorCode, hasLoneSurrogate, readBound } from './store-helpers.js';
+import {
+  type AppendOptions,
+  cutoffOf,
+  type ListOptions,
+  listQuery,
+  ownerOf,
+  type SessionPage,
+  toPage,
+} from './session-list.js';
+import { causeText, errorCode, readBound } from './store-helpers.js';
 
-/** The largest value of a PostgreSQL `integer`, the type of the step column. */
-const MAX_STEP = 2_147_483_647;
 const STORE = 'PostgresCheckpointStore';
 /** Tables are `<table>_checkpoints` and `<table>_leases`; 40 + 12 stays under the 63-byte limit. */
 const TABLE_PATTERN = /^[a-z_][a-z0-9_]{0,39}$/;
@@ -33,6 +42,8 @@ export type PostgresCheckpointStoreOptions = (
    * @default 'baton'
    */
   readonly table?: string;
+  /** Gives each commit's time (ms since the epoch), the `updatedAt` of `list()`. @default Date.now */
+  readonly clock?: () => number;
 };
 
 interface LogRow {
@@ -52,6 +63,9 @@ interface LogRow {
  * - `data` is kept as `bytea` holding the string's UTF-8 bytes, because `text` cannot hold U+0000;
  *   `convert_from(data, 'UTF8')` shows it as text.
  * - `<table>_leases (session_id, owner, expires_at)`: expiry is on the server's clock.
+ * - `<table>_sessions (session_id, owner, step, updated_at)`: one row per session, written by the
+ *   same statement as each append, for `list()` and `deleteOlderThan()`. It is created (and filled
+ *   from the log) when missing, so tables of an earlier version keep working.
  *
  * @example
  * const store = new PostgresCheckpointStore({ connectionString: 'postgres://app@db:5432/app' });
@@ -64,6 +78,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   readonly #target: string;
   readonly #connectionString: string | undefined;
   readonly #sql: ReturnType<typeof statements>;
+  readonly #clock: () => number;
   #pool: PostgresPool | undefined;
   #ownPool: Pool | undefined;
   #ready: Promise<PostgresPool> | undefined;
@@ -74,7 +89,9 @@ export class PostgresCheckpointStore implements CheckpointStore {
       connectionString?: unknown;
       pool?: unknown;
       table?: unknown;
+      clock?: () => number;
     };
+    this.#clock = given.clock ?? Date.now;
     const table = given.table ?? 'baton';
     if (typeof table !== 'string' || !TABLE_PATTERN.test(table)) {
       throw new ConfigError(
@@ -107,14 +124,27 @@ export class PostgresCheckpointStore implements CheckpointStore {
     }
   }
 
-  async append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+  async append(
+    sessionId: string,
+    record: CheckpointRecord,
+    options?: AppendOptions,
+  ): Promise<boolean> {
     checkSessionId(STORE, sessionId);
     checkText('session id', sessionId);
     checkData(sessionId, record);
+    const owner = ownerOf(STORE, options);
+    if (owner !== undefined) checkText('owner', owner);
     const pool = await this.#connect();
     const data = Buffer.from(record.data, 'utf8');
     try {
-      const values = [sessionId, record.step, record.snapshot, data];
+      const values = [
+        sessionId,
+        record.step,
+        record.snapshot,
+        data,
+        owner ?? null,
+        Math.round(this.#clock()),
+      ];
       const result = await pool.query(this.#sql.append, values);
       return result.rowCount === 1;
     } catch (error) {
@@ -180,6 +210,37 @@ export class PostgresCheckpointStore implements CheckpointStore {
     checkText('session id', sessionId);
     const { rows } = await this.#query('read a lease', this.#sql.holder, [sessionId]);
     return (rows[0] as { owner: string } | undefined)?.owner ?? null;
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    checkSessionId(STORE, sessionId);
+    checkText('session id', sessionId);
+    const action = `delete session ${JSON.stringify(sessionId)}`;
+    const { rows } = await this.#query(action, this.#sql.delete, [sessionId]);
+    return (rows[0] as { records: number }).records > 0;
+  }
+
+  async list(options?: ListOptions): Promise<SessionPage> {
+    const { owner, after, limit } = listQuery(STORE, options);
+    if (owner !== undefined) checkText('owner', owner);
+    if (after !== undefined) checkText('cursor id', after.id);
+    const values = [owner ?? null, after?.at ?? null, after?.id ?? null, limit + 1];
+    const { rows } = await this.#query('list sessions', this.#sql.list, values);
+    const entries = (rows as { id: string; owner: string | null; step: number; at: number }[]).map(
+      (row) => ({
+        id: row.id,
+        owner: row.owner ?? undefined,
+        step: Number(row.step),
+        at: Number(row.at),
+      }),
+    );
+    return toPage(entries, limit);
+  }
+
+  async deleteOlderThan(date: Date): Promise<number> {
+    const cutoff = cutoffOf(STORE, date);
+    const { rows } = await this.#query('delete old sessions', this.#sql.deleteOlderThan, [cutoff]);
+    return (rows[0] as { deleted: number }).deleted;
   }
 
   /** Ends the pool the store made from `connectionString`; a pool passed in is left open. */
@@ -266,74 +327,4 @@ export class PostgresCheckpointStore implements CheckpointStore {
       `Check the server's log and the user's rights on ${this.#sql.tables}.`;
     return new Error(message, { cause });
   }
-}
-
-/** Rejects strings PostgreSQL `text` cannot hold (U+0000) or UTF-8 cannot encode (lone surrogates). */
-function checkText(what: string, value: string): void {
-  if (typeof value !== 'string' || value.includes('\u0000') || hasLoneSurrogate(value)) {
-    throw new ConfigError(
-      `PostgresCheckpointStore: the ${what} ${JSON.stringify(value)} is not a string of ` +
-        'well-formed text without U+0000, which PostgreSQL cannot store. Use another one.',
-      { path: what === 'session id' ? 'sessionId' : what },
-    );
-  }
-}
-
-function checkData(sessionId: string, record: CheckpointRecord): void {
-  const { step, data } = record;
-  if (!Number.isInteger(step) || step < 1 || step > MAX_STEP) {
-    throw new RangeError(
-      `PostgresCheckpointStore: step ${step} of session ${JSON.stringify(sessionId)} is not an ` +
-        `integer from 1 to ${MAX_STEP}. Number steps 1, 2, 3, ...`,
-    );
-  }
-  // UTF-8 would turn a lone surrogate into U+FFFD: refuse rather than change the data.
-  if (typeof data !== 'string' || hasLoneSurrogate(data)) {
-    throw new TypeError(
-      `PostgresCheckpointStore: the data of step ${step} of session ${JSON.stringify(sessionId)} ` +
-        'is not well-formed text (a lone UTF-16 surrogate?). Encode it with JSON.stringify.',
-    );
-  }
-}
-
-function checkTtl(ttlMs: number): void {
-  if (typeof ttlMs !== 'number' || !(ttlMs > 0 && ttlMs <= MAX_STEP)) {
-    throw new RangeError(
-      `PostgresCheckpointStore: a lease lasts from 1 to ${MAX_STEP} ms, got ${ttlMs}. Pass a ` +
-        'ttlMs of a few seconds.',
-    );
-  }
-}
-
-/** `host:port (database "name")` of a connection string, without user name or password. */
-function describeConnectionString(connectionString: string): string {
-  if (connectionString.startsWith('/')) return `socket ${connectionString.split(' ')[0]}`;
-  let url: URL;
-  try {
-    url = new URL(connectionString);
-  } catch {
-    throw new ConfigError(
-      'PostgresCheckpointStore: `connectionString` is not a URL like ' +
-        '"postgres://user@localhost:5432/app". Check its syntax (special characters in the ' +
-        'password must be percent-encoded).',
-      { path: 'connectionString' },
-    );
-  }
-  const host = url.searchParams.get('host') ?? (url.hostname || 'localhost');
-  const database = decodeURIComponent(url.pathname.slice(1));
-  return `${host}:${url.port || '5432'}${database === '' ? '' : ` (database "${database}")`}`;
-}
-
-function describePool(pool: object): string {
-  const options = (pool as { options?: Record<string, unknown> }).options ?? {};
-  if (typeof options.connectionString === 'string') {
-    try {
-      return describeConnectionString(options.connectionString);
-    } catch {
-      return "the given pool's server";
-    }
-  }
-  const host = typeof options.host === 'string' ? options.host : 'localhost';
-  const database = typeof options.database === 'string' ? ` (database "${options.database}")` : '';
-  return `${host}:${typeof options.port === 'number' ? options.port : 5432}${database}`;
 }

@@ -3,8 +3,12 @@
 export function statements(table: string) {
   const log = `"${table}_checkpoints"`;
   const leases = `"${table}_leases"`;
+  const sessions = `"${table}_sessions"`;
+  /** A time in ms since the epoch, as timestamptz (exact, unlike to_timestamp's float seconds). */
+  const at = (param: string) =>
+    `('epoch'::timestamptz + ${param}::float8 * interval '1 millisecond')`;
   return {
-    tables: `${log} and ${leases}`,
+    tables: `${log}, ${leases} and ${sessions}`,
     // One simple-protocol query runs as one transaction, so the advisory lock covers all three.
     createTables: `
       SELECT pg_advisory_xact_lock(hashtext('baton checkpoint tables ${table}'));
@@ -23,14 +27,59 @@ export function statements(table: string) {
         session_id text PRIMARY KEY,
         owner text NOT NULL,
         expires_at timestamptz NOT NULL
-      );`,
+      );
+      DO $$ BEGIN
+        IF to_regclass('${sessions}') IS NULL THEN
+          CREATE TABLE ${sessions} (
+            session_id text PRIMARY KEY,
+            owner text,
+            step integer NOT NULL,
+            updated_at timestamptz NOT NULL
+          );
+          INSERT INTO ${sessions} (session_id, step, updated_at)
+          SELECT session_id, max(step), date_trunc('milliseconds', max(written_at))
+          FROM ${log} GROUP BY session_id;
+        END IF;
+      END $$;
+      CREATE INDEX IF NOT EXISTS "${table}_sessions_newest" ON ${sessions}
+        (updated_at DESC, session_id COLLATE "C");
+      CREATE INDEX IF NOT EXISTS "${table}_sessions_owner" ON ${sessions}
+        (owner, updated_at DESC, session_id COLLATE "C") WHERE owner IS NOT NULL;`,
     // Two writers that both see an empty log may open it at different steps; the unique index on
     // opens_log lets only one of them commit.
+    // The session's row changes in the same statement: the owner ($5) only when the log opens.
     append: `
-      WITH head AS (SELECT max(step) AS last FROM ${log} WHERE session_id = $1::text)
-      INSERT INTO ${log} (session_id, step, snapshot, opens_log, data)
-      SELECT $1::text, $2::integer, $3::boolean, head.last IS NULL, $4::bytea FROM head
-      WHERE head.last = $2::integer - 1 OR (head.last IS NULL AND $3::boolean)`,
+      WITH head AS (SELECT max(step) AS last FROM ${log} WHERE session_id = $1::text),
+      written AS (
+        INSERT INTO ${log} (session_id, step, snapshot, opens_log, data)
+        SELECT $1::text, $2::integer, $3::boolean, head.last IS NULL, $4::bytea FROM head
+        WHERE head.last = $2::integer - 1 OR (head.last IS NULL AND $3::boolean)
+        RETURNING step, opens_log)
+      INSERT INTO ${sessions} AS s (session_id, owner, step, updated_at)
+      SELECT $1::text, CASE WHEN written.opens_log THEN $5::text END, written.step, ${at('$6')}
+      FROM written
+      ON CONFLICT (session_id) DO UPDATE SET step = excluded.step,
+        updated_at = excluded.updated_at, owner = coalesce(excluded.owner, s.owner)`,
+    delete: `
+      WITH records AS (DELETE FROM ${log} WHERE session_id = $1::text RETURNING 1),
+      row AS (DELETE FROM ${sessions} WHERE session_id = $1::text),
+      lease AS (DELETE FROM ${leases} WHERE session_id = $1::text)
+      SELECT count(*)::integer AS records FROM records`,
+    // Newest first, ties by id in code point order (COLLATE "C"), after the cursor ($2, $3).
+    list: `
+      SELECT session_id AS id, owner, step,
+        (extract(epoch FROM updated_at) * 1000)::float8 AS at
+      FROM ${sessions}
+      WHERE ($1::text IS NULL OR owner = $1::text)
+        AND ($2::float8 IS NULL OR updated_at < ${at('$2')}
+          OR (updated_at = ${at('$2')} AND session_id COLLATE "C" > $3::text))
+      ORDER BY updated_at DESC, session_id COLLATE "C"
+      LIMIT $4::integer`,
+    deleteOlderThan: `
+      WITH old AS (DELETE FROM ${sessions} WHERE updated_at < ${at('$1')} RETURNING session_id),
+      records AS (DELETE FROM ${log} WHERE session_id IN (SELECT session_id FROM old)),
+      lease AS (DELETE FROM ${leases} WHERE session_id IN (SELECT session_id FROM old))
+      SELECT count(*)::integer AS deleted FROM old`,
     readFromSnapshot: `
       SELECT step, snapshot, data FROM ${log}
       WHERE session_id = $1::text AND step <= $2::integer AND step >= (

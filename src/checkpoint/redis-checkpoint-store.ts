@@ -1,18 +1,32 @@
 import type { Redis } from 'ioredis';
 
-import { CheckpointError, ConfigError, StoreUnavailableError } from '../errors.js';
+import { CheckpointError, ConfigError } from '../errors.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import {
   ACQUIRE,
   APPEND,
+  DELETE,
+  LIST,
   LOST_INDEX,
   LOST_LOG,
+  OLDER,
   READ,
   RELEASE,
   type Script,
 } from './redis-scripts.js';
+import { checkText, openRedisClient, redisFailure } from './redis-connection.js';
+import { describeClient, describeUrl } from './redis-target.js';
 import { checkSessionId } from './session-id.js';
-import { causeText, hasLoneSurrogate, readBound } from './store-helpers.js';
+import {
+  type AppendOptions,
+  cutoffOf,
+  type ListOptions,
+  listQuery,
+  ownerOf,
+  type SessionPage,
+  toPage,
+} from './session-list.js';
+import { readBound } from './store-helpers.js';
 
 const STORE = 'RedisCheckpointStore';
 
@@ -33,6 +47,8 @@ export type RedisCheckpointStoreOptions = (
 ) & {
   /** Prepended to every key the store writes; without `{` or `}`. @default 'baton:' */
   readonly keyPrefix?: string;
+  /** Gives each commit's time (ms since the epoch), the `updatedAt` of `list()`. @default Date.now */
+  readonly clock?: () => number;
 };
 
 /**
@@ -43,6 +59,12 @@ export type RedisCheckpointStoreOptions = (
  * - `log`: a list of the records' data, each prefixed with `S` (snapshot) or `P` (patch);
  * - `snapshots`: a sorted set of the snapshot steps; the lowest is the log's first step;
  * - `lease`: the owner, set with a server-side expiry (`PX`).
+ *
+ * and, for `list()` and `deleteOlderThan()`, kept by the same scripts: `<keyPrefix>sessions` (a
+ * sorted set of the ids by `updatedAt` in ms), `<keyPrefix>owner:<owner>` (the same, per owner),
+ * `<keyPrefix>steps` and `<keyPrefix>owners` (hashes of each id's last step and owner). These keys
+ * span hash slots, so the store needs a single Redis server (not Cluster). Sessions written before
+ * these keys existed are listed from their next append on.
  *
  * `append()`, `read()` and the lease changes are Lua scripts, so each is atomic. Data is stored
  * as its UTF-8 bytes, U+0000 included. Nothing expires but the lease.
@@ -57,11 +79,18 @@ export class RedisCheckpointStore implements CheckpointStore {
   readonly #target: string;
   readonly #url: string | undefined;
   readonly #client: RedisClient | undefined;
+  readonly #clock: () => number;
   #ownClient: Promise<Redis> | undefined;
   #closed = false;
 
   constructor(options: RedisCheckpointStoreOptions) {
-    const given = (options ?? {}) as { url?: unknown; client?: unknown; keyPrefix?: unknown };
+    const given = (options ?? {}) as {
+      url?: unknown;
+      client?: unknown;
+      keyPrefix?: unknown;
+      clock?: () => number;
+    };
+    this.#clock = given.clock ?? Date.now;
     const prefix = given.keyPrefix ?? 'baton:';
     if (typeof prefix !== 'string' || /[{}]/.test(prefix)) {
       throw new ConfigError(
@@ -94,8 +123,13 @@ export class RedisCheckpointStore implements CheckpointStore {
     }
   }
 
-  async append(sessionId: string, record: CheckpointRecord): Promise<boolean> {
+  async append(
+    sessionId: string,
+    record: CheckpointRecord,
+    options?: AppendOptions,
+  ): Promise<boolean> {
     const { step, snapshot, data } = record;
+    const owner = ownerOf(STORE, options);
     if (!Number.isSafeInteger(step) || step < 1) {
       throw new RangeError(
         `RedisCheckpointStore: step ${step} of session ${JSON.stringify(sessionId)} is not a ` +
@@ -109,13 +143,18 @@ export class RedisCheckpointStore implements CheckpointStore {
           'is not well-formed text (a lone UTF-16 surrogate?). Encode it with JSON.stringify.',
       );
     }
-    const keys = this.#logKeys(sessionId);
+    const keys = [...this.#logKeys(sessionId), this.#index(), ...this.#infoKeys()];
     const entry = `${snapshot ? 'S' : 'P'}${data}`;
     const action = `append step ${step} of session ${JSON.stringify(sessionId)}`;
     const reply = await this.#run(sessionId, action, APPEND, keys, [
       step,
       snapshot ? '1' : '0',
       entry,
+      sessionId,
+      Math.round(this.#clock()),
+      owner === undefined ? '0' : '1',
+      owner === undefined ? '' : checkText('owner', owner),
+      this.#prefix,
     ]);
     return reply === 1;
   }
@@ -172,6 +211,41 @@ export class RedisCheckpointStore implements CheckpointStore {
     }
   }
 
+  async delete(sessionId: string): Promise<boolean> {
+    const [hadLog] = await this.#delete(sessionId, '');
+    return hadLog === 1;
+  }
+
+  async list(options?: ListOptions): Promise<SessionPage> {
+    const { owner, after, limit } = listQuery(STORE, options);
+    const index = owner === undefined ? this.#index() : this.#index(checkText('owner', owner));
+    const args = [after === undefined ? '0' : '1', after?.at ?? 0, after?.id ?? '', limit + 1];
+    const keys = [index, ...this.#infoKeys()];
+    const reply = (await this.#run('', 'list sessions', LIST, keys, args)) as (string | null)[];
+    const entries = [];
+    for (let i = 0; i < reply.length; i += 4) {
+      const [id, at, step, by] = reply.slice(i, i + 4);
+      entries.push({ id: String(id), owner: by ?? undefined, step: Number(step), at: Number(at) });
+    }
+    return toPage(entries, limit);
+  }
+
+  async deleteOlderThan(date: Date): Promise<number> {
+    const cutoff = Math.ceil(cutoffOf(STORE, date));
+    let deleted = 0;
+    for (;;) {
+      const ids = (await this.#run(
+        '',
+        'list old sessions',
+        OLDER,
+        [this.#index()],
+        [cutoff, 100],
+      )) as string[];
+      if (ids.length === 0) return deleted;
+      for (const id of ids) deleted += (await this.#delete(id, cutoff))[1];
+    }
+  }
+
   /** Closes the connection the store opened from `url`; a client passed in is left open. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -185,6 +259,28 @@ export class RedisCheckpointStore implements CheckpointStore {
   #logKeys(sessionId: string): string[] {
     const base = this.#base(sessionId);
     return [`${base}:log`, `${base}:snapshots`];
+  }
+
+  /** Deletes the session (only when last updated before `before`, unless it is ''). */
+  async #delete(sessionId: string, before: number | ''): Promise<[number, number]> {
+    const keys = [...this.#logKeys(sessionId), this.#leaseKey(sessionId), this.#index()];
+    keys.push(...this.#infoKeys());
+    const action = `delete session ${JSON.stringify(sessionId)}`;
+    return (await this.#run(sessionId, action, DELETE, keys, [
+      sessionId,
+      this.#prefix,
+      before,
+    ])) as [number, number];
+  }
+
+  /** The sorted set of every session by `updatedAt`, or of one owner's. */
+  #index(owner?: string): string {
+    return owner === undefined ? `${this.#prefix}sessions` : `${this.#prefix}owner:${owner}`;
+  }
+
+  /** The hashes of each session's last step and owner. */
+  #infoKeys(): string[] {
+    return [`${this.#prefix}steps`, `${this.#prefix}owners`];
   }
 
   #leaseKey(sessionId: string): string {
@@ -233,96 +329,16 @@ export class RedisCheckpointStore implements CheckpointStore {
       throw new Error('RedisCheckpointStore is closed. Create a new store to use Redis again.');
     }
     if (this.#client !== undefined) return this.#client;
-    this.#ownClient ??= this.#createClient().catch((error: unknown) => {
-      this.#ownClient = undefined;
-      throw error;
-    });
+    this.#ownClient ??= openRedisClient(this.#url as string, this.#target).catch(
+      (error: unknown) => {
+        this.#ownClient = undefined;
+        throw error;
+      },
+    );
     return this.#ownClient;
   }
 
-  async #createClient(): Promise<Redis> {
-    let ioredis: { Redis: typeof Redis };
-    try {
-      ioredis = await import('ioredis');
-    } catch (error) {
-      throw new ConfigError(
-        'RedisCheckpointStore needs the `ioredis` package, which is not installed. Run ' +
-          '`npm install ioredis`.',
-        { cause: error },
-      );
-    }
-    const client = new ioredis.Redis(this.#url as string, {
-      lazyConnect: true,
-      connectTimeout: 10_000,
-      maxRetriesPerRequest: 3,
-    });
-    // ioredis reports why a connection failed only as an 'error' event (and logs it when nobody
-    // listens); connect() itself rejects with "Connection is closed."
-    let lastError: unknown;
-    client.on('error', (error: unknown) => {
-      lastError = error;
-    });
-    try {
-      await client.connect();
-    } catch (error) {
-      client.disconnect();
-      throw this.#failure('connect', lastError ?? error);
-    }
-    return client;
-  }
-
   #failure(action: string, cause: unknown): Error {
-    const detail = causeText(cause);
-    const unreachable =
-      /ECONN|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|closed|max retries|NOAUTH|WRONGPASS/i;
-    if (unreachable.test(detail)) {
-      const message =
-        `RedisCheckpointStore cannot connect to Redis at ${this.#target}: ${detail}. Check that ` +
-        'the server is running and reachable there, and the URL and password.';
-      return new StoreUnavailableError(STORE, this.#target, message, { cause });
-    }
-    const message =
-      `RedisCheckpointStore cannot ${action} on Redis at ${this.#target}: ${detail}. Check ` +
-      'that no other program writes keys under this keyPrefix.';
-    return new Error(message, { cause });
+    return redisFailure(this.#target, action, cause);
   }
-}
-
-/** Rejects strings UTF-8 cannot encode (lone surrogates), which would merge distinct ids. */
-function checkText(what: string, value: string): string {
-  if (typeof value !== 'string' || hasLoneSurrogate(value)) {
-    throw new ConfigError(
-      `RedisCheckpointStore: the ${what} ${JSON.stringify(value)} is not a string of ` +
-        'well-formed text (a lone UTF-16 surrogate?). Use another one.',
-      { path: what === 'session id' ? 'sessionId' : what },
-    );
-  }
-  return value;
-}
-
-/** `host:port` (and database) of a Redis URL, without user name or password. */
-function describeUrl(url: string): string {
-  if (url.startsWith('/')) return `socket ${url}`;
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed?.protocol !== 'redis:' && parsed?.protocol !== 'rediss:') {
-    throw new ConfigError(
-      'RedisCheckpointStore: `url` is not a URL like "redis://localhost:6379/0". Check its ' +
-        'syntax (special characters in the password must be percent-encoded).',
-      { path: 'url' },
-    );
-  }
-  const database = parsed.pathname.length > 1 ? ` (database ${parsed.pathname.slice(1)})` : '';
-  return `${parsed.hostname || 'localhost'}:${parsed.port || '6379'}${database}`;
-}
-
-function describeClient(client: object): string {
-  const options = (client as { options?: Record<string, unknown> }).options ?? {};
-  if (typeof options.path === 'string' && options.path !== '') return `socket ${options.path}`;
-  const host = typeof options.host === 'string' ? options.host : 'localhost';
-  return `${host}:${typeof options.port === 'number' ? options.port : 6379}`;
 }

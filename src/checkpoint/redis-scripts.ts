@@ -17,9 +17,11 @@ export const LOST_INDEX = 'its Redis log has entries but no snapshot index (a ke
 export const LOST_LOG =
   'its Redis snapshot index remains but its log list is gone (a key was deleted?)';
 
-// KEYS: log (a list of "S"/"P" + data, one per step), snapshots (a sorted set of snapshot steps).
+// KEYS: log (a list of "S"/"P" + data, one per step), snapshots (a sorted set of snapshot steps),
+// index (every session by updatedAt), steps (a hash: id to last step), owners (a hash: id to owner).
 // The log's first step is its lowest snapshot step, so step i is at list index i - first.
-// ARGV: step, "1" for a snapshot, the entry.
+// ARGV: step, "1" for a snapshot, the entry, session id, time (ms), "1" when an owner is given,
+// the owner, key prefix. An owner's index, <prefix>owner:<owner>, is named from the stored owner.
 // A log list without its index, or an index without its list, is damage (a deleted key), never an
 // empty session: both keys are written together and only ever deleted together.
 export const APPEND = script(`
@@ -34,7 +36,67 @@ else
 end
 redis.call('RPUSH', KEYS[1], ARGV[3])
 if ARGV[2] == '1' then redis.call('ZADD', KEYS[2], ARGV[1], ARGV[1]) end
+if length == 0 and ARGV[6] == '1' then redis.call('HSET', KEYS[5], ARGV[4], ARGV[7]) end
+redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
+redis.call('HSET', KEYS[4], ARGV[4], ARGV[1])
+local owner = redis.call('HGET', KEYS[5], ARGV[4])
+if owner then redis.call('ZADD', ARGV[8] .. 'owner:' .. owner, ARGV[5], ARGV[4]) end
 return 1`);
+
+// KEYS: log, snapshots, lease, index, steps, owners. ARGV: session id, key prefix, and a time
+// (ms) to delete only a session last updated before it, or "" to delete it whatever its age.
+// Replies {1 when it had a log, 1 when it was in the index}.
+export const DELETE = script(`
+local at = redis.call('ZSCORE', KEYS[4], ARGV[1])
+if ARGV[3] ~= '' and not (at and tonumber(at) < tonumber(ARGV[3])) then return {0, 0} end
+local had = redis.call('EXISTS', KEYS[1])
+local owner = redis.call('HGET', KEYS[6], ARGV[1])
+if owner then redis.call('ZREM', ARGV[2] .. 'owner:' .. owner, ARGV[1]) end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('HDEL', KEYS[5], ARGV[1])
+redis.call('HDEL', KEYS[6], ARGV[1])
+return {had, redis.call('ZREM', KEYS[4], ARGV[1])}`);
+
+// KEYS: an index (every session's, or one owner's), steps, owners. ARGV: "1" after a cursor, its
+// time, its id, how many. Newest first, ties by id in byte order: each time's members come
+// ascending from ZRANGEBYSCORE. Replies id, time, step, owner (or nil) per session.
+export const LIST = script(`
+local function above(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = a:byte(i), b:byte(i)
+    if x ~= y then return x > y end
+  end
+  return #a > #b
+end
+local want = tonumber(ARGV[4])
+local found = {}
+local upper = '+inf'
+if ARGV[1] == '1' then
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[2])) do
+    if #found < want and above(id, ARGV[3]) then found[#found + 1] = {id, ARGV[2]} end
+  end
+  upper = '(' .. ARGV[2]
+end
+while #found < want do
+  local top = redis.call('ZREVRANGEBYSCORE', KEYS[1], upper, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  if #top == 0 then break end
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], top[2], top[2])) do
+    if #found < want then found[#found + 1] = {id, top[2]} end
+  end
+  upper = '(' .. top[2]
+end
+local reply = {}
+for _, entry in ipairs(found) do
+  reply[#reply + 1] = entry[1]
+  reply[#reply + 1] = entry[2]
+  reply[#reply + 1] = redis.call('HGET', KEYS[2], entry[1]) or '0'
+  reply[#reply + 1] = redis.call('HGET', KEYS[3], entry[1])
+end
+return reply`);
+
+// KEYS: index. ARGV: time (ms), how many. The ids of sessions last updated before the time.
+export const OLDER = script(`
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, ARGV[2])`);
 
 // KEYS: log, snapshots. ARGV: "start" | "after" | "snapshot", after, upTo.
 // Replies {first step returned, entries} or {} when nothing matches.

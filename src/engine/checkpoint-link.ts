@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 
+import type { AppendOptions } from '../checkpoint/session-list.js';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { checkSessionId } from '../checkpoint/session-id.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../errors.js';
@@ -52,6 +53,9 @@ export class CheckpointLink {
   readonly #fingerprint: string;
   readonly #snapshotEvery: number;
   readonly #check: (state: unknown) => StateCheck<SessionState>;
+  readonly #fresh: () => SessionState;
+  /** Recorded with the session's first record (see `SessionOptions.owner`). */
+  #owner: string | undefined;
   /** The last step this process knows to be in the store (0: the log is empty). */
   #stored = 0;
 
@@ -59,16 +63,26 @@ export class CheckpointLink {
     store: CheckpointStore,
     sessionId: string,
     descriptor: WorkflowDescriptor,
-    options: CheckpointOptions & { check: (state: unknown) => StateCheck<SessionState> },
+    options: CheckpointOptions & {
+      check: (state: unknown) => StateCheck<SessionState>;
+      /** A new session's state, for one deleted from the store since it was loaded. */
+      fresh: () => SessionState;
+    },
   ) {
     checkSessionId('session()', sessionId);
     this.#store = store;
     this.#sessionId = sessionId;
     this.#descriptor = descriptor;
     this.#check = options.check;
+    this.#fresh = options.fresh;
     this.#fingerprint = fingerprintOf(descriptor);
     this.#snapshotEvery = options.snapshotEvery ?? 0;
     this.#lease = new SessionLease(store, sessionId, options.clock);
+  }
+
+  /** Records `owner` with the session's first record, unless an owner was given before. */
+  claim(owner: string): void {
+    this.#owner ??= owner;
   }
 
   /** The lease a run holds on this session. */
@@ -101,10 +115,17 @@ export class CheckpointLink {
     return state;
   }
 
-  /** `state` advanced by the steps other processes committed since. */
+  /**
+   * `state` advanced by the steps other processes committed since; a new session when the store
+   * no longer holds `state`'s step (another process deleted the session).
+   */
   async catchUp(state: SessionState): Promise<SessionState> {
     if (this.#stored === 0) return this.load(state);
-    const records = await this.#store.read(this.#sessionId, { from: { after: state.step } });
+    // From the step this process knows, to see that it is still there.
+    const [known, ...records] = await this.#store.read(this.#sessionId, {
+      from: { after: state.step - 1 },
+    });
+    if (known?.step !== state.step) return this.load(this.#fresh());
     if (records.length === 0) return state;
     const next = replayLog(this.#sessionId, records, this.#expected(), state);
     this.#stored = next.step;
@@ -119,7 +140,9 @@ export class CheckpointLink {
     const record = snapshot
       ? encodeSnapshot(this.#sessionId, state, step.event, this.#fingerprint, this.#descriptor)
       : encodeStep(this.#sessionId, step);
-    await this.#append(record.step, () => this.#store.append(this.#sessionId, record));
+    await this.#append(record.step, () =>
+      this.#store.append(this.#sessionId, record, this.#appendOptions()),
+    );
   }
 
   /** Writes `state` whole as the next step (reset, loadState). */
@@ -131,7 +154,9 @@ export class CheckpointLink {
       this.#fingerprint,
       this.#descriptor,
     );
-    await this.#append(record.step, () => this.#store.append(this.#sessionId, record));
+    await this.#append(record.step, () =>
+      this.#store.append(this.#sessionId, record, this.#appendOptions()),
+    );
   }
 
   /** Starts this session as a copy of `source` at `step` (time travel). */
@@ -152,7 +177,7 @@ export class CheckpointLink {
       this.#fingerprint,
       this.#descriptor,
     );
-    if (!(await this.#store.append(this.#sessionId, record))) {
+    if (!(await this.#store.append(this.#sessionId, record, this.#appendOptions()))) {
       throw new ConfigError(
         `Cannot fork into session "${this.#sessionId}": it already exists. Fork into a new session id.`,
         { path: 'id' },
@@ -168,6 +193,11 @@ export class CheckpointLink {
       this.#sessionId,
       await this.#store.read(this.#sessionId, { from: 'start' }),
     );
+  }
+
+  /** The owner goes with the record that opens the log (stores ignore it on later ones). */
+  #appendOptions(): AppendOptions | undefined {
+    return this.#stored === 0 && this.#owner !== undefined ? { owner: this.#owner } : undefined;
   }
 
   #expected(): ExpectedWorkflow {

@@ -81,6 +81,11 @@ export class SessionRuntime implements RunHost {
   }
 
   /** True while a run (or a reset, a loadState) is in progress here. */
+  /** Where the session is checkpointed, when its workflow has a store. */
+  get link(): CheckpointLink | undefined {
+    return this.#link;
+  }
+
   get running(): boolean {
     return this.#running;
   }

@@ -7,13 +7,13 @@ import type { AgentMessage } from '../messages/message.js';
 import { CheckpointLink, fingerprintOf } from './checkpoint-link.js';
 import { type Checkpointing, DEFAULT_SESSION_CACHE_SIZE } from './checkpointing.js';
 import { MachineDriver } from './machine-driver.js';
-import { streamRun } from './message-stream.js';
+import { type HandleHooks, SessionHandle } from './session-handle.js';
+import { SessionLease } from './session-lease.js';
 import type { Orchestration } from './orchestration.js';
-import type { Runnable, RunOptions, Session, SessionInfo, Task, TaskResult } from './runnable.js';
+import type { Runnable, RunOptions, Session, Task, TaskResult } from './runnable.js';
 import type { CheckpointInfo } from './session-log.js';
 import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from './session-state.js';
-import { liveThread } from './thread-line.js';
 import { StateValidator } from './state-validator.js';
 
 /** The origin of every session kept in memory only (one object, not one per session). */
@@ -26,6 +26,12 @@ export const DEFAULT_SESSION_ID = 'default';
 export interface SessionOptions {
   /** Start the new session as a copy of another session at a past step (time travel). */
   from?: { session: string; step: number };
+  /**
+   * Who the session belongs to (e.g. the signed-in user's id), recorded in the checkpoint store
+   * with the session's first step, for `store.list({ owner })`. Ignored for a session the store
+   * already holds. Needs a checkpoint store. @default none
+   */
+  owner?: string;
 }
 
 /** A session with its step log and what happened at each step. */
@@ -44,6 +50,13 @@ export interface CheckpointedSession extends Session {
    * @throws SessionBusyError while the session runs.
    */
   dispose(): void;
+  /**
+   * Deletes the session and its whole step log, from memory and from the checkpoint store (taking
+   * its lease first, so a run in another process cannot be cut short). The next
+   * `workflow.session(id)` is a new, empty session.
+   * @throws SessionBusyError while the session runs, here or in another process.
+   */
+  delete(): Promise<void>;
 }
 
 /**
@@ -63,6 +76,7 @@ export class WorkflowRunner implements Runnable {
     runtime: (id) => this.#runtime(id, undefined),
     settle: () => this.#trim(),
     dispose: (id) => this.#dispose(id),
+    delete: (id) => this.#delete(id),
     fresh: () => this.freshState(),
     parse: (state, id) => this.parseState(state, id),
     bounded: false,
@@ -149,7 +163,9 @@ export class WorkflowRunner implements Runnable {
         );
       }
     }
-    this.#runtime(id, from);
+    if (options.owner !== undefined) this.#checkOwner(id, options.owner);
+    const runtime = this.#runtime(id, from);
+    if (options.owner !== undefined) runtime.link?.claim(options.owner);
     this.#trim();
     return new SessionHandle(id, this.#hooks);
   }
@@ -196,6 +212,7 @@ export class WorkflowRunner implements Runnable {
           : new CheckpointLink(checkpointing.store, id, this.#orchestration.descriptor, {
               ...checkpointing,
               check: (state) => this.#validator.stored(state),
+              fresh: () => this.freshState(),
             });
       const origin: SessionOrigin =
         link === undefined && fork === undefined
@@ -233,90 +250,43 @@ export class WorkflowRunner implements Runnable {
     }
     this.#sessions.delete(id);
   }
-}
 
-/** How a handle reaches its session's runtime, which the runner may drop and rebuild. */
-interface HandleHooks {
-  /** The session's runtime, rebuilt (reloaded from the store) when it was dropped. */
-  runtime(id: string): SessionRuntime;
-  /** Called when an operation ends, so the runner can drop idle sessions beyond its cache. */
-  settle(): void;
-  dispose(id: string): void;
-  /** A fresh state (see `WorkflowRunner.freshState`). */
-  fresh(): SessionState;
-  /** A checked state from `saveState()` (see `WorkflowRunner.parseState`). */
-  parse(state: unknown, sessionId: string): Omit<SessionState, 'step'>;
-  /** True when the runner drops idle sessions (it has a store), so `settle()` must run. */
-  bounded: boolean;
-}
-
-/** What a caller holds for one session: its id and the runner's hooks (one handle per session). */
-class SessionHandle implements CheckpointedSession {
-  readonly id: string;
-  readonly #hooks: HandleHooks;
-
-  constructor(id: string, hooks: HandleHooks) {
-    this.id = id;
-    this.#hooks = hooks;
-  }
-
-  run(task?: Task, options?: RunOptions): Promise<TaskResult> {
-    return this.#use((runtime) => runtime.run(task, options));
-  }
-
-  runStream(task?: Task, options?: RunOptions): AsyncIterable<AgentMessage | TaskResult> {
-    return streamRun(options, (streamed, sink) =>
-      this.#use((runtime) => runtime.run(task, streamed, sink)),
-    );
-  }
-
-  reset(): Promise<void> {
-    return this.#use((runtime) => runtime.replace(() => this.#hooks.fresh(), 'reset'));
-  }
-
-  saveState(): Promise<unknown> {
-    return this.#use(async (runtime) => {
-      const { step: _step, ...state } = await runtime.current();
-      return structuredClone(state);
-    });
-  }
-
-  async loadState(state: unknown): Promise<void> {
-    const loaded = this.#hooks.parse(structuredClone(state), this.id);
-    await this.#use((runtime) =>
-      runtime.replace((current) => ({ ...loaded, step: current.step }), 'load_state'),
-    );
-  }
-
-  messages(): Promise<AgentMessage[]> {
-    return this.#use(async (runtime) => [...liveThread(await runtime.current())]);
-  }
-
-  info(): Promise<SessionInfo> {
-    return this.#use((runtime) => runtime.info());
-  }
-
-  checkpoints(): Promise<CheckpointInfo[]> {
-    return this.#use((runtime) => runtime.checkpoints());
-  }
-
-  stop(reason = 'External termination requested'): void {
-    if (typeof reason !== 'string' || reason.length === 0) {
+  #checkOwner(id: string, owner: string): void {
+    const where = `session("${id}", { owner })`;
+    if (typeof owner !== 'string' || owner === '') {
       throw new ConfigError(
-        `session("${this.id}").stop(): the reason must be a non-empty string, got ${JSON.stringify(reason)}.`,
-        { path: 'reason' },
+        `${where}: owner must be a non-empty string, got ${JSON.stringify(owner)}.`,
+        { path: 'owner' },
       );
     }
-    this.#hooks.runtime(this.id).stop(reason);
+    if (this.#checkpointing === undefined) {
+      throw new ConfigError(
+        `${where}: an owner is recorded in a checkpoint store, and this workflow has none. ` +
+          'Configure one with withCheckpointing(), or leave owner out.',
+        { path: 'owner' },
+      );
+    }
   }
 
-  dispose(): void {
-    this.#hooks.dispose(this.id);
-  }
-
-  #use<T>(work: (runtime: SessionRuntime) => Promise<T>): Promise<T> {
-    const hooks = this.#hooks;
-    const done = work(hooks.runtime(this.id));
-    return hooks.bounded ? done.finally(hooks.settle) : done;
+  async #delete(id: string): Promise<void> {
+    if (this.#sessions.get(id)?.running) throw new SessionBusyError(id, { detail: DELETE_WAITS });
+    const checkpointing = this.#checkpointing;
+    if (checkpointing === undefined) {
+      this.#sessions.delete(id);
+      return;
+    }
+    // The lease keeps other processes (and this one's runs) from starting the session meanwhile.
+    const lease = new SessionLease(checkpointing.store, id, checkpointing.clock);
+    await lease.acquire(0);
+    try {
+      if (this.#sessions.get(id)?.running) throw new SessionBusyError(id, { detail: DELETE_WAITS });
+      this.#sessions.delete(id);
+      await checkpointing.store.delete(id);
+    } finally {
+      await lease.release();
+    }
   }
 }
+
+/** What `delete()` says while the session runs here. */
+const DELETE_WAITS = 'delete() waits until it is idle';

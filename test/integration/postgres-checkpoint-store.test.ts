@@ -14,6 +14,7 @@ import {
   describeCheckpointStore,
   type StoreFixture,
 } from '../contracts/checkpoint-store.contract.js';
+import { describeSessionLifecycle } from '../contracts/session-lifecycle.contract.js';
 import { SKIP_NOTES } from '../support/skip-notes.js';
 
 const DATABASE_URL =
@@ -42,7 +43,7 @@ async function connect(): Promise<pg.Pool | undefined> {
 
 const uniqueTable = () => `baton_test_${randomBytes(6).toString('hex')}`;
 const dropTables = (pool: pg.Pool, table: string) =>
-  pool.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+  pool.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases", "${table}_sessions"`);
 
 async function open(): Promise<StoreFixture | undefined> {
   const admin = await connect();
@@ -62,6 +63,35 @@ async function open(): Promise<StoreFixture | undefined> {
 }
 
 describeCheckpointStore('PostgresCheckpointStore', open);
+
+describeSessionLifecycle('PostgresCheckpointStore', async (clock) => {
+  const admin = await connect();
+  if (admin === undefined) return undefined;
+  const table = uniqueTable();
+  const a = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table, clock });
+  const b = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table, clock });
+  return {
+    a,
+    b,
+    // How many rows of the session each of the store's tables holds.
+    async traces(sessionId) {
+      const traces: string[] = [];
+      for (const kind of ['checkpoints', 'leases', 'sessions']) {
+        const { rows } = await admin.query<{ n: number }>(
+          `SELECT count(*)::integer AS n FROM "${table}_${kind}" WHERE session_id = $1`,
+          [sessionId],
+        );
+        if ((rows[0]?.n ?? 0) > 0) traces.push(`${kind}: ${rows[0]?.n}`);
+      }
+      return traces;
+    },
+    async close() {
+      await Promise.all([a.close(), b.close()]);
+      await dropTables(admin, table);
+      await admin.end();
+    },
+  };
+});
 
 describe('PostgresCheckpointStore', () => {
   let admin: pg.Pool | undefined;
@@ -95,6 +125,44 @@ describe('PostgresCheckpointStore', () => {
       expect.objectContaining({ name: 'ConfigError', path: 'table' }),
     );
     expect(make({ connectionString: DATABASE_URL, table: 'x'.repeat(41) })).toThrow(ConfigError);
+  });
+
+  it('adds its sessions table to tables of an earlier version, filled from their logs', async (ctx) => {
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
+    const name = table();
+    // The tables as the store created them before list() existed, with two sessions.
+    await admin.query(`
+      CREATE TABLE "${name}_checkpoints" (
+        session_id text NOT NULL, step integer NOT NULL, snapshot boolean NOT NULL,
+        opens_log boolean NOT NULL, data bytea NOT NULL,
+        written_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (session_id, step));
+      CREATE TABLE "${name}_leases" (
+        session_id text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL);
+      INSERT INTO "${name}_checkpoints" VALUES
+        ('old-a', 1, true, true, 'a1', '2026-01-01T00:00:00.123456Z'),
+        ('old-a', 2, false, false, 'a2', '2026-01-02T00:00:00.5Z'),
+        ('old-b', 1, true, true, 'b1', '2026-01-03T00:00:00Z');`);
+    const store = new PostgresCheckpointStore({
+      connectionString: DATABASE_URL,
+      table: name,
+      clock: () => Date.parse('2026-02-01T00:00:00Z'),
+    });
+    try {
+      expect(await store.list()).toEqual({
+        sessions: [
+          { id: 'old-b', step: 1, updatedAt: '2026-01-03T00:00:00.000Z' },
+          { id: 'old-a', step: 2, updatedAt: '2026-01-02T00:00:00.500Z' },
+        ],
+      });
+      expect(await store.append('old-a', { step: 3, snapshot: false, data: 'a3' })).toBe(true);
+      expect((await store.list({ limit: 1 })).sessions).toEqual([
+        { id: 'old-a', step: 3, updatedAt: '2026-02-01T00:00:00.000Z' },
+      ]);
+      expect(await store.deleteOlderThan(new Date('2026-01-15T00:00:00Z'))).toBe(1);
+      expect(await store.read('old-b', { from: 'start' })).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('names host and port, but never the password, when it cannot connect', async () => {

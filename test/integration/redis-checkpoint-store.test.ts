@@ -14,6 +14,7 @@ import {
   describeCheckpointStore,
   type StoreFixture,
 } from '../contracts/checkpoint-store.contract.js';
+import { describeSessionLifecycle } from '../contracts/session-lifecycle.contract.js';
 import { SKIP_NOTES } from '../support/skip-notes.js';
 
 const REDIS_URL = process.env.BATON_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -81,6 +82,39 @@ async function open(): Promise<StoreFixture | undefined> {
 
 describeCheckpointStore('RedisCheckpointStore', open);
 
+describeSessionLifecycle('RedisCheckpointStore', async (clock) => {
+  const admin = await connect();
+  if (admin === undefined) return undefined;
+  const keyPrefix = uniquePrefix();
+  const a = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix, clock });
+  const b = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix, clock });
+  return {
+    a,
+    b,
+    // The session's own keys, and its entries in the shared index keys.
+    async traces(sessionId) {
+      const traces: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, keys] = await admin.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
+        for (const key of keys) {
+          if (key.includes(`{${encodeURIComponent(sessionId)}}`)) traces.push(key);
+          const type = await admin.type(key);
+          if (type === 'zset' && (await admin.zscore(key, sessionId)) !== null) traces.push(key);
+          if (type === 'hash' && (await admin.hexists(key, sessionId)) === 1) traces.push(key);
+        }
+        cursor = next;
+      } while (cursor !== '0');
+      return traces;
+    },
+    async close() {
+      await Promise.all([a.close(), b.close()]);
+      await deleteKeys(admin, keyPrefix);
+      await admin.quit();
+    },
+  };
+});
+
 describe('RedisCheckpointStore', () => {
   let admin: Redis | undefined;
   const prefixes: string[] = [];
@@ -143,7 +177,7 @@ describe('RedisCheckpointStore', () => {
     await client.quit();
   });
 
-  it('keeps a session under one hash tag, with its id encoded', async (ctx) => {
+  it('keeps a session under one hash tag, with its id encoded, and indexes it', async (ctx) => {
     if (admin === undefined) return ctx.skip(SKIP_NOTES.redis);
     const keyPrefix = prefix();
     const store = new RedisCheckpointStore({ url: REDIS_URL, keyPrefix });
@@ -152,10 +186,13 @@ describe('RedisCheckpointStore', () => {
     await store.close();
     const keys = await admin.keys(`${keyPrefix}*`);
     expect(keys.sort()).toEqual([
+      `${keyPrefix}sessions`,
+      `${keyPrefix}steps`,
       `${keyPrefix}{a%7D%7Bb%3Ac}:lease`,
       `${keyPrefix}{a%7D%7Bb%3Ac}:log`,
       `${keyPrefix}{a%7D%7Bb%3Ac}:snapshots`,
     ]);
+    expect(await admin.hgetall(`${keyPrefix}steps`)).toEqual({ 'a}{b:c': '1' });
     expect(await admin.pttl(`${keyPrefix}{a%7D%7Bb%3Ac}:lease`)).toBeGreaterThan(4_000);
   });
 

@@ -197,6 +197,9 @@ describe('checkpointed sessions', () => {
       acquireLease: async () => true,
       releaseLease: async () => {},
       leaseHolder: async () => null,
+      delete: (id) => inner.delete(id),
+      list: (options) => inner.list(options),
+      deleteOlderThan: (date) => inner.deleteOlderThan(date),
       close: async () => {},
     };
     const a = desk(leaky, { triage: [{ say: 'from a' }] });

@@ -61,7 +61,7 @@ describe('a file log written before the format 2 lines', () => {
     expect(result.status).toBe('awaiting_input');
     expect(await readFile(file, 'utf8')).toBe(before);
     const steps = file.replace(/\.log$/, '.steps');
-    expect(await readdir(steps)).toEqual(['7', '8', '9']);
+    expect(await readdir(steps)).toEqual(['7', '8', '9', 'session.json']);
     for (const n of [7, 8, 9]) {
       expect(/^\d+[=+]/.exec(await readFile(join(steps, String(n)), 'utf8'))?.[0]).toBe(`${n}+`);
     }

@@ -625,6 +625,9 @@ describe.each([memory, file, postgres, redis])('resume contract: $name store', (
       acquireLease: async () => true,
       releaseLease: async () => {},
       leaseHolder: async () => null,
+      delete: (id) => store.delete(id),
+      list: (options) => store.list(options),
+      deleteOlderThan: (date) => store.deleteOlderThan(date),
       close: async () => {},
     });
     // Both handles connected before the race, so that the two runs overlap.

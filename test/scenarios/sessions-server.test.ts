@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
 import type { AgentContext, AgentResponse, ChatAgent } from '../../src/agents/chat-agent.js';
-import type { CheckpointRecord, CheckpointStore, ReadOptions } from '../../src/index.js';
+import type {
+  CheckpointRecord,
+  CheckpointStore,
+  ListOptions,
+  ReadOptions,
+  SessionPage,
+} from '../../src/index.js';
 import {
   Agent,
   CheckpointError,
@@ -323,6 +329,15 @@ class WatchedStore implements CheckpointStore {
   }
   leaseHolder(sessionId: string): Promise<string | null> {
     return this.inner.leaseHolder(sessionId);
+  }
+  delete(sessionId: string): Promise<boolean> {
+    return this.inner.delete(sessionId);
+  }
+  list(options?: ListOptions): Promise<SessionPage> {
+    return this.inner.list(options);
+  }
+  deleteOlderThan(date: Date): Promise<number> {
+    return this.inner.deleteOlderThan(date);
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -20,7 +20,9 @@ import {
   MaxMessageTermination,
   type ModelRequest,
   PostgresCheckpointStore,
+  type ListOptions,
   type ReadOptions,
+  type SessionPage,
   ScriptedChatClient,
   type ScriptedStep,
   SessionBusyError,
@@ -223,6 +225,18 @@ class ExpectedStepStore implements CheckpointStore {
 
   leaseHolder(sessionId: string): Promise<string | null> {
     return this.#inner.leaseHolder(sessionId);
+  }
+
+  delete(sessionId: string): Promise<boolean> {
+    return this.#inner.delete(sessionId);
+  }
+
+  list(options?: ListOptions): Promise<SessionPage> {
+    return this.#inner.list(options);
+  }
+
+  deleteOlderThan(date: Date): Promise<number> {
+    return this.#inner.deleteOlderThan(date);
   }
 
   close(): Promise<void> {
