@@ -323,13 +323,11 @@ describe('session.stop() when the file store directory vanished', () => {
   });
 });
 
-describe('FINDING: a session whose file store log vanished under it', () => {
-  // The session's log is deleted behind the workflow's back (the directory is removed). Every later
-  // run() in that process rejects with SessionBusyError "Session "s" is already running (another
-  // process committed step 3 first)" — forever, though no other process exists — and messages()
-  // still serves the 3 cached messages. API §7: a damaged log rejects with CheckpointError naming
-  // what is wrong; SessionBusyError's claim is false and tells the user to wait for nothing.
-  it.fails('the next run is not a false SessionBusyError', async () => {
+describe('a session whose file store log vanished under it', () => {
+  // Found: once the session's log was deleted behind the workflow's back (the directory removed),
+  // every later run() in that process rejected with a false SessionBusyError, forever. A deleted
+  // log is now noticed (API.md §21: after a delete the id is a new, empty session).
+  it('the next run is not a false SessionBusyError: the session starts empty', async () => {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
@@ -350,6 +348,10 @@ describe('FINDING: a session whose file store log vanished under it', () => {
           (e: unknown) => e,
         );
       expect(next).not.toBeInstanceOf(SessionBusyError);
+      expect(next).toBeUndefined();
+      const thread = (await w.session('s').messages()).map((m) => m.content);
+      expect(thread[0]).toBe('second');
+      expect(thread).not.toContain('first');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
