@@ -128,4 +128,15 @@ describe('ScriptedChatClient', () => {
     const aborted = AbortSignal.abort(new Error('too late'));
     await expect(already.create({ ...ask('b'), signal: aborted })).rejects.toThrow('too late');
   });
+
+  it('rejects with the reason when its step function aborts the signal and never answers', async () => {
+    const controller = new AbortController();
+    const client = new ScriptedChatClient(() => {
+      controller.abort(new Error('stopped by the step'));
+      return new Promise<never>(() => {});
+    });
+    await expect(client.create({ messages: [], signal: controller.signal })).rejects.toThrow(
+      'stopped by the step',
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import { newId } from '../ids.js';
 
 import type { FunctionCall, Usage } from '../messages/message.js';
+import { untilAborted } from '../until-aborted.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
 
 /**
@@ -87,7 +88,8 @@ export class ScriptedChatClient implements ChatClient {
     const { signal, ...rest } = request;
     this.#calls.push(structuredClone(rest));
     signal?.throwIfAborted();
-    const step = await abortable(this.#stepFor(request, callIndex), signal);
+    // A step function may abort the signal itself before handing its step back.
+    const step = await untilAborted(this.#stepFor(request, callIndex), signal);
     if (step instanceof Error) throw step;
     return step;
   }
@@ -141,22 +143,4 @@ function toResult(step: Exclude<ScriptedStep, Error>): ModelResult {
   };
   if (step.thought !== undefined) result.thought = step.thought;
   return result;
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
