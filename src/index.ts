@@ -67,8 +67,8 @@ export {
 } from './checkpoint/redis-checkpoint-store.js';
 export type { ConsoleOptions } from './console.js';
 export { Console } from './console.js';
-export type { CheckpointOptions } from './engine/checkpoint-link.js';
-export type { TeamCheckpointOptions } from './engine/checkpointing.js';
+export type { CheckpointOptions } from './engine/log/checkpoint-link.js';
+export type { TeamCheckpointOptions } from './engine/log/checkpointing.js';
 export type {
   Runnable,
   RunOptions,
@@ -77,10 +77,10 @@ export type {
   Task,
   TaskResult,
 } from './engine/runnable.js';
-export type { CheckpointInfo } from './engine/session-log.js';
-export type { PendingRequest } from './engine/session-state.js';
-export type { ThreadPredicate } from './engine/stop-rule.js';
-export type { CheckpointedSession, SessionOptions } from './engine/workflow-runner.js';
+export type { CheckpointInfo } from './engine/log/session-log.js';
+export type { PendingRequest } from './engine/state/session-state.js';
+export type { ThreadPredicate } from './engine/state/stop-rule.js';
+export type { CheckpointedSession, SessionOptions } from './engine/session/workflow-runner.js';
 export {
   CheckpointError,
   ConfigError,

@@ -1,6 +1,6 @@
 import { Console, summaryLines } from '../console.js';
 import type { RunOptions, Session, Task, TaskResult } from '../engine/runnable.js';
-import type { PendingRequest } from '../engine/session-state.js';
+import type { PendingRequest } from '../engine/state/session-state.js';
 import type { AgentMessage, ToolApprovalResponseEvent } from '../messages/message.js';
 import { approve, reject, textMessage } from '../messages/message-factories.js';
 import { visibleControls } from '../visible-controls.js';

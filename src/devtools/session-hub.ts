@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 
 import type { SessionInfo, Task } from '../engine/runnable.js';
-import type { CheckpointInfo } from '../engine/session-log.js';
+import type { CheckpointInfo } from '../engine/log/session-log.js';
 import type { AgentMessage } from '../messages/message.js';
 import { approve, reject } from '../messages/message-factories.js';
 import { onSpanEnd } from '../observability/tracing.js';
-import { ON_SPEAKERS, type ObservedRunOptions } from '../engine/speakers-listener.js';
+import { ON_SPEAKERS, type ObservedRunOptions } from '../engine/run/speakers-listener.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
 import { type ConditionProgress, conditionProgress } from './condition-progress.js';

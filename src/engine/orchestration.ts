@@ -3,8 +3,8 @@ import type { AnyStateMachine } from 'xstate';
 import type { AgentContext, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
 import type { Guardrail } from '../agents/guardrail.js';
 import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
-import type { SessionState } from './session-state.js';
-import type { StopRule } from './stop-rule.js';
+import type { SessionState } from './state/session-state.js';
+import type { StopRule } from './state/stop-rule.js';
 
 /** What a state of a compiled machine means to the engine, read from the state node's `meta`. */
 export type StateMeta =

@@ -1,5 +1,5 @@
 import type { AgentMessage, ChatMessage, ToolApprovalResponseEvent } from '../messages/message.js';
-import type { PendingRequest } from './session-state.js';
+import type { PendingRequest } from './state/session-state.js';
 
 /**
  * What a run starts from: a string becomes a `TextMessage` from `"user"`; `approve()` /

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { HandoffBuilder, MemoryCheckpointStore, SessionBusyError } from '../../src/index.js';
-import { LEASE_TTL_MS } from '../../src/engine/checkpoint-link.js';
+import { LEASE_TTL_MS } from '../../src/engine/log/checkpoint-link.js';
 import { FakeAgent } from '../support/fake-agent.js';
 
 // A process that dies holding a session's lease blocks the session until the lease expires

@@ -3,7 +3,7 @@
 // records (version 3, a JSON list with compact messages; version 2 was a JSON object, no positions)
 // and still reads versions 1 and 2, so such a test turns a written record into its version 1 form
 // first and forges that.
-import { readStepRecord } from '../../src/engine/compact-step.js';
+import { readStepRecord } from '../../src/engine/log/compact-step.js';
 
 const FIELDS: Readonly<Record<string, string>> = {
   m: 'machineState',

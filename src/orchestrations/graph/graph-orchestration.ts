@@ -1,6 +1,6 @@
 import type { GuardrailSet } from '../../agents/guardrail.js';
 import type { Orchestration, ResponseRouting } from '../../engine/orchestration.js';
-import type { StopRule } from '../../engine/stop-rule.js';
+import type { StopRule } from '../../engine/state/stop-rule.js';
 import { compileGraphMachine, type GraphEvent } from './graph-machine.js';
 import { advance, readProgress, startProgress } from './graph-progress.js';
 import type { GraphTopology } from './graph-topology.js';

@@ -1,6 +1,6 @@
-import type { Checkpointing } from '../../engine/checkpointing.js';
+import type { Checkpointing } from '../../engine/log/checkpointing.js';
 import type { Orchestration } from '../../engine/orchestration.js';
-import { WorkflowRunner } from '../../engine/workflow-runner.js';
+import { WorkflowRunner } from '../../engine/session/workflow-runner.js';
 import { graphMermaid } from './graph-mermaid.js';
 import type { GraphTopology } from './graph-topology.js';
 

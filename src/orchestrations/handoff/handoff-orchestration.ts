@@ -7,9 +7,9 @@ import type {
   ResponseRouting,
   SpeakerChoice,
 } from '../../engine/orchestration.js';
-import type { SessionState } from '../../engine/session-state.js';
-import { liveThread } from '../../engine/thread-line.js';
-import type { StopRule } from '../../engine/stop-rule.js';
+import type { SessionState } from '../../engine/state/session-state.js';
+import { liveThread } from '../../engine/state/thread-line.js';
+import type { StopRule } from '../../engine/state/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import { selectSpeakerEvent, textMessage } from '../../messages/message-factories.js';
 import { messageToText } from '../../messages/message-text.js';

@@ -1,5 +1,5 @@
-import type { SessionState } from '../../engine/session-state.js';
-import { liveThread } from '../../engine/thread-line.js';
+import type { SessionState } from '../../engine/state/session-state.js';
+import { liveThread } from '../../engine/state/thread-line.js';
 import { type AgentMessage, isChatMessage } from '../../messages/message.js';
 import { messageToText } from '../../messages/message-text.js';
 import { saysPhrase } from './handoff-router.js';

@@ -1,6 +1,6 @@
 import type { Orchestration } from '../../engine/orchestration.js';
-import type { Checkpointing } from '../../engine/checkpointing.js';
-import { WorkflowRunner } from '../../engine/workflow-runner.js';
+import type { Checkpointing } from '../../engine/log/checkpointing.js';
+import { WorkflowRunner } from '../../engine/session/workflow-runner.js';
 import { handoffMermaid } from './handoff-mermaid.js';
 import type { HandoffTopology } from './handoff-topology.js';
 

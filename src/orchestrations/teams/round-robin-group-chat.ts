@@ -1,8 +1,8 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
-import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
-import { toStopRule } from '../../engine/stop-rule.js';
-import { WorkflowRunner } from '../../engine/workflow-runner.js';
+import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/log/checkpointing.js';
+import { toStopRule } from '../../engine/state/stop-rule.js';
+import { WorkflowRunner } from '../../engine/session/workflow-runner.js';
 import { ConfigError } from '../../errors.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import { edge } from '../flat-machine.js';

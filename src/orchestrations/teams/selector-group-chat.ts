@@ -1,10 +1,10 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
-import type { SessionState } from '../../engine/session-state.js';
-import { liveThread } from '../../engine/thread-line.js';
-import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/checkpointing.js';
-import { toStopRule } from '../../engine/stop-rule.js';
-import { WorkflowRunner } from '../../engine/workflow-runner.js';
+import type { SessionState } from '../../engine/state/session-state.js';
+import { liveThread } from '../../engine/state/thread-line.js';
+import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/log/checkpointing.js';
+import { toStopRule } from '../../engine/state/stop-rule.js';
+import { WorkflowRunner } from '../../engine/session/workflow-runner.js';
 import { ConfigError } from '../../errors.js';
 import type { LLMMessage } from '../../messages/llm-message.js';
 import type { AgentMessage } from '../../messages/message.js';

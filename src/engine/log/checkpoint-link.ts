@@ -1,0 +1,234 @@
+import { createHash } from 'node:crypto';
+
+import type { AppendOptions } from '../../checkpoint/session-list.js';
+import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
+import { checkSessionId } from '../../checkpoint/session-id.js';
+import { CheckpointError, ConfigError, SessionBusyError } from '../../errors.js';
+import { isMisuse, SessionLease } from './session-lease.js';
+import {
+  type CheckpointInfo,
+  type ExpectedWorkflow,
+  encodeSnapshot,
+  encodeStep,
+  listCheckpoints,
+  replayLog,
+  type WorkflowDescriptor,
+} from './session-log.js';
+import type { CommittedStep, SessionState } from '../state/session-state.js';
+import type { StateCheck } from '../state/state-validator.js';
+
+export { LEASE_TTL_MS } from './session-lease.js';
+
+/** Options of checkpointing, as `withCheckpointing()` takes them. */
+export interface CheckpointOptions {
+  /**
+   * Also write a full snapshot every this many steps (0: only where a log starts). Snapshots
+   * shorten nothing that loading must read (the thread is in the log either way) and cost bytes,
+   * so they are off by default. @default 0
+   */
+  snapshotEvery?: number;
+  /**
+   * Idle sessions kept in memory; the least recently used others are dropped and reloaded from the
+   * store when used again. @default 1000
+   */
+  sessionCacheSize?: number;
+  /** Milliseconds since the epoch, read to decide when a lease is due for renewal. @default Date.now */
+  clock?: () => number;
+}
+
+/** The fingerprint of a workflow descriptor: a short hash of its stable JSON. */
+export function fingerprintOf(descriptor: WorkflowDescriptor): string {
+  return createHash('sha256').update(JSON.stringify(descriptor)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Connects one session to a checkpoint store: loads and catches up its state, commits each step
+ * with compare-and-append, and holds the session's lease while a run is in progress.
+ */
+export class CheckpointLink {
+  readonly #lease: SessionLease;
+  readonly #store: CheckpointStore;
+  readonly #sessionId: string;
+  readonly #descriptor: WorkflowDescriptor;
+  readonly #fingerprint: string;
+  readonly #snapshotEvery: number;
+  readonly #check: (state: unknown) => StateCheck<SessionState>;
+  readonly #fresh: () => SessionState;
+  /** Recorded with the session's first record (see `SessionOptions.owner`). */
+  #owner: string | undefined;
+  /** The last step this process knows to be in the store (0: the log is empty). */
+  #stored = 0;
+
+  constructor(
+    store: CheckpointStore,
+    sessionId: string,
+    descriptor: WorkflowDescriptor,
+    options: CheckpointOptions & {
+      check: (state: unknown) => StateCheck<SessionState>;
+      /** A new session's state, for one deleted from the store since it was loaded. */
+      fresh: () => SessionState;
+    },
+  ) {
+    checkSessionId('session()', sessionId);
+    this.#store = store;
+    this.#sessionId = sessionId;
+    this.#descriptor = descriptor;
+    this.#check = options.check;
+    this.#fresh = options.fresh;
+    this.#fingerprint = fingerprintOf(descriptor);
+    this.#snapshotEvery = options.snapshotEvery ?? 0;
+    this.#lease = new SessionLease(store, sessionId, options.clock);
+  }
+
+  /** Records `owner` with the session's first record, unless an owner was given before. */
+  claim(owner: string): void {
+    this.#owner ??= owner;
+  }
+
+  /** The lease a run holds on this session. */
+  get lease(): SessionLease {
+    return this.#lease;
+  }
+
+  /** The session's state from the store, or `fresh` when it has no log yet. */
+  async load(fresh: SessionState): Promise<SessionState> {
+    let records = await this.#store.read(this.#sessionId);
+    if (records.length === 0) {
+      // No snapshot to start from: a new session — or one being written right now by another
+      // process (read again), or a log that lost the record that opened it (corrupt).
+      const [first] = await this.#store.read(this.#sessionId, { from: 'start' });
+      if (first === undefined) {
+        this.#stored = 0;
+        return fresh;
+      }
+      records = await this.#store.read(this.#sessionId);
+      if (records.length === 0) {
+        throw new CheckpointError(
+          this.#sessionId,
+          first.step,
+          'the log has no snapshot to start from',
+        );
+      }
+    }
+    const state = replayLog(this.#sessionId, records, this.#expected());
+    this.#stored = state.step;
+    return state;
+  }
+
+  /**
+   * `state` advanced by the steps other processes committed since; a new session when the store
+   * no longer holds `state`'s step (another process deleted the session).
+   */
+  async catchUp(state: SessionState): Promise<SessionState> {
+    if (this.#stored === 0) return this.load(state);
+    // From the step this process knows, to see that it is still there.
+    const [known, ...records] = await this.#store.read(this.#sessionId, {
+      from: { after: state.step - 1 },
+    });
+    if (known?.step !== state.step) return this.load(this.#fresh());
+    if (records.length === 0) return state;
+    const next = replayLog(this.#sessionId, records, this.#expected(), state);
+    this.#stored = next.step;
+    return next;
+  }
+
+  /** Commits a step; another writer that got there first makes it a `SessionBusyError`. */
+  async commit(step: CommittedStep): Promise<void> {
+    const state = step.state;
+    const snapshot =
+      this.#stored === 0 || (this.#snapshotEvery > 0 && state.step % this.#snapshotEvery === 0);
+    const record = snapshot
+      ? encodeSnapshot(this.#sessionId, state, step.event, this.#fingerprint, this.#descriptor)
+      : encodeStep(this.#sessionId, step);
+    await this.#append(record.step, () =>
+      this.#store.append(this.#sessionId, record, this.#appendOptions()),
+    );
+  }
+
+  /** Writes `state` whole as the next step (reset, loadState). */
+  async replace(state: SessionState, event: string): Promise<void> {
+    const record = encodeSnapshot(
+      this.#sessionId,
+      state,
+      event,
+      this.#fingerprint,
+      this.#descriptor,
+    );
+    await this.#append(record.step, () =>
+      this.#store.append(this.#sessionId, record, this.#appendOptions()),
+    );
+  }
+
+  /** Starts this session as a copy of `source` at `step` (time travel). */
+  async fork(source: string, step: number): Promise<SessionState> {
+    const records = await this.#store.read(source, { upTo: step });
+    if (records.length === 0 || records.at(-1)?.step !== step) {
+      throw new ConfigError(
+        `Cannot fork from step ${step} of session "${source}": the store has no such step. ` +
+          'List the steps with session.checkpoints().',
+        { path: 'from.step' },
+      );
+    }
+    const state = replayLog(source, records, this.#expected());
+    const record = encodeSnapshot(
+      this.#sessionId,
+      state,
+      `fork:${source}@${step}`,
+      this.#fingerprint,
+      this.#descriptor,
+    );
+    if (!(await this.#store.append(this.#sessionId, record, this.#appendOptions()))) {
+      throw new ConfigError(
+        `Cannot fork into session "${this.#sessionId}": it already exists. Fork into a new session id.`,
+        { path: 'id' },
+      );
+    }
+    this.#stored = state.step;
+    return state;
+  }
+
+  /** The step log. */
+  async checkpoints(): Promise<CheckpointInfo[]> {
+    return listCheckpoints(
+      this.#sessionId,
+      await this.#store.read(this.#sessionId, { from: 'start' }),
+    );
+  }
+
+  /** The owner goes with the record that opens the log (stores ignore it on later ones). */
+  #appendOptions(): AppendOptions | undefined {
+    return this.#stored === 0 && this.#owner !== undefined ? { owner: this.#owner } : undefined;
+  }
+
+  #expected(): ExpectedWorkflow {
+    return {
+      fingerprint: this.#fingerprint,
+      descriptor: this.#descriptor,
+      check: this.#check,
+    };
+  }
+
+  async #append(step: number, write: () => Promise<boolean>): Promise<void> {
+    // A run that lost its lease never commits over the process that took the session.
+    await this.#lease.confirm(step);
+    let appended: boolean;
+    try {
+      appended = await write();
+    } catch (error) {
+      if (isMisuse(error)) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new CheckpointError(
+        this.#sessionId,
+        step,
+        `its store cannot be reached to commit the step (${reason})`,
+        { writing: true, cause: error },
+      );
+    }
+    if (!appended) {
+      throw new SessionBusyError(this.#sessionId, {
+        detail: `another process committed step ${step} first`,
+      });
+    }
+    this.#stored = step;
+  }
+}

@@ -1,0 +1,259 @@
+import type { PendingRequest } from '../state/session-state.js';
+import { liveThread } from '../state/thread-line.js';
+import { ConfigError, SessionBusyError } from '../../errors.js';
+import type { AgentMessage } from '../../messages/message.js';
+import { releaseIndex } from '../../messages/thread-index.js';
+import { traceRun } from '../../observability/gen-ai-spans.js';
+import type { CheckpointLink } from '../log/checkpoint-link.js';
+import type { MachineDriver } from '../run/machine-driver.js';
+import type { Orchestration } from '../orchestration.js';
+import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
+import type { CheckpointInfo } from '../log/session-log.js';
+import { type MessageSink, type RunHost, SessionRun } from '../run/session-run.js';
+import { applyStep, NO_MESSAGES, type SessionState, type StepChange } from '../state/session-state.js';
+import { type StopCheck, SessionStop } from '../run/session-stop.js';
+import type { StopChange } from '../state/step-changes.js';
+
+export type { MessageSink } from '../run/session-run.js';
+
+/** Where a session comes from: its own log, or a past step of another session (a fork). */
+export interface SessionOrigin {
+  readonly link?: CheckpointLink;
+  readonly fork?: { readonly session: string; readonly step: number };
+}
+
+/** The load of a session without a store, which has nothing to load. */
+const LOADED: Promise<void> = Promise.resolve();
+
+/** A pending request with its kind (sessions stored before approvals existed have none). */
+function withKind(request: PendingRequest): PendingRequest {
+  return request.kind === undefined ? { ...request, kind: 'input' } : request;
+}
+
+/**
+ * One conversation: its state, where it is stored, and who may run it. A run (`SessionRun`)
+ * advances it one committed step at a time; this class loads the state, holds the lease while a
+ * run, a reset or a `loadState` is in progress, and answers `info()` and `checkpoints()`.
+ */
+export class SessionRuntime implements RunHost {
+  readonly id: string;
+  readonly orchestration: Orchestration;
+  readonly driver: MachineDriver;
+  readonly #link: CheckpointLink | undefined;
+  readonly #origin: SessionOrigin;
+  #state: SessionState;
+  #loading: Promise<void> | undefined;
+  #loaded = false;
+  #running = false;
+  /** This session's own stop rule and `stop()` requests. */
+  #stop: SessionStop | undefined;
+
+  constructor(
+    id: string,
+    orchestration: Orchestration,
+    driver: MachineDriver,
+    fresh: SessionState,
+    origin: SessionOrigin = {},
+  ) {
+    this.id = id;
+    this.orchestration = orchestration;
+    this.driver = driver;
+    this.#state = fresh;
+    this.#link = origin.link;
+    this.#origin = origin;
+    if (origin.link === undefined) {
+      // Nothing to load: one settled promise serves every such session (one each was 48 bytes).
+      this.#loading = LOADED;
+      this.#loaded = true;
+    }
+  }
+
+  /**
+   * True when the session can be dropped from memory and reloaded from its store later: it is not
+   * running, has no stop request waiting, and a fork it starts from has been written.
+   */
+  get evictable(): boolean {
+    return (
+      !this.#running &&
+      this.#stop?.requested !== true &&
+      (this.#origin.fork === undefined || this.#loaded)
+    );
+  }
+
+  /** True while a run (or a reset, a loadState) is in progress here. */
+  /** Where the session is checkpointed, when its workflow has a store. */
+  get link(): CheckpointLink | undefined {
+    return this.#link;
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /**
+   * Stops this session at its next check (after the current agent turn, or on the next run's
+   * input), with `reason` as the stop reason.
+   */
+  stop(reason: string): void {
+    this.#stops().request(reason);
+  }
+
+  /** The state as last loaded or committed (call `current()` to catch up with the store). */
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  /** The state, after loading and catching up with steps other processes committed. */
+  async current(): Promise<SessionState> {
+    await this.#ready();
+    if (this.#link !== undefined && !this.#running)
+      this.#state = await this.#link.catchUp(this.#state);
+    return this.#state;
+  }
+
+  /** Replaces the state as one step (reset, loadState); refused while a run is in progress. */
+  async replace(next: (current: SessionState) => SessionState, event: string): Promise<void> {
+    await this.#exclusive(async () => {
+      const state = { ...next(this.#state), step: this.#state.step + 1 };
+      await this.#link?.replace(state, event);
+      this.#state = state;
+    });
+  }
+
+  async info(): Promise<SessionInfo> {
+    let s = await this.current();
+    let running = this.#running;
+    if (!running && this.#link !== undefined) {
+      // Another process may start and commit between reading the state and reading the lease:
+      // read the lease on both sides of the state until the step holds still.
+      for (let attempt = 0; attempt < 3 && !running; attempt++) {
+        const before = await this.#link.lease.runningElsewhere();
+        const step = s.step;
+        s = await this.current();
+        running = before || (await this.#link.lease.runningElsewhere());
+        if (s.step === step) break;
+      }
+    }
+    const status = running ? 'running' : s.status;
+    return status === 'awaiting_input' && s.pendingRequest !== null
+      ? { status, pendingRequest: withKind(s.pendingRequest), step: s.step }
+      : { status, step: s.step };
+  }
+
+  async checkpoints(): Promise<CheckpointInfo[]> {
+    if (this.#link === undefined) {
+      throw new ConfigError(
+        `Session "${this.id}" has no step log: its workflow keeps sessions in memory only. ` +
+          'Configure a checkpoint store (e.g. withCheckpointing(new MemoryCheckpointStore())).',
+        { path: 'checkpointStore' },
+      );
+    }
+    await this.#ready();
+    return this.#link.checkpoints();
+  }
+
+  run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
+    return traceRun(this.orchestration.name, this.id, () =>
+      this.#exclusive(async () => {
+        try {
+          return await new SessionRun(this, options, sink).run(task);
+        } finally {
+          // A paused session keeps no index of its thread (a few recent ones stay cached).
+          releaseIndex(liveThread(this.#state));
+        }
+      }),
+    );
+  }
+
+  /** Runs `work` as the only activity on this session, here and in every process sharing the store. */
+  async #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#running) throw new SessionBusyError(this.id);
+    this.#running = true;
+    let leased = false;
+    try {
+      // A session without a store is loaded from the start: nothing to await.
+      if (!this.#loaded) await this.#ready();
+      if (this.#link !== undefined) {
+        await this.#link.lease.acquire(this.#state.step + 1);
+        leased = true;
+        this.#state = await this.#link.catchUp(this.#state);
+      }
+      return await work();
+    } finally {
+      if (leased) await this.#link?.lease.release();
+      this.#running = false;
+    }
+  }
+
+  #ready(): Promise<void> {
+    this.#loading ??= (async () => {
+      const link = this.#link;
+      if (link === undefined) return;
+      const fork = this.#origin.fork;
+      this.#state =
+        fork === undefined
+          ? await link.load(this.#state)
+          : await link.fork(fork.session, fork.step);
+    })()
+      .then(() => {
+        this.#loaded = true;
+      })
+      .catch((error: unknown) => {
+        this.#loading = undefined;
+        throw error;
+      });
+    return this.#loading;
+  }
+
+  // What a run may do to this session (`RunHost`): read the state, commit, check the stop rule,
+  // confirm the lease. The runtime is the host of its runs itself: a host object per run (with a
+  // closure per effect) cost more than the rest of a run's bookkeeping.
+
+  /**
+   * Records `change`; a session without a store has nothing to wait for (see `RunHost.commit`).
+   * A committed stop answers a `stop()` request a check returned (only then: a failed commit
+   * leaves the request for the next check).
+   */
+  commit(change: StepChange): Promise<void> | undefined {
+    const step = applyStep(this.#state, change);
+    const link = this.#link;
+    if (link === undefined) {
+      this.#state = step.state;
+      if (change.status === 'terminated') this.#stop?.committedStop();
+      return undefined;
+    }
+    return link.commit(step).then(() => {
+      this.#state = step.state;
+      if (change.status === 'terminated') this.#stop?.committedStop();
+    });
+  }
+
+  checkStop(
+    delta: readonly AgentMessage[],
+    conditionState: unknown = this.#state.termination,
+    before: readonly AgentMessage[] = NO_MESSAGES,
+  ): StopCheck | Promise<StopCheck> {
+    // A session of a workflow without a stop rule, never asked to stop, has nothing to check.
+    if (this.#stop === undefined && this.orchestration.stopRule === undefined) {
+      return { stop: null, state: conditionState };
+    }
+    return this.#stops().check(delta, conditionState, liveThread(this.#state), before);
+  }
+
+  stopChange(machineState: string, conditionState: unknown): Promise<StopChange> {
+    return this.#stops().change(this.driver, machineState, conditionState);
+  }
+
+  /**
+   * This session's own stop rule and `stop()` requests, made on first use: most sessions of a
+   * workflow without a stop rule never need one (a paused session keeps 56 bytes less).
+   */
+  #stops(): SessionStop {
+    this.#stop ??= new SessionStop(this.id, this.orchestration.stopRule);
+    return this.#stop;
+  }
+
+  confirmLease(step: number): Promise<void> | undefined {
+    return this.#link?.lease.confirm(step);
+  }
+}

@@ -1,0 +1,83 @@
+import { firstIssue } from '../../zod-issues.js';
+import type { MachineDriver } from '../run/machine-driver.js';
+import { SavedStateSchema, type SessionState, SessionStateSchema } from './session-state.js';
+import type { StopRule } from './stop-rule.js';
+
+/** The outcome of checking a state: the parsed state, or what is wrong and where. */
+export type StateCheck<S> =
+  | { readonly ok: true; readonly state: S }
+  | { readonly ok: false; readonly problem: string; readonly path: string };
+
+/**
+ * The one check of a session state that comes from outside the running engine: a checkpoint being
+ * loaded or caught up, a fork's source step, and `loadState()`. Whatever it accepts the engine can
+ * run and the loader can read again, so a state accepted once never bricks a session later.
+ *
+ * It checks the shape (zod), then what the shape cannot say: the machine states exist in this
+ * workflow, a session awaiting input (in a state that asks) holds its pending request, and the
+ * termination condition can take the stored condition state.
+ */
+export class StateValidator {
+  readonly #driver: MachineDriver;
+  readonly #stopRule: StopRule | undefined;
+
+  constructor(driver: MachineDriver, stopRule: StopRule | undefined) {
+    this.#driver = driver;
+    this.#stopRule = stopRule;
+  }
+
+  /** Checks a stored state (with its step number), as a checkpoint holds it. */
+  stored(value: unknown): StateCheck<SessionState> {
+    const parsed = SessionStateSchema.safeParse(value);
+    if (!parsed.success) return shapeProblem(parsed.error);
+    return this.#meaning(parsed.data);
+  }
+
+  /** Checks a state from `saveState()`: a stored state without its step number. */
+  saved(value: unknown): StateCheck<Omit<SessionState, 'step'>> {
+    const parsed = SavedStateSchema.safeParse(value);
+    if (!parsed.success) return shapeProblem(parsed.error);
+    return this.#meaning(parsed.data);
+  }
+
+  #meaning<S extends Omit<SessionState, 'step'>>(state: S): StateCheck<S> {
+    for (const [path, name] of [
+      ['machineState', state.machineState],
+      ['resumeState', state.resumeState],
+    ] as const) {
+      if (name !== null && !this.#driver.has(name)) {
+        return {
+          ok: false,
+          problem: `the state is at "${name}", which this workflow does not have`,
+          path,
+        };
+      }
+    }
+    const meta = this.#driver.meta(state.machineState);
+    if (
+      state.status === 'awaiting_input' &&
+      meta.kind === 'input' &&
+      meta.asks === true &&
+      state.pendingRequest === null
+    ) {
+      return {
+        ok: false,
+        problem: 'the session awaits input but holds no pending request',
+        path: 'pendingRequest',
+      };
+    }
+    // Without a condition, a stored condition state is kept but has nothing to restore into.
+    const problem = this.#stopRule?.problemWith(state.termination) ?? null;
+    if (problem !== null) return { ok: false, problem, path: 'termination' };
+    return { ok: true, state };
+  }
+}
+
+function shapeProblem(error: Parameters<typeof firstIssue>[0]): {
+  ok: false;
+  problem: string;
+  path: string;
+} {
+  const issue = firstIssue(error);
+  return { ok: false, problem: `the state is invalid at ${issue.text}`, path: issue.path };
+}
