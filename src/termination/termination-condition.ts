@@ -12,7 +12,8 @@ import type { TerminationConfig } from './termination-config-types.js';
  * messages produced since the last call) and stops when it returns a `StopMessage`. Conditions are
  * stateful until `reset()`; combine them with `.or()` and `.and()`.
  *
- * Custom conditions subclass this and implement `terminated`, `check` and `reset`.
+ * Custom conditions subclass this and implement `terminated`, `check` and `reset`; to be used by
+ * more than one session of a workflow, `clone()` too.
  *
  * @example
  * const stop = new MaxMessageTermination(10).or(new TextMentionTermination('APPROVE'));
@@ -53,31 +54,22 @@ export abstract class TerminationCondition {
   }
 
   /**
-   * A fresh (reset) condition with this one's options and its own state: each session of a
-   * workflow checks its own clone, so sessions never share counters and never wait on each other,
-   * and this object is not changed by a workflow that uses it.
+   * A fresh (reset) condition with this one's options and its own state. A workflow checks one
+   * clone per session, so sessions never share counters or wait on each other, and the object it
+   * was given is left alone.
    *
    * Built-ins rebuild themselves from their options (`FunctionalTermination` shares its function,
    * `TimeoutTermination` its clock; an `ExternalTermination` clone still obeys this object's
-   * `set()`). The default, for custom subclasses, copies the instance's own fields onto a new
-   * object of the same class (conditions in them are cloned; arrays, plain objects, `Map`s and
-   * `Set`s are copied; functions, clients and clocks are shared), then calls `reset()` on it.
-   *
-   * A class that keeps state in `#private` fields cannot be copied that way: the default then
-   * returns this object itself, and a workflow shares it among its sessions, checking them one at
-   * a time with each session's state swapped in through `saveState()`/`loadState()`. Override
-   * `clone()` (e.g. `return new MyCondition(this.limit)`) to give each session its own instance.
+   * `set()`). A custom condition implements it, typically `return new MyCondition(this.limit)`;
+   * without it, a workflow uses the object itself for one session only (see `canClone()`).
+   * @throws ConfigError when the class does not implement `clone()`.
    */
   clone(): TerminationCondition {
-    if (declaresPrivateMembers(this)) return this;
-    const copy = Object.create(Object.getPrototypeOf(this) as object) as TerminationCondition;
-    for (const key of Reflect.ownKeys(this)) {
-      const descriptor = Object.getOwnPropertyDescriptor(this, key) as PropertyDescriptor;
-      if ('value' in descriptor) descriptor.value = copyField(descriptor.value);
-      Object.defineProperty(copy, key, descriptor);
-    }
-    copy.reset();
-    return copy;
+    const name = this.constructor.name;
+    throw new ConfigError(
+      `${name} has no clone(). Implement clone() in ${name} (return a new instance with the ` +
+        'same options) to give each session its own.',
+    );
   }
 
   /** The condition's counters and flags as JSON, for checkpoints; `null` for stateless ones. */
@@ -100,40 +92,14 @@ export abstract class TerminationCondition {
 }
 
 /**
- * True when a class between `condition`'s own and `TerminationCondition` declares `#private`
- * members (native, or as TypeScript's down-levelled helpers): a copy made without its constructor
- * would lack them.
+ * True when `condition` makes its own copies: its class implements `clone()` and, for the And/Or
+ * combinators, so does every child's. No field is read: only which `clone()` the class has.
  */
-function declaresPrivateMembers(condition: TerminationCondition): boolean {
-  for (
-    let proto = Object.getPrototypeOf(condition) as object | null;
-    proto !== null && proto !== TerminationCondition.prototype;
-    proto = Object.getPrototypeOf(proto) as object | null
-  ) {
-    const source = Function.prototype.toString.call(proto.constructor);
-    if (/#[A-Za-z_$]|__classPrivateField/.test(source)) return true;
+export function canClone(condition: TerminationCondition): boolean {
+  if (condition instanceof OrTerminationCondition || condition instanceof AndTerminationCondition) {
+    return condition.conditions.every(canClone);
   }
-  return false;
-}
-
-/** A field of a custom condition, copied for a clone (see `TerminationCondition.clone()`). */
-function copyField(value: unknown): unknown {
-  if (value instanceof TerminationCondition) return value.clone();
-  if (Array.isArray(value)) return value.map(copyField);
-  if (value instanceof Map)
-    return new Map([...value].map(([k, v]) => [k, copyField(v)] as [unknown, unknown]));
-  if (value instanceof Set) return new Set([...value].map(copyField));
-  if (value !== null && typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value) as unknown;
-    if (proto === Object.prototype || proto === null) {
-      const out: Record<string | symbol, unknown> = Object.create(proto as object | null);
-      for (const key of Reflect.ownKeys(value)) {
-        out[key] = copyField((value as Record<string | symbol, unknown>)[key]);
-      }
-      return out;
-    }
-  }
-  return value;
+  return condition.clone !== TerminationCondition.prototype.clone;
 }
 
 /** Validates `state` for `owner.loadState()`; a bad state is a `ConfigError` naming the field. */

@@ -59,7 +59,7 @@ function gate(): { opened: Promise<void>; open: () => void } {
   return { opened, open };
 }
 
-/** A custom condition with public fields only: counts messages, fires at `limit`. */
+/** A custom condition with public fields and its own clone(): counts messages, fires at `limit`. */
 class CountingCondition extends TerminationCondition {
   readonly limit: number;
   seen = 0;
@@ -82,6 +82,9 @@ class CountingCondition extends TerminationCondition {
   reset(): void {
     this.seen = 0;
     this.log.length = 0;
+  }
+  override clone(): CountingCondition {
+    return new CountingCondition(this.limit);
   }
   override saveState(): unknown {
     return { seen: this.seen, log: [...this.log] };
@@ -110,13 +113,13 @@ describe('a condition instance per session', () => {
     });
   });
 
-  it('gives each session its own copy of a custom condition with public fields', async () => {
+  it('gives each session its own clone of a custom condition', async () => {
     const condition = new CountingCondition(3);
     const team = new RoundRobinGroupChat([talker('a'), talker('b')], {
       terminationCondition: condition,
       maxTurns: 1,
     });
-    const copy = condition.clone() as CountingCondition;
+    const copy = condition.clone();
 
     const one = await team.session('one').run('hi');
     const two = await team.session('two').run('hello');

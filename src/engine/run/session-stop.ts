@@ -70,7 +70,7 @@ export class SessionStop {
     thread: readonly AgentMessage[],
     before: readonly AgentMessage[],
   ): StopCheck | Promise<StopCheck> {
-    const rule = (this.#rule ??= this.#workflowRule?.forSession());
+    const rule = (this.#rule ??= this.#workflowRule?.forSession(this.#sessionId));
     if (rule === undefined) {
       // No condition: the verdict is known now (a run without one awaits nothing here).
       return this.withRequest({ stop: null, state: conditionState });
@@ -107,7 +107,7 @@ export class SessionStop {
     machineState: string,
     conditionState: unknown,
   ): Promise<Omit<StepChange, 'event'>> {
-    const rule = (this.#rule ??= this.#workflowRule?.forSession());
+    const rule = (this.#rule ??= this.#workflowRule?.forSession(this.#sessionId));
     const termination = rule === undefined ? conditionState : await rule.resetState(conditionState);
     return {
       machineState: driver.next(machineState, { type: 'stop' }),

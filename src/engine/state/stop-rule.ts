@@ -1,7 +1,8 @@
 import { ConfigError } from '../../errors.js';
 import type { AgentMessage, StopMessage } from '../../messages/message.js';
 import { stopMessage } from '../../messages/message-factories.js';
-import { TerminationCondition } from '../../termination/termination-condition.js';
+import { canClone, TerminationCondition } from '../../termination/termination-condition.js';
+import { copySavedState } from './saved-state-copy.js';
 
 /** A predicate over the whole thread, checked after each delta. */
 export type ThreadPredicate = (conversation: readonly AgentMessage[]) => boolean | Promise<boolean>;
@@ -40,11 +41,16 @@ export interface SessionStopRule {
 /**
  * When a workflow's sessions stop: a termination condition fed deltas, or a predicate over the
  * whole thread. Each session gets its own rule (`forSession()`), holding its own clone of the
- * condition, so no session ever waits on another and the user's condition object is never changed.
+ * condition, so no session ever waits on another and the user's condition object is never changed;
+ * a condition without `clone()` is used itself, by one session only. Saved states are copied both
+ * ways (`copySavedState`): the engine never freezes, nor keeps, an object a condition holds.
  */
 export interface StopRule {
-  /** A rule for one session. */
-  forSession(): SessionStopRule;
+  /**
+   * The rule of session `sessionId`.
+   * @throws ConfigError for a condition without `clone()` that another session already holds.
+   */
+  forSession(sessionId: string): SessionStopRule;
   /** The saved state of a fresh session. */
   readonly initialState: unknown;
   /** What is wrong with a saved condition state, or null. */
@@ -64,7 +70,7 @@ class PredicateRule implements StopRule, SessionStopRule {
     this.#predicate = predicate;
   }
 
-  forSession(): SessionStopRule {
+  forSession(_sessionId: string): SessionStopRule {
     return this;
   }
 
@@ -88,33 +94,57 @@ class PredicateRule implements StopRule, SessionStopRule {
   }
 }
 
+/**
+ * Which session holds each condition a workflow uses itself (one without `clone()`), whatever
+ * workflow it was given to: a second session is refused, never handed the same object.
+ */
+const holders = new WeakMap<TerminationCondition, { rule: ConditionRule; sessionId: string }>();
+
 class ConditionRule implements StopRule {
   readonly initialState: unknown;
   readonly #condition: TerminationCondition;
-  /** A clone used only to validate stored states (synchronously, so nothing interleaves). */
+  /** False when the condition has no `clone()`: then its one session uses the object itself. */
+  readonly #clones: boolean;
+  /** A clone used only to validate stored states (the condition itself when it has no clone). */
   readonly #scratch: TerminationCondition;
-  /** Set when the condition cannot be cloned (see `TerminationCondition.clone()`). */
-  readonly #shared: SharedCondition | undefined;
 
   constructor(condition: TerminationCondition) {
     this.#condition = condition;
-    this.#scratch = condition.clone();
-    if (this.#scratch === condition) {
+    this.#clones = canClone(condition);
+    if (this.#clones) {
+      this.#scratch = condition.clone();
+    } else {
       condition.reset();
-      this.#shared = new SharedCondition(condition);
+      this.#scratch = condition;
     }
-    this.initialState = this.#scratch.saveState();
+    this.initialState = copySavedState(this.#scratch.saveState());
   }
 
-  forSession(): SessionStopRule {
-    return this.#shared ?? new SessionCondition(this.#condition.clone(), this.initialState);
+  forSession(sessionId: string): SessionStopRule {
+    if (this.#clones) return new SessionCondition(this.#condition.clone(), this.initialState);
+    const condition = this.#condition;
+    const holder = holders.get(condition);
+    if (holder === undefined) {
+      holders.set(condition, { rule: this, sessionId });
+    } else if (holder.rule !== this || holder.sessionId !== sessionId) {
+      const name = condition.constructor.name;
+      throw new ConfigError(
+        `${name} has no clone(), so a workflow can use it for one session only, and session ` +
+          `"${holder.sessionId}" has it. Implement clone() in ${name} (return a new instance ` +
+          'with the same options) to give each session its own.',
+        { path: 'terminationCondition' },
+      );
+    }
+    // The object may hold any state (its session's runtime may have been unloaded): load first.
+    return new SessionCondition(condition, undefined);
   }
 
   problemWith(state: unknown): string | null {
     const condition = this.#scratch;
-    const live = this.#shared === undefined ? undefined : condition.saveState();
+    // A condition without clone() may be its session's instance: its state is put back after.
+    const live = this.#clones ? undefined : condition.saveState();
     try {
-      condition.loadState(state);
+      condition.loadState(copySavedState(state));
       return null;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -123,57 +153,9 @@ class ConditionRule implements StopRule {
         'if the condition was changed, resume with the condition that wrote it'
       );
     } finally {
-      if (this.#shared === undefined) condition.reset();
+      if (this.#clones) condition.reset();
       else condition.loadState(live);
     }
-  }
-}
-
-/**
- * A custom condition that cannot be cloned, shared by every session of its workflow: checks run
- * one at a time, each with its session's saved state swapped in. Only such conditions queue; a
- * condition with a `clone()` gives every session its own instance instead.
- */
-class SharedCondition implements SessionStopRule {
-  readonly #condition: TerminationCondition;
-  #queue: Promise<unknown> = Promise.resolve();
-  /** The saved state the object holds right now (skips a reload when unchanged). */
-  #loaded: unknown;
-
-  constructor(condition: TerminationCondition) {
-    this.#condition = condition;
-    this.#loaded = condition.saveState();
-  }
-
-  check(delta: readonly AgentMessage[], _thread: () => readonly AgentMessage[], state: unknown) {
-    return this.#exclusive(async () => {
-      this.#load(state);
-      const stop = await this.#condition.check(delta);
-      return { stop, state: this.#save() };
-    });
-  }
-
-  resetState(state: unknown): Promise<unknown> {
-    return this.#exclusive(async () => {
-      this.#load(state);
-      this.#condition.reset();
-      return this.#save();
-    });
-  }
-
-  #exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(work);
-    this.#queue = result.catch(() => undefined);
-    return result;
-  }
-
-  #load(state: unknown): void {
-    if (state !== this.#loaded) this.#condition.loadState(state);
-  }
-
-  #save(): unknown {
-    this.#loaded = this.#condition.saveState();
-    return this.#loaded;
   }
 }
 
@@ -210,12 +192,16 @@ class SessionCondition implements SessionStopRule {
     return this.#save();
   }
 
+  /** Loads the session's state into the instance, as a copy: the session's own is frozen. */
   #load(state: unknown): void {
-    if (state !== this.#loaded) this.#condition.loadState(state);
+    if (state === this.#loaded) return;
+    this.#condition.loadState(copySavedState(state));
+    this.#loaded = state;
   }
 
+  /** The instance's state, as a copy the session can freeze (the instance may keep changing its own). */
   #save(): unknown {
-    this.#loaded = this.#condition.saveState();
+    this.#loaded = copySavedState(this.#condition.saveState());
     return this.#loaded;
   }
 }
