@@ -21,6 +21,6 @@ describe('MaxMessageTermination', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).path).toBe('maxMessages');
+    expect(error).toMatchObject({ path: 'maxMessages' });
   });
 });

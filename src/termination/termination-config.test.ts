@@ -11,17 +11,12 @@ function nested(depth: number): unknown {
 
 describe('terminationFromJSON()', () => {
   it('refuses a condition nested 10,000 levels deep with a ConfigError, not a stack overflow', () => {
-    let error: unknown;
-    try {
-      terminationFromJSON(nested(10_000));
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).message).toBe(
-      `terminationFromJSON(): the condition is nested more than ${MAX_CONDITION_DEPTH} levels deep. ` +
-        'Flatten it: an OrTerminationCondition or AndTerminationCondition takes any number of ' +
-        'conditions in one list.',
+    expect(() => terminationFromJSON(nested(10_000))).toThrow(
+      new ConfigError(
+        `terminationFromJSON(): the condition is nested more than ${MAX_CONDITION_DEPTH} levels deep. ` +
+          'Flatten it: an OrTerminationCondition or AndTerminationCondition takes any number of ' +
+          'conditions in one list.',
+      ),
     );
   });
 

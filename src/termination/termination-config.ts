@@ -117,8 +117,10 @@ export const MAX_CONDITION_DEPTH = 64;
 function checkDepth(json: unknown): void {
   const pending: { value: unknown; depth: number }[] = [{ value: json, depth: 0 }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const conditions = (next.value as { conditions?: unknown } | null)?.conditions;
-    if (typeof next.value !== 'object' || !Array.isArray(conditions)) continue;
+    const value = next.value;
+    if (typeof value !== 'object' || value === null || !('conditions' in value)) continue;
+    const conditions = value.conditions;
+    if (!Array.isArray(conditions)) continue;
     if (next.depth + 1 > MAX_CONDITION_DEPTH) {
       throw new ConfigError(
         `terminationFromJSON(): the condition is nested more than ${MAX_CONDITION_DEPTH} levels ` +

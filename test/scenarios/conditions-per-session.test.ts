@@ -75,7 +75,8 @@ class ArrowCounting extends TerminationCondition {
     return { seen: this.seen };
   }
   override loadState(state: unknown): void {
-    this.seen = typeof state === 'object' && state !== null && 'seen' in state ? Number(state.seen) : 0;
+    this.seen =
+      typeof state === 'object' && state !== null && 'seen' in state ? Number(state.seen) : 0;
   }
 }
 
@@ -131,7 +132,9 @@ class TicketCounting extends TerminationCondition {
   }
   async check(messages: readonly AgentMessage[]): Promise<StopMessage | null> {
     this.seen += messages.length;
-    return this.terminated ? stopMessage({ source: 'Counting', content: `#ticket ${this.seen}` }) : null;
+    return this.terminated
+      ? stopMessage({ source: 'Counting', content: `#ticket ${this.seen}` })
+      : null;
   }
   reset(): void {
     this.seen = 0;
@@ -169,14 +172,17 @@ const __typeError = (msg: string): never => {
 const __accessCheck = (obj: object, member: WeakMap<object, unknown>, msg: string) =>
   member.has(obj) || __typeError('Cannot ' + msg);
 const __privateGet = <T>(obj: object, member: WeakMap<object, T>): T => (
-  __accessCheck(obj, member, 'read from private field'), member.get(obj) as T
+  __accessCheck(obj, member, 'read from private field'),
+  member.get(obj) as T
 );
 const __privateAdd = <T>(obj: object, member: WeakMap<object, T>, value?: T) =>
   member.has(obj)
     ? __typeError('Cannot add the same private member more than once')
     : member.set(obj, value as T);
 const __privateSet = <T>(obj: object, member: WeakMap<object, T>, value: T): T => (
-  __accessCheck(obj, member, 'write to private field'), member.set(obj, value), value
+  __accessCheck(obj, member, 'write to private field'),
+  member.set(obj, value),
+  value
 );
 const _limit = new WeakMap<object, number>();
 const _seen = new WeakMap<object, number>();
@@ -255,7 +261,11 @@ describe("a custom condition's saved state", () => {
   it('is copied by the engine, never frozen in place, in either direction', async () => {
     const made: BoxCounting[] = [];
     const store = new MemoryCheckpointStore();
-    const options = { terminationCondition: new BoxCounting(3, made), maxTurns: 1, checkpointStore: store };
+    const options = {
+      terminationCondition: new BoxCounting(3, made),
+      maxTurns: 1,
+      checkpointStore: store,
+    };
     const first = new RoundRobinGroupChat([talker('a'), talker('b')], options);
 
     const short = await first.session('cond-box').run('hi');
