@@ -11,6 +11,9 @@ export function copySavedState(value: unknown): unknown {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const copy: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) copy[key] = copySavedState(field);
+  // Walked without `Object.entries`, which would allocate an array per field.
+  for (const key in value) {
+    if (Object.hasOwn(value, key)) copy[key] = copySavedState(Reflect.get(value, key));
+  }
   return copy;
 }
