@@ -61,7 +61,7 @@ export abstract class TerminationCondition {
    * Built-ins rebuild themselves from their options (`FunctionalTermination` shares its function,
    * `TimeoutTermination` its clock; an `ExternalTermination` clone still obeys this object's
    * `set()`). A custom condition implements it, typically `return new MyCondition(this.limit)`;
-   * without it, a workflow uses the object itself for one session only (see `canClone()`).
+   * without it, a workflow uses the object itself for one session only (see `withoutClone()`).
    * @throws ConfigError when the class does not implement `clone()`.
    */
   clone(): TerminationCondition {
@@ -92,14 +92,19 @@ export abstract class TerminationCondition {
 }
 
 /**
- * True when `condition` makes its own copies: its class implements `clone()` and, for the And/Or
- * combinators, so does every child's. No field is read: only which `clone()` the class has.
+ * The first condition in `condition` (itself, or for the And/Or combinators a child at any depth)
+ * whose class does not implement `clone()`; `undefined` when `condition.clone()` makes a copy. No
+ * field is read: only which `clone()` each class has.
  */
-export function canClone(condition: TerminationCondition): boolean {
+export function withoutClone(condition: TerminationCondition): TerminationCondition | undefined {
   if (condition instanceof OrTerminationCondition || condition instanceof AndTerminationCondition) {
-    return condition.conditions.every(canClone);
+    for (const child of condition.conditions) {
+      const found = withoutClone(child);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
-  return condition.clone !== TerminationCondition.prototype.clone;
+  return condition.clone === TerminationCondition.prototype.clone ? condition : undefined;
 }
 
 /** Validates `state` for `owner.loadState()`; a bad state is a `ConfigError` naming the field. */

@@ -44,7 +44,7 @@ const counted = (seen: number) => stopMessage({ source: 'Counting', content: `Co
 function oneSessionOnly(className: string, owner: string): string {
   return (
     `${className} has no clone(), so a workflow can use it for one session only, and session ` +
-    `"${owner}" has it. Implement clone() in ${className} (return a new instance with the same ` +
+    `${owner} has it. Implement clone() in ${className} (return a new instance with the same ` +
     'options) to give each session its own.'
   );
 }
@@ -95,7 +95,7 @@ describe('a custom condition with an arrow-function field', () => {
 
     expect([sources(one.messages), one.stopReason]).toEqual([['user', 'a', 'b'], 'Counted 3']);
     await expect(workflow.session('two').run('hello')).rejects.toThrow(
-      new ConfigError(oneSessionOnly('ArrowCounting', 'one'), { path: 'terminationCondition' }),
+      new ConfigError(oneSessionOnly('ArrowCounting', '"one"'), { path: 'terminationCondition' }),
     );
     expect((await workflow.session('one').run('again')).stopReason).toEqual('Counted 3');
   });
@@ -159,7 +159,7 @@ describe("a custom condition with a '#' in a string of its class", () => {
     release();
     const one = await first;
 
-    expect(refused).toEqual(oneSessionOnly('TicketCounting', 'one'));
+    expect(refused).toEqual(oneSessionOnly('TicketCounting', '"one"'));
     expect([sources(one.messages), one.stopReason]).toEqual([['user', 'a', 'b'], '#ticket 3']);
   });
 });
@@ -288,5 +288,41 @@ describe("a custom condition's saved state", () => {
     const one = await workflow.session('one').run('hi');
     expect([sources(one.messages), one.stopReason]).toEqual([['user', 'a', 'b'], 'Counted 3']);
     expect(made.map((c) => Object.isFrozen(c.box))).toEqual(made.map(() => false));
+  });
+});
+
+describe('a condition without clone() given to a workflow', () => {
+  it('inside a combinator: the error names the class that lacks clone()', async () => {
+    const workflow = team(new TicketCounting(3).or(new ClonedArrowCounting(9)));
+
+    const one = await workflow.session('one').run('hi');
+
+    expect(one.stopReason).toEqual('#ticket 3');
+    await expect(workflow.session('two').run('hello')).rejects.toThrow(
+      new ConfigError(oneSessionOnly('TicketCounting', '"one"'), { path: 'terminationCondition' }),
+    );
+  });
+
+  it('given to two workflows, serves the session that used it first', async () => {
+    const condition = new TicketCounting(3);
+    const first = team(condition);
+    const second = team(condition);
+
+    const one = await first.session('one').run('hi');
+
+    expect(one.stopReason).toEqual('#ticket 3');
+    await expect(second.session('one').run('hello')).rejects.toThrow(
+      new ConfigError(oneSessionOnly('TicketCounting', '"one" of another workflow'), {
+        path: 'terminationCondition',
+      }),
+    );
+  });
+
+  it('is reset when the workflow is built, as its one session starts from nothing', async () => {
+    const condition = new TicketCounting(3);
+    await condition.check([textMessage({ source: 'user', content: 'before' })]);
+    const workflow = team(condition);
+    expect(condition.seen).toEqual(0);
+    expect((await workflow.run('hi')).stopReason).toEqual('#ticket 3');
   });
 });

@@ -1,7 +1,7 @@
 import { ConfigError } from '../../errors.js';
 import type { AgentMessage, StopMessage } from '../../messages/message.js';
 import { stopMessage } from '../../messages/message-factories.js';
-import { canClone, TerminationCondition } from '../../termination/termination-condition.js';
+import { TerminationCondition, withoutClone } from '../../termination/termination-condition.js';
 import { copySavedState } from './saved-state-copy.js';
 
 /** A predicate over the whole thread, checked after each delta. */
@@ -103,15 +103,18 @@ const holders = new WeakMap<TerminationCondition, { rule: ConditionRule; session
 class ConditionRule implements StopRule {
   readonly initialState: unknown;
   readonly #condition: TerminationCondition;
-  /** False when the condition has no `clone()`: then its one session uses the object itself. */
-  readonly #clones: boolean;
+  /**
+   * The class that lacks `clone()` (the condition's, or a child's), if any: then the condition is
+   * not copied, and its one session uses the object itself.
+   */
+  readonly #uncloned: string | undefined;
   /** A clone used only to validate stored states (the condition itself when it has no clone). */
   readonly #scratch: TerminationCondition;
 
   constructor(condition: TerminationCondition) {
     this.#condition = condition;
-    this.#clones = canClone(condition);
-    if (this.#clones) {
+    this.#uncloned = withoutClone(condition)?.constructor.name;
+    if (this.#uncloned === undefined) {
       this.#scratch = condition.clone();
     } else {
       condition.reset();
@@ -121,16 +124,17 @@ class ConditionRule implements StopRule {
   }
 
   forSession(sessionId: string): SessionStopRule {
-    if (this.#clones) return new SessionCondition(this.#condition.clone(), this.initialState);
+    const name = this.#uncloned;
+    if (name === undefined) return new SessionCondition(this.#condition.clone(), this.initialState);
     const condition = this.#condition;
     const holder = holders.get(condition);
     if (holder === undefined) {
       holders.set(condition, { rule: this, sessionId });
     } else if (holder.rule !== this || holder.sessionId !== sessionId) {
-      const name = condition.constructor.name;
+      const of = holder.rule === this ? '' : ' of another workflow';
       throw new ConfigError(
         `${name} has no clone(), so a workflow can use it for one session only, and session ` +
-          `"${holder.sessionId}" has it. Implement clone() in ${name} (return a new instance ` +
+          `"${holder.sessionId}"${of} has it. Implement clone() in ${name} (return a new instance ` +
           'with the same options) to give each session its own.',
         { path: 'terminationCondition' },
       );
@@ -142,7 +146,8 @@ class ConditionRule implements StopRule {
   problemWith(state: unknown): string | null {
     const condition = this.#scratch;
     // A condition without clone() may be its session's instance: its state is put back after.
-    const live = this.#clones ? undefined : condition.saveState();
+    const copies = this.#uncloned === undefined;
+    const live = copies ? undefined : condition.saveState();
     try {
       condition.loadState(copySavedState(state));
       return null;
@@ -153,7 +158,7 @@ class ConditionRule implements StopRule {
         'if the condition was changed, resume with the condition that wrote it'
       );
     } finally {
-      if (this.#clones) condition.reset();
+      if (copies) condition.reset();
       else condition.loadState(live);
     }
   }
