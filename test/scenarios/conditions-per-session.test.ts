@@ -97,6 +97,7 @@ describe('a custom condition with an arrow-function field', () => {
     await expect(workflow.session('two').run('hello')).rejects.toThrow(
       new ConfigError(oneSessionOnly('ArrowCounting', '"one"'), { path: 'terminationCondition' }),
     );
+    expect(await workflow.session('two').messages()).toEqual([]);
     expect((await workflow.session('one').run('again')).stopReason).toEqual('Counted 3');
   });
 
