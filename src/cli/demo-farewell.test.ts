@@ -37,3 +37,16 @@ describe('FarewellTermination', () => {
     expect(condition.terminated).toBe(true);
   });
 });
+
+describe('FarewellTermination.clone()', () => {
+  it('gives a fresh condition, so each demo session has its own', async () => {
+    const condition = new FarewellTermination();
+    await condition.check([textMessage({ source: 'user', content: 'bye' })]);
+    const copy = condition.clone();
+    expect([condition.terminated, copy.terminated, copy instanceof FarewellTermination]).toEqual([
+      true,
+      false,
+      true,
+    ]);
+  });
+});

@@ -18,6 +18,10 @@ export function isFarewell(text: string): boolean {
 export class FarewellTermination extends LatchingCondition {
   protected readonly kind = 'FarewellTermination';
 
+  override clone(): FarewellTermination {
+    return new FarewellTermination();
+  }
+
   protected match(messages: readonly AgentMessage[]): string | null {
     const farewell = messages.find(
       (m) => m.type === 'TextMessage' && m.source === 'user' && isFarewell(m.content),

@@ -204,7 +204,7 @@ class SessionCondition implements SessionStopRule {
     this.#loaded = state;
   }
 
-  /** The instance's state, as a copy the session can freeze (the instance may keep changing its own). */
+  /** The instance's state, as a copy the session can freeze (the instance may change its own). */
   #save(): unknown {
     this.#loaded = copySavedState(this.#condition.saveState());
     return this.#loaded;
