@@ -173,10 +173,13 @@ afterAll(() => {
 });
 
 describe('the records of a known session', () => {
-  it.each(['desk', 'graph', 'team', 'turns'])('are byte for byte those of the fixture (%s)', (name) => {
-    const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as typeof records;
-    const written = records[name] ?? [];
-    expect(written.map((r) => r.data)).toEqual((fixture[name] ?? []).map((r) => r.data));
-    expect(written).toEqual(fixture[name]);
-  });
+  it.each(['desk', 'graph', 'team', 'turns'])(
+    'are byte for byte those of the fixture (%s)',
+    (name) => {
+      const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as typeof records;
+      const written = records[name] ?? [];
+      expect(written.map((r) => r.data)).toEqual((fixture[name] ?? []).map((r) => r.data));
+      expect(written).toEqual(fixture[name]);
+    },
+  );
 });
