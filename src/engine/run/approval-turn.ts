@@ -29,7 +29,7 @@ export async function continuePausedTurn(
   if (taskMessages.length === 0) {
     // A run cancelled while decided calls ran: they run again, the others still wait.
     if (host.state.status === 'cancelled') {
-      await host.commit({ event: 'resume', status: 'awaiting_input' });
+      await host.commit({ kind: 'resume', status: 'awaiting_input' });
       if (host.driver.meta(host.state.machineState).kind !== 'group') {
         await runDecided(run);
       } else {
@@ -153,5 +153,5 @@ async function runDecided(run: SessionRun): Promise<void> {
   const request = response.approvalRequest;
   const append = response.innerMessages.filter((m) => m !== request && m.id !== request.id);
   if (append.length === 0) return;
-  await host.commit({ event: `approval_progress:${agent}`, append });
+  await host.commit({ kind: 'decided', agent, append });
 }

@@ -1,12 +1,9 @@
-import { enablePatches, type Patch } from 'immer';
 import { z } from 'zod';
 
 import type { AgentMessage, FunctionCall } from '../../messages/message.js';
 import { AgentMessageSchema, FunctionCallSchema } from '../../messages/message-schema.js';
+import type { Step, StepBody, StepFields } from './step.js';
 import { extendThread, liveThread } from './thread-line.js';
-
-// Loading a session replays step patches with immer's `applyPatches`.
-enablePatches();
 
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
@@ -94,38 +91,21 @@ export function initialSessionState(machineState: string, termination: unknown):
   };
 }
 
-/** What one step changes; every field is optional except the kind of step. */
-export interface StepChange {
-  /** `user_input`, `agent_response`, `stop`, ... : what the step log shows. */
-  readonly event: string;
-  readonly append?: readonly AgentMessage[];
-  readonly machineState?: string;
-  readonly resumeState?: string | null;
-  readonly status?: SessionStatus;
-  readonly pendingRequest?: PendingRequest | null;
-  readonly turn?: number;
-  readonly termination?: unknown;
-  /** The agent that responded in this step: its bookmark moves to the end of what it saw. */
-  readonly responder?: string;
-  /** How many appended messages at the end the responder has not seen (e.g. a follow-up prompt). */
-  readonly unseenByResponder?: number;
-  /** Several agents responded in this step (a group step): each bookmark moves to its end. */
-  readonly responders?: readonly string[];
-  /** The orchestration's new progress (see `SessionState.progress`). */
-  readonly progress?: unknown;
-}
-
-/** One committed step: the next state and the patches from the previous one. */
+/** One committed step: the next state, the step as made, and what it changed. */
 export interface CommittedStep {
   readonly state: SessionState;
-  /** What changed, as immer patches; made when read (only a checkpoint store reads them). */
-  readonly patches: readonly Patch[];
-  readonly event: string;
+  readonly step: Step;
+  /**
+   * What the step changed, as a body the reducer applies to the previous state to make `state`:
+   * the appended messages, the fields whose value changed, the bookmarks that moved and the last
+   * speaker if it changed. It is what a store keeps; made when read (only a store reads it).
+   */
+  readonly change: StepBody;
 }
 
 /**
- * The fields a step may replace whole, in the order their patches are listed (then the bookmarks,
- * then `lastSpeaker`); the thread only grows and bookmarks change per agent.
+ * The fields a step may replace whole, in the order a stored step lists them (then the last
+ * speaker); the thread only grows and bookmarks change per agent.
  */
 export const REPLACEABLE = [
   'machineState',
@@ -135,56 +115,52 @@ export const REPLACEABLE = [
   'turn',
   'termination',
   'progress',
-] as const;
+] as const satisfies readonly (keyof StepFields & keyof SessionState)[];
 
-class Step implements CommittedStep {
+class Committed implements CommittedStep {
   readonly state: SessionState;
-  readonly event: string;
+  readonly step: Step;
   readonly #previous: SessionState;
   /** The previous state's thread length (its thread may have been copied by then). */
   readonly #from: number;
-  #patches: Patch[] | undefined;
+  #change: StepBody | undefined;
 
-  constructor(previous: SessionState, from: number, state: SessionState, event: string) {
+  constructor(previous: SessionState, from: number, state: SessionState, step: Step) {
     this.#previous = previous;
     this.#from = from;
     this.state = state;
-    this.event = event;
+    this.step = step;
   }
 
-  get patches(): readonly Patch[] {
-    this.#patches ??= patchesBetween(this.#previous, this.#from, this.state);
-    return this.#patches;
+  get change(): StepBody {
+    this.#change ??= changeBetween(this.#previous, this.#from, this.state);
+    return this.#change;
   }
 }
 
 /**
- * The patches from `previous` to `next`, the state a step made of it; `previous` had `from`
- * messages (its thread may be a copy made since, see `extendThread`).
+ * What a step changed from `previous` to `next`; `previous` had `from` messages (its thread may be
+ * a copy made since, see `extendThread`).
  */
-function patchesBetween(previous: SessionState, from: number, next: SessionState): Patch[] {
-  const patches: Patch[] = [];
+function changeBetween(previous: SessionState, from: number, next: SessionState): StepBody {
+  const change: { -readonly [K in keyof StepBody]: StepBody[K] } = {};
   const thread = liveThread(next);
-  for (let i = from; i < thread.length; i++) {
-    patches.push({ op: 'add', path: ['thread', i], value: thread[i] });
-  }
+  if (thread.length > from) change.append = thread.slice(from);
+  const fields: Record<string, unknown> = change;
   for (const key of REPLACEABLE) {
-    if (Object.is(previous[key], next[key])) continue;
-    const op = Object.hasOwn(previous, key) ? 'replace' : 'add';
-    patches.push({ op, path: [key], value: next[key] });
+    if (!Object.is(previous[key], next[key])) fields[key] = next[key];
   }
+  const bookmarks: [string, number][] = [];
   for (const agent in next.bookmarks) {
     if (!Object.hasOwn(next.bookmarks, agent)) continue;
     const seen = next.bookmarks[agent];
+    if (seen === undefined) continue;
     if (Object.hasOwn(previous.bookmarks, agent) && previous.bookmarks[agent] === seen) continue;
-    const op = Object.hasOwn(previous.bookmarks, agent) ? 'replace' : 'add';
-    patches.push({ op, path: ['bookmarks', agent], value: seen });
+    bookmarks.push([agent, seen]);
   }
-  if (!Object.is(previous.lastSpeaker, next.lastSpeaker)) {
-    patches.push({ op: 'replace', path: ['lastSpeaker'], value: next.lastSpeaker });
-  }
-  patches.push({ op: 'replace', path: ['step'], value: next.step });
-  return patches;
+  if (bookmarks.length > 0) change.bookmarks = bookmarks;
+  if (!Object.is(previous.lastSpeaker, next.lastSpeaker)) change.lastSpeaker = next.lastSpeaker;
+  return change;
 }
 
 /** Freezes a new message and everything in it (messages are shared, never edited). */
@@ -248,36 +224,34 @@ function bookmark(next: Mutable<SessionState>, responder: string, seen: number):
 }
 
 /**
- * Applies a step. Only what the step changes is touched, so the patches (what a checkpoint store
- * appends) grow with the step's new messages, never with the length of the thread.
- *
- * The patches are immer's (`applyPatches` replays them when a session is loaded), derived from the
- * two states when a store asks for them: the state is a flat record whose changes are known field
- * by field, and the thread only grows. Letting immer draft it cost a walk over the thread per step;
- * the thread is extended in place where no one else holds it (`extendThread`).
+ * The one reducer: applies a step — one a run makes, or one a stored log replays — to `state`.
+ * Only what the step changes is touched, so what a store keeps (`CommittedStep.change`) grows with
+ * the step's new messages, never with the length of the thread: the state is a flat record whose
+ * changes are known field by field, and the thread only grows (extended in place where no one else
+ * holds it, see `extendThread`).
  */
-export function applyStep(state: SessionState, change: StepChange): CommittedStep {
-  const append = change.append ?? NO_MESSAGES;
+export function applyStep(state: SessionState, step: Step): CommittedStep {
+  const append = step.append ?? NO_MESSAGES;
   for (let i = 0; i < append.length; i++) freezeDeep(append[i]);
   const next = copyState(state);
   const length = extendThread(state, next, append);
   const from = length - append.length;
-  for (let i = 0; i < REPLACEABLE.length; i++) {
-    const key = REPLACEABLE[i] as (typeof REPLACEABLE)[number];
-    const value = change[key];
-    if (value !== undefined && !Object.is(state[key], value)) {
-      (next as Record<string, unknown>)[key] = freezeDeep(value);
-    }
+  const written: Record<string, unknown> = next;
+  for (const key of REPLACEABLE) {
+    const value = step[key];
+    if (value !== undefined && !Object.is(state[key], value)) written[key] = freezeDeep(value);
   }
-  const seen = length - (change.unseenByResponder ?? 0);
-  let last = change.responder;
-  if (change.responders === undefined) {
-    if (last !== undefined) bookmark(next, last, seen);
-  } else {
-    for (const responder of change.responders) bookmark(next, responder, seen);
-    last = change.responders[change.responders.length - 1];
+  const responders = step.responders;
+  if (responders !== undefined && responders.length > 0) {
+    const seen = length - (step.unseen ?? 0);
+    for (const responder of responders) bookmark(next, responder, seen);
+    const last = responders.at(-1);
+    if (last !== undefined && state.lastSpeaker !== last) next.lastSpeaker = last;
   }
-  if (last !== undefined && state.lastSpeaker !== last) next.lastSpeaker = last;
+  if (step.bookmarks !== undefined) {
+    for (const [agent, at] of step.bookmarks) bookmark(next, agent, at);
+  }
+  if (step.lastSpeaker !== undefined) next.lastSpeaker = step.lastSpeaker;
   next.step = state.step + 1;
-  return new Step(state, from, Object.freeze(next), change.event);
+  return new Committed(state, from, Object.freeze(next), step);
 }
