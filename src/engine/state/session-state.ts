@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AgentMessage, FunctionCall } from '../../messages/message.js';
 import { AgentMessageSchema, FunctionCallSchema } from '../../messages/message-schema.js';
 import type { Step, StepBody, StepFields } from './step.js';
-import { extendThread, liveThread } from './thread-line.js';
+import { extendThread } from './thread-line.js';
 
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
@@ -96,9 +96,9 @@ export interface CommittedStep {
   readonly state: SessionState;
   readonly step: Step;
   /**
-   * What the step changed, as a body the reducer applies to the previous state to make `state`:
-   * the appended messages, the fields whose value changed, the bookmarks that moved and the last
-   * speaker if it changed. It is what a store keeps; made when read (only a store reads it).
+   * What the step changed, as the reducer found it: the appended messages, the fields whose value
+   * changed, the bookmarks that moved and the last speaker if it changed. It is what a store keeps,
+   * and the body that makes `state` again when the reducer applies it to the previous state.
    */
   readonly change: StepBody;
 }
@@ -116,52 +116,6 @@ export const REPLACEABLE = [
   'termination',
   'progress',
 ] as const satisfies readonly (keyof StepFields & keyof SessionState)[];
-
-class Committed implements CommittedStep {
-  readonly state: SessionState;
-  readonly step: Step;
-  readonly #previous: SessionState;
-  /** The previous state's thread length (its thread may have been copied by then). */
-  readonly #from: number;
-  #change: StepBody | undefined;
-
-  constructor(previous: SessionState, from: number, state: SessionState, step: Step) {
-    this.#previous = previous;
-    this.#from = from;
-    this.state = state;
-    this.step = step;
-  }
-
-  get change(): StepBody {
-    this.#change ??= changeBetween(this.#previous, this.#from, this.state);
-    return this.#change;
-  }
-}
-
-/**
- * What a step changed from `previous` to `next`; `previous` had `from` messages (its thread may be
- * a copy made since, see `extendThread`).
- */
-function changeBetween(previous: SessionState, from: number, next: SessionState): StepBody {
-  const change: { -readonly [K in keyof StepBody]: StepBody[K] } = {};
-  const thread = liveThread(next);
-  if (thread.length > from) change.append = thread.slice(from);
-  const fields: Record<string, unknown> = change;
-  for (const key of REPLACEABLE) {
-    if (!Object.is(previous[key], next[key])) fields[key] = next[key];
-  }
-  const bookmarks: [string, number][] = [];
-  for (const agent in next.bookmarks) {
-    if (!Object.hasOwn(next.bookmarks, agent)) continue;
-    const seen = next.bookmarks[agent];
-    if (seen === undefined) continue;
-    if (Object.hasOwn(previous.bookmarks, agent) && previous.bookmarks[agent] === seen) continue;
-    bookmarks.push([agent, seen]);
-  }
-  if (bookmarks.length > 0) change.bookmarks = bookmarks;
-  if (!Object.is(previous.lastSpeaker, next.lastSpeaker)) change.lastSpeaker = next.lastSpeaker;
-  return change;
-}
 
 /** Freezes a new message and everything in it (messages are shared, never edited). */
 function freezeDeep<T>(value: T): T {
@@ -223,35 +177,52 @@ function bookmark(next: Mutable<SessionState>, responder: string, seen: number):
   next.bookmarks = Object.freeze({ ...bookmarks, [responder]: seen });
 }
 
+/** The bookmarks that moved from `before` to `after`, in the order of `after`. */
+function moved(
+  before: SessionState['bookmarks'],
+  after: SessionState['bookmarks'],
+): [agent: string, at: number][] {
+  const moves: [string, number][] = [];
+  for (const [agent, at] of Object.entries(after)) {
+    if (!Object.hasOwn(before, agent) || before[agent] !== at) moves.push([agent, at]);
+  }
+  return moves;
+}
+
 /**
- * The one reducer: applies a step — one a run makes, or one a stored log replays — to `state`.
- * Only what the step changes is touched, so what a store keeps (`CommittedStep.change`) grows with
- * the step's new messages, never with the length of the thread: the state is a flat record whose
- * changes are known field by field, and the thread only grows (extended in place where no one else
- * holds it, see `extendThread`).
+ * The one reducer: applies a step — one a run makes, or one a stored log replays — to `state`,
+ * and says what it changed (`CommittedStep.change`, what a store keeps). Only what the step
+ * changes is touched, so that record grows with the step's new messages, never with the length of
+ * the thread: the state is a flat record whose changes are known field by field, and the thread
+ * only grows (extended in place where no one else holds it, see `extendThread`).
  */
 export function applyStep(state: SessionState, step: Step): CommittedStep {
   const append = step.append ?? NO_MESSAGES;
   for (let i = 0; i < append.length; i++) freezeDeep(append[i]);
   const next = copyState(state);
   const length = extendThread(state, next, append);
-  const from = length - append.length;
+  const change: { -readonly [K in keyof StepBody]: StepBody[K] } =
+    append.length === 0 ? {} : { append };
   const written: Record<string, unknown> = next;
+  const changed: Record<string, unknown> = change;
   for (const key of REPLACEABLE) {
     const value = step[key];
-    if (value !== undefined && !Object.is(state[key], value)) written[key] = freezeDeep(value);
+    if (value !== undefined && !Object.is(state[key], value)) {
+      written[key] = changed[key] = freezeDeep(value);
+    }
   }
   const responders = step.responders;
   if (responders !== undefined && responders.length > 0) {
     const seen = length - (step.unseen ?? 0);
     for (const responder of responders) bookmark(next, responder, seen);
-    const last = responders.at(-1);
-    if (last !== undefined && state.lastSpeaker !== last) next.lastSpeaker = last;
+    next.lastSpeaker = responders.at(-1) ?? null;
   }
   if (step.bookmarks !== undefined) {
     for (const [agent, at] of step.bookmarks) bookmark(next, agent, at);
   }
   if (step.lastSpeaker !== undefined) next.lastSpeaker = step.lastSpeaker;
+  if (next.bookmarks !== state.bookmarks) change.bookmarks = moved(state.bookmarks, next.bookmarks);
+  if (next.lastSpeaker !== state.lastSpeaker) change.lastSpeaker = next.lastSpeaker;
   next.step = state.step + 1;
-  return new Committed(state, from, Object.freeze(next), step);
+  return { state: Object.freeze(next), step, change };
 }
