@@ -61,12 +61,9 @@ const FIELD_CODES = {
   lastSpeaker: 'l',
 } as const satisfies Record<(typeof REPLACEABLE)[number] | 'lastSpeaker', string>;
 
-const FIELD_OF_CODE: ReadonlyMap<string, StoredField> = new Map(
-  Object.entries(FIELD_CODES).map(([field, code]) => [code, field as StoredField]),
+const FIELD_OF_CODE: ReadonlyMap<string, string> = new Map(
+  Object.entries(FIELD_CODES).map(([field, code]) => [code, field]),
 );
-
-/** A field a stored step replaces: one of `REPLACEABLE`, or the last speaker. */
-export type StoredField = keyof typeof FIELD_CODES;
 
 /**
  * A committed step as a compact record: what it changed (appended messages, replaced fields,

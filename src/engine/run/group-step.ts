@@ -68,8 +68,8 @@ export async function groupStep(
     if (outcome.status === 'fulfilled') responses.push(outcome.value);
     else if (outcome.reason instanceof RunCancelled) return run.cancel();
   }
-  const failure = settled.find((o) => o.status === 'rejected');
-  if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
+  const failure = settled.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
 
   const pending = state.pendingRequest?.kind === 'approval' ? state.pendingRequest : null;
   const open = new Set((pending?.calls ?? []).map((c) => c.id));

@@ -121,13 +121,7 @@ export const REPLACEABLE = [
 function freezeDeep<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   Object.freeze(value);
-  // Walked without `Object.values`, which would allocate an array per object.
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) freezeDeep(value[i]);
-  } else {
-    const record = value as Record<string, unknown>;
-    for (const key in record) if (Object.hasOwn(record, key)) freezeDeep(record[key]);
-  }
+  for (const inner of Object.values(value)) freezeDeep(inner);
   return value;
 }
 
