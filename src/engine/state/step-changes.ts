@@ -122,15 +122,16 @@ export function answerStep(facts: AnswerFacts): Step {
   }
   const followUp = routing.followUp ?? [];
   append.push(...followUp);
+  const speakers = [agent];
   const change: Step = {
     kind: 'answer',
-    agents: [agent],
+    agents: speakers,
     append,
     machineState: facts.next,
     pendingRequest,
     turn: waits ? 0 : facts.turn + 1,
     termination: check.state,
-    responders: [agent],
+    responders: speakers,
     unseen: followUp.length,
     ...(routing.progress === undefined ? {} : { progress: routing.progress }),
     status: waits ? 'awaiting_input' : 'idle',

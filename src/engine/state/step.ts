@@ -99,13 +99,14 @@ export function kindOfEvent(event: string): StepKind | undefined {
       return { kind: event };
   }
   const colon = event.indexOf(':');
+  if (colon < 0) return undefined;
   const name = event.slice(colon + 1);
-  if (colon < 0 || name === '') return undefined;
+  const agents = () => (name === '' ? [] : name.split(','));
   switch (event.slice(0, colon + 1)) {
     case EVENT_PREFIXES.answer:
-      return { kind: 'answer', agents: name.split(',') };
+      return { kind: 'answer', agents: agents() };
     case EVENT_PREFIXES.pause:
-      return { kind: 'pause', agents: name.split(',') };
+      return { kind: 'pause', agents: agents() };
     case EVENT_PREFIXES.decided:
       return { kind: 'decided', agent: name };
     case EVENT_PREFIXES.ask:
