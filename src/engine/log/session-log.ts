@@ -222,7 +222,8 @@ export interface LoadedLog {
 }
 
 /**
- * Rebuilds a session's state from its records (a snapshot, then patches). Throws `CheckpointError`
+ * Rebuilds a session's state from its records: a snapshot, then each step read back as the typed
+ * step it records and applied by `applyStep`, the reducer that made it. Throws `CheckpointError`
  * naming the step for anything unreadable, `ConfigError` when another workflow wrote the session.
  */
 export function replayLog(

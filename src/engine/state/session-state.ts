@@ -59,8 +59,8 @@ const SessionStateObject = z.object({
 });
 
 /**
- * Everything a conversation is: one immutable value. A step produces the next value and the
- * patches between the two; agents and workflow objects hold no conversation state.
+ * Everything a conversation is: one immutable value. A step (`Step`, step.ts) produces the next
+ * value and says what it changed; agents and workflow objects hold no conversation state.
  */
 export type SessionState = Readonly<z.output<typeof SessionStateObject>>;
 
