@@ -5,7 +5,9 @@
 //   git worktree add /tmp/base <commit> && ln -s "$PWD/node_modules" /tmp/base/node_modules
 //   (cd /tmp/base && npx tsc -p tsconfig.build.json --outDir /tmp/base/dist)
 //   npx tsx bench/side-by-side.ts /tmp/base/dist dist
-// Usage: side-by-side.ts <dist directory>... [--rounds n]
+// With `--store`, each workflow commits its steps to a MemoryCheckpointStore (the records are
+// encoded; without it nothing is).
+// Usage: side-by-side.ts <dist directory>... [--rounds n] [--store]
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -16,6 +18,7 @@ const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');
 const rounds = roundsAt === -1 ? 3 : Number(args[roundsAt + 1]);
 const dirs = args.filter((a, i) => !a.startsWith('--') && i !== roundsAt + 1);
+const withStore = args.includes('--store');
 if (dirs.length === 0)
   throw new Error('Give at least one directory with a build (see the header).');
 
@@ -54,12 +57,14 @@ async function deskOf(dir: string) {
       }),
   ) as [Baton.Agent, Baton.Agent, Baton.Agent, Baton.Agent];
   const [triage, billing, technical, account] = agents;
-  const workflow = new baton.HandoffBuilder({ name: 'relay', participants: agents })
+  const builder = new baton.HandoffBuilder({ name: 'relay', participants: agents })
     .coordinator(triage)
     .addHandoff(billing, [technical])
     .addHandoff(technical, [account])
-    .withMaxTurns(10)
-    .build();
+    .withMaxTurns(10);
+  const workflow = (
+    withStore ? builder.withCheckpointing(new baton.MemoryCheckpointStore()) : builder
+  ).build();
   return { dir, workflow, perCall: [] as number[], early: [] as number[], late: [] as number[] };
 }
 
@@ -107,6 +112,7 @@ console.log(
   JSON.stringify({
     bench: 'side-by-side',
     rounds,
+    store: withStore,
     builds: desks.map((desk) => ({
       dir: desk.dir,
       perCallP50Us: percentile(sorted(desk.perCall), 0.5),

@@ -2,14 +2,14 @@ import type { AppendOptions, ListOptions, SessionPage } from './session-list.js'
 
 /**
  * One entry of a session's append-only step log. The store keeps `data` as it is given (encoded
- * JSON text: the step's patches, or a whole snapshot of the session) and never interprets it.
+ * JSON text: what the step changed, or a whole snapshot of the session) and never interprets it.
  */
 export interface CheckpointRecord {
   /** The step number: 1, 2, 3, ... with no gaps after the session's first record. */
   readonly step: number;
   /** True when `data` holds the whole session state; loading starts from the latest such record. */
   readonly snapshot: boolean;
-  /** The encoded record (see `log-codec.ts`); opaque to the store. */
+  /** The encoded record (see `engine/log/session-log.ts`); opaque to the store. */
   readonly data: string;
 }
 

@@ -1,4 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
+import { z } from 'zod';
 
 import type { AgentContext, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
 import type { Guardrail } from '../agents/guardrail.js';
@@ -68,6 +69,9 @@ export function resumeEvent(state: string): EngineEvent {
   return { type: `resume.${state}` };
 }
 
+/** The progress of an orchestration that keeps none: always `null`. */
+export const NO_PROGRESS: z.ZodType<null> = z.null();
+
 /** How an orchestration reads an agent's response. */
 export interface ResponseRouting {
   readonly event: OrchestrationEvent;
@@ -125,6 +129,12 @@ export interface Orchestration {
    * a workflow with the same descriptor (its hash is the fingerprint).
    */
   readonly descriptor: Readonly<Record<string, unknown>>;
+  /**
+   * What the orchestration's progress (`SessionState.progress`) may be, `null` (nothing yet)
+   * included: the state validator refuses a saved or stored state whose progress does not fit, so
+   * no state it accepts can break the next run. `NO_PROGRESS` for an orchestration that keeps none.
+   */
+  readonly progressSchema: z.ZodType;
   /** Options for `agent`'s turn in the machine state `speaking`. */
   turnOptions(agent: string, speaking: string, state: SessionState): AgentTurnOptions;
   /**

@@ -3,7 +3,11 @@ import { runInNewContext } from 'node:vm';
 
 import { describe, expect, it } from 'vitest';
 
-import { applyStep, initialSessionState, type SessionState } from '../engine/state/session-state.js';
+import {
+  applyStep,
+  initialSessionState,
+  type SessionState,
+} from '../engine/state/session-state.js';
 import type { AgentMessage } from './message.js';
 import { textMessage, toolCallRequestEvent } from './message-factories.js';
 import { indexThread, recordAppend, releaseIndex } from './thread-index.js';
@@ -25,7 +29,7 @@ describe('thread lineages', () => {
     let state: SessionState = initialSessionState('triage', null);
     const earlier: WeakRef<readonly AgentMessage[]>[] = [];
     for (let n = 0; n < 20; n++) {
-      state = applyStep(state, { event: 'user_input', append: [say(n)] }).state;
+      state = applyStep(state, { kind: 'input', append: [say(n)] }).state;
       // As an agent turn does: the index of the thread it sees.
       expect(indexThread(state.thread).length).toBe(n + 1);
       if (n < 19) earlier.push(new WeakRef(state.thread));

@@ -16,6 +16,7 @@ import {
 } from './session-log.js';
 import type { CommittedStep, SessionState } from '../state/session-state.js';
 import type { StateCheck } from '../state/state-validator.js';
+import { eventOf } from '../state/step.js';
 
 export { LEASE_TTL_MS } from './session-lease.js';
 
@@ -138,7 +139,13 @@ export class CheckpointLink {
     const snapshot =
       this.#stored === 0 || (this.#snapshotEvery > 0 && state.step % this.#snapshotEvery === 0);
     const record = snapshot
-      ? encodeSnapshot(this.#sessionId, state, step.event, this.#fingerprint, this.#descriptor)
+      ? encodeSnapshot(
+          this.#sessionId,
+          state,
+          eventOf(step.step),
+          this.#fingerprint,
+          this.#descriptor,
+        )
       : encodeStep(this.#sessionId, step);
     await this.#append(record.step, () =>
       this.#store.append(this.#sessionId, record, this.#appendOptions()),

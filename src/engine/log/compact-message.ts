@@ -78,13 +78,14 @@ function compactValue(index: number, value: unknown, at: number): unknown {
 function isTokenUsage(value: unknown): value is { promptTokens: number; completionTokens: number } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const keys = Object.keys(value);
-  const usage = value as Record<string, unknown>;
   return (
     keys.length === 2 &&
     keys[0] === 'promptTokens' &&
     keys[1] === 'completionTokens' &&
-    typeof usage.promptTokens === 'number' &&
-    typeof usage.completionTokens === 'number'
+    'promptTokens' in value &&
+    typeof value.promptTokens === 'number' &&
+    'completionTokens' in value &&
+    typeof value.completionTokens === 'number'
   );
 }
 
@@ -145,15 +146,10 @@ function expandValue(
     return { value: new Date(ms).toISOString() };
   }
   if (index === USAGE) {
-    const [promptTokens, completionTokens] = Array.isArray(value) ? (value as unknown[]) : [];
-    if (
-      !Array.isArray(value) ||
-      value.length !== 2 ||
-      typeof promptTokens !== 'number' ||
-      typeof completionTokens !== 'number'
-    ) {
-      return { problem: 'has a usage that is not two numbers' };
-    }
+    const problem = { problem: 'has a usage that is not two numbers' };
+    if (!Array.isArray(value) || value.length !== 2) return problem;
+    const [promptTokens, completionTokens]: readonly unknown[] = value;
+    if (typeof promptTokens !== 'number' || typeof completionTokens !== 'number') return problem;
     return { value: { promptTokens, completionTokens } };
   }
   return { value };

@@ -2,13 +2,12 @@ import { z } from 'zod';
 
 import { firstIssue } from '../../zod-issues.js';
 import { compactMessage, expandMessage } from './compact-message.js';
-import type { CommittedStep, SessionState } from '../state/session-state.js';
-import type { StoredPatch } from '../state/step-replay.js';
+import { type CommittedStep, REPLACEABLE } from '../state/session-state.js';
+import { eventOf, kindOfEvent, type Step, type StepBody } from '../state/step.js';
 
 /**
- * The version of the step records Baton writes (format 3, see `stepRecordBody`). Format 2 records
- * (the same content as a JSON object, messages as they are) and format 1 records (`p`: a list of
- * patches, `at` as ISO text) are still read.
+ * The version of the step records Baton writes (format 3, see `stepRecordBody`). Formats 1 and 2
+ * are still read (`legacy-records.ts`).
  */
 export const STEP_VERSION = 3;
 
@@ -19,7 +18,7 @@ export const STEP_VERSION = 3;
  * (`e`; `@billing` for `agent_response:billing`). Appending needs no position: a record cannot
  * insert into the thread.
  */
-const StepContent = {
+export const StepContent = {
   s: z.number().int().positive(),
   t: z.number().int().nonnegative(),
   e: z.string(),
@@ -28,11 +27,8 @@ const StepContent = {
   b: z.record(z.string(), z.unknown()).optional(),
 };
 
-/** A format 2 step record: `{"v":2,"s":7,"t":…,"e":"@billing","a":[…],"f":{…},"b":{…}}`. */
-export const CompactStepSchema = z.object({ v: z.literal(2), ...StepContent });
-
 /** A step record's content, whichever format (2 or 3) held it. */
-export type CompactStep = Omit<z.infer<typeof CompactStepSchema>, 'v'>;
+export type CompactStep = z.infer<z.ZodObject<typeof StepContent>>;
 
 /**
  * A format 3 step record: `[3, s, t, e, a, f, b]`, the content of a format 2 record without its
@@ -61,64 +57,113 @@ const FIELD_CODES = {
   pendingRequest: 'q',
   turn: 'u',
   termination: 'c',
-  lastSpeaker: 'l',
   progress: 'g',
-} as const satisfies Partial<Record<keyof SessionState, string>>;
+  lastSpeaker: 'l',
+} as const satisfies Record<(typeof REPLACEABLE)[number] | 'lastSpeaker', string>;
 
 const FIELD_OF_CODE: ReadonlyMap<string, string> = new Map(
   Object.entries(FIELD_CODES).map(([field, code]) => [code, field]),
 );
 
 /**
- * A committed step as a compact record, from the patches `applyStep` made: appended messages,
- * replaced fields, moved bookmarks. The step number is the record's own; the workflow was checked
+ * A committed step as a compact record: what it changed (appended messages, replaced fields,
+ * moved bookmarks) and its event. The step number is the record's own; the workflow was checked
  * when the log was loaded, so only snapshots carry it.
  */
-export function compactStep(step: CommittedStep): CompactStep {
-  const appended: unknown[] = [];
+export function compactStep(committed: CommittedStep): CompactStep {
+  const change = committed.change;
   const fields: Record<string, unknown> = {};
-  const bookmarks: Record<string, unknown> = {};
-  for (const patch of step.patches) {
-    const [key, at] = patch.path;
-    if (key === 'thread') appended.push(patch.value);
-    else if (key === 'bookmarks') bookmarks[at as string] = patch.value;
-    else if (key !== 'step') {
-      const code = FIELD_CODES[key as keyof typeof FIELD_CODES];
-      if (code === undefined) throw new Error(`encodeStep(): no step writes "${String(key)}".`);
-      fields[code] = patch.value;
-    }
+  let replaced = false;
+  for (const key of REPLACEABLE) {
+    if (!Object.hasOwn(change, key)) continue;
+    fields[FIELD_CODES[key]] = change[key];
+    replaced = true;
   }
+  if (Object.hasOwn(change, 'lastSpeaker')) {
+    fields[FIELD_CODES.lastSpeaker] = change.lastSpeaker;
+    replaced = true;
+  }
+  const event = eventOf(committed.step);
   return {
-    s: step.state.step,
+    s: committed.state.step,
     t: Date.now(),
-    e: step.event.startsWith(RESPONSE_EVENT)
-      ? `@${step.event.slice(RESPONSE_EVENT.length)}`
-      : step.event,
-    ...(appended.length === 0 ? {} : { a: appended }),
-    ...(Object.keys(fields).length === 0 ? {} : { f: fields }),
-    ...(Object.keys(bookmarks).length === 0 ? {} : { b: bookmarks }),
+    e: event.startsWith(RESPONSE_EVENT) ? `@${event.slice(RESPONSE_EVENT.length)}` : event,
+    ...(change.append === undefined ? {} : { a: [...change.append] }),
+    ...(replaced ? { f: fields } : {}),
+    ...(change.bookmarks === undefined ? {} : { b: Object.fromEntries(change.bookmarks) }),
   };
 }
 
-/** A compact step record as the patches of a version 1 record, for `StepReplay` to check. */
-export function patchesOf(entry: CompactStep, threadLength: number): StoredPatch[] {
-  const patches: StoredPatch[] = (entry.a ?? []).map((message, i) => [
-    'a',
-    ['thread', threadLength + i],
-    message,
-  ]);
-  for (const [code, value] of Object.entries(entry.f ?? {})) {
-    // An unknown code becomes a patch no step can make, which the replay refuses by name.
-    patches.push(['r', [FIELD_OF_CODE.get(code) ?? `f.${code}`], value]);
-  }
-  for (const [agent, at] of Object.entries(entry.b ?? {}))
-    patches.push(['r', ['bookmarks', agent], at]);
-  return patches;
+/** The event of a compact step record written out (`@billing` is `agent_response:billing`). */
+export function storedEvent(entry: CompactStep): string {
+  return entry.e.startsWith('@') ? `${RESPONSE_EVENT}${entry.e.slice(1)}` : entry.e;
 }
 
-/** The event of a compact step record written out (`@billing` is `agent_response:billing`). */
-export function eventOf(entry: CompactStep): string {
-  return entry.e.startsWith('@') ? `${RESPONSE_EVENT}${entry.e.slice(1)}` : entry.e;
+/** A compact step record's content as the typed step it records, or what no step can hold. */
+export function stepOfContent(entry: CompactStep): Step | string {
+  const fields: [string, unknown][] = [];
+  for (const [code, value] of Object.entries(entry.f ?? {})) {
+    // An unknown code names a field no step writes, which is refused by name.
+    fields.push([FIELD_OF_CODE.get(code) ?? `f.${code}`, value]);
+  }
+  return typedStep(storedEvent(entry), entry.a ?? [], fields, Object.entries(entry.b ?? {}));
+}
+
+/** A step record read back, whichever format holds it. */
+export interface StoredStep {
+  readonly step: number;
+  /** When it was committed: epoch milliseconds, or ISO-8601 text (format 1). */
+  readonly at: number | string;
+  readonly event: string;
+  /** The typed step it holds, given the thread's length before it, or what is wrong with it. */
+  typed(threadLength: number): Step | string;
+}
+
+/** A format 2 or 3 record's content read back. */
+export function storedContent(entry: CompactStep): StoredStep {
+  return {
+    step: entry.s,
+    at: entry.t,
+    event: storedEvent(entry),
+    typed: () => stepOfContent(entry),
+  };
+}
+
+/**
+ * The typed step a stored record holds, from its parts as any format stores them (the messages it
+ * appends, the fields it replaces, the bookmarks it moves), or what is wrong with them: an event
+ * no step makes, a field no step replaces, a bookmark that is no thread position. The messages and
+ * the fields' values are checked with the state they lead to (`replayLog`).
+ */
+export function typedStep(
+  event: string,
+  append: readonly unknown[],
+  fields: readonly (readonly [string, unknown])[],
+  bookmarks: readonly (readonly [string, unknown])[],
+): Step | string {
+  const kind = kindOfEvent(event);
+  if (kind === undefined)
+    return `a step record has the event ${JSON.stringify(event)}, which no step makes`;
+  const body: { -readonly [K in keyof StepBody]: unknown } = {};
+  if (append.length > 0) body.append = append;
+  const written: Record<string, unknown> = body;
+  for (const [field, value] of fields) {
+    if (!Object.hasOwn(FIELD_CODES, field)) {
+      return `a step record replaces ${JSON.stringify([field])}, which no step does`;
+    }
+    written[field] = value;
+  }
+  const moved: [string, number][] = [];
+  for (const [agent, at] of bookmarks) {
+    if (agent === '__proto__') return 'a step record sets a bookmark of an agent named "__proto__"';
+    if (typeof at !== 'number') {
+      return `a step record moves the bookmark of "${agent}" to ${JSON.stringify(at)}, which is no thread position`;
+    }
+    moved.push([agent, at]);
+  }
+  if (moved.length > 0) body.bookmarks = moved;
+  // The messages and values are checked with the state they lead to: typed here as they claim.
+  return { ...(body as StepBody), ...kind };
 }
 
 /** The JSON text of a format 3 step record holding `entry`. */

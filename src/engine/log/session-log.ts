@@ -6,34 +6,22 @@ import type { CheckpointRecord } from '../../checkpoint/checkpoint-store.js';
 import { CheckpointError, ConfigError } from '../../errors.js';
 import { firstIssue } from '../../zod-issues.js';
 import {
-  type CompactStep,
-  CompactStepSchema,
   compactStep,
-  eventOf,
-  patchesOf,
   readStepRecord,
   STEP_VERSION,
+  type StoredStep,
   stepRecordBody,
+  storedContent,
 } from './compact-step.js';
-import type { CommittedStep, SessionState } from '../state/session-state.js';
+import { readLegacyStep } from './legacy-records.js';
+import { applyStep, type CommittedStep, type SessionState } from '../state/session-state.js';
 import type { StateCheck } from '../state/state-validator.js';
-import { StepReplay } from '../state/step-replay.js';
 
 /** The version of the snapshot format; a snapshot of another version is refused with advice. */
 export const RECORD_VERSION = 1;
 
 /** What identifies a workflow's shape: participants, topology and routing. */
 export type WorkflowDescriptor = Readonly<Record<string, unknown>>;
-
-/** A patch as stored: `[op, path, value?]` with op `a`dd, `r`eplace or `d`elete (remove). */
-const StoredPatchSchema = z.union([
-  z.tuple([
-    z.enum(['a', 'r']),
-    z.array(z.union([z.string(), z.number().int().nonnegative()])),
-    z.unknown(),
-  ]),
-  z.tuple([z.literal('d'), z.array(z.union([z.string(), z.number().int().nonnegative()]))]),
-]);
 
 /** A record that starts a log (or a fork, a reset, a loaded state): the whole state. */
 const SnapshotSchema = z.object({
@@ -47,16 +35,7 @@ const SnapshotSchema = z.object({
   state: z.unknown(),
 });
 
-/** A record of one step: what changed. Its log began with a snapshot that names the workflow. */
-const StepSchema = z.object({
-  step: z.number().int().positive(),
-  at: z.string(),
-  event: z.string(),
-  p: z.array(StoredPatchSchema),
-});
-
 type Snapshot = z.infer<typeof SnapshotSchema>;
-type StepEntry = z.infer<typeof StepSchema>;
 
 /** One entry of `session.checkpoints()`. */
 export interface CheckpointInfo {
@@ -114,7 +93,7 @@ function checksum(sessionId: string, step: number, body: string): string {
   return crc32(`${sessionId}\n${step}\n${body}`).toString(16).padStart(8, '0');
 }
 
-function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEntry | CompactStep {
+function decode(sessionId: string, record: CheckpointRecord): Snapshot | StoredStep {
   const body = record.data.slice(8);
   if (
     record.data.length < 8 ||
@@ -139,28 +118,39 @@ function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEnt
       },
     );
   }
-  if (!record.snapshot && Array.isArray(raw)) return decodeStepRecord(sessionId, record, raw);
-  // Version 1 step records have no `v`; a snapshot's `v` is the snapshot format's.
-  const compact =
-    !record.snapshot &&
-    typeof raw === 'object' &&
-    raw !== null &&
-    'v' in raw &&
-    (raw as { v?: unknown }).v !== RECORD_VERSION;
-  if (compact && (raw as { v?: unknown }).v !== 2) throw unknownStepVersion(sessionId, record, raw);
-  const schema = record.snapshot ? SnapshotSchema : compact ? CompactStepSchema : StepSchema;
-  const parsed = schema.safeParse(raw);
+  if (record.snapshot) return decodeSnapshot(sessionId, record, raw);
+  let entry: StoredStep;
+  if (Array.isArray(raw)) {
+    entry = decodeStepRecord(sessionId, record, raw);
+  } else {
+    const legacy = readLegacyStep(raw);
+    if ('version' in legacy) throw unknownStepVersion(sessionId, record, legacy.version);
+    if ('malformed' in legacy) {
+      throw new CheckpointError(
+        sessionId,
+        record.step,
+        `the step record is malformed at ${legacy.malformed}`,
+      );
+    }
+    entry = legacy;
+  }
+  if (entry.step !== record.step) {
+    throw new CheckpointError(sessionId, record.step, `the record says it is step ${entry.step}`);
+  }
+  return entry;
+}
+
+function decodeSnapshot(sessionId: string, record: CheckpointRecord, raw: unknown): Snapshot {
+  const parsed = SnapshotSchema.safeParse(raw);
   if (!parsed.success) {
-    const kind = record.snapshot ? 'snapshot' : 'step record';
     throw new CheckpointError(
       sessionId,
       record.step,
-      `the ${kind} is malformed at ${firstIssue(parsed.error).text}`,
+      `the snapshot is malformed at ${firstIssue(parsed.error).text}`,
     );
   }
   const entry = parsed.data;
-  if ('s' in entry) return checkedStep(sessionId, record, entry);
-  if ('v' in entry && entry.v !== RECORD_VERSION) {
+  if (entry.v !== RECORD_VERSION) {
     throw new CheckpointError(
       sessionId,
       record.step,
@@ -168,12 +158,11 @@ function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEnt
         'resume it with the Baton version that wrote it',
     );
   }
-  if (entry.step !== record.step || ('session' in entry && entry.session !== sessionId)) {
-    const of = 'session' in entry ? ` of session "${entry.session}"` : '';
+  if (entry.step !== record.step || entry.session !== sessionId) {
     throw new CheckpointError(
       sessionId,
       record.step,
-      `the record says it is step ${entry.step}${of}`,
+      `the record says it is step ${entry.step} of session "${entry.session}"`,
     );
   }
   return entry;
@@ -184,31 +173,24 @@ function decodeStepRecord(
   sessionId: string,
   record: CheckpointRecord,
   raw: readonly unknown[],
-): CompactStep {
-  if (raw[0] !== STEP_VERSION) throw unknownStepVersion(sessionId, record, { v: raw[0] });
+): StoredStep {
+  if (raw[0] !== STEP_VERSION) throw unknownStepVersion(sessionId, record, raw[0]);
   const entry = readStepRecord(raw);
   if (typeof entry === 'string') {
     throw new CheckpointError(sessionId, record.step, `the step record is malformed at ${entry}`);
   }
-  return checkedStep(sessionId, record, entry);
-}
-
-function checkedStep(sessionId: string, record: CheckpointRecord, entry: CompactStep): CompactStep {
-  if (entry.s !== record.step) {
-    throw new CheckpointError(sessionId, record.step, `the record says it is step ${entry.s}`);
-  }
-  return entry;
+  return storedContent(entry);
 }
 
 function unknownStepVersion(
   sessionId: string,
   record: CheckpointRecord,
-  raw: unknown,
+  version: unknown,
 ): CheckpointError {
   return new CheckpointError(
     sessionId,
     record.step,
-    `the step record has format version ${JSON.stringify((raw as { v?: unknown }).v)}, this ` +
+    `the step record has format version ${JSON.stringify(version)}, this ` +
       `version of Baton reads versions 1 to ${STEP_VERSION}; resume it with the Baton version that wrote it`,
   );
 }
@@ -240,7 +222,8 @@ export interface LoadedLog {
 }
 
 /**
- * Rebuilds a session's state from its records (a snapshot, then patches). Throws `CheckpointError`
+ * Rebuilds a session's state from its records: a snapshot, then each step read back as the typed
+ * step it records and applied by `applyStep`, the reducer that made it. Throws `CheckpointError`
  * naming the step for anything unreadable, `ConfigError` when another workflow wrote the session.
  */
 export function replayLog(
@@ -250,7 +233,8 @@ export function replayLog(
   base?: SessionState,
 ): SessionState {
   let state: unknown = base;
-  let replay: StepReplay | undefined;
+  /** The state the steps since the last snapshot made, and its thread's length. */
+  let replayed: { state: SessionState; length: number } | undefined;
   let lastStep = base?.step;
   for (const record of records) {
     const entry = decode(sessionId, record);
@@ -273,26 +257,25 @@ export function replayLog(
           { path: 'workflow' },
         );
       }
-      replay = undefined;
+      replayed = undefined;
       state = entry.state;
     } else {
       if (state === undefined) {
         throw new CheckpointError(sessionId, record.step, 'the log does not start with a snapshot');
       }
-      replay ??= StepReplay.from(state);
-      if (replay === undefined) {
+      replayed ??= startOf(state);
+      if (replayed === undefined) {
         throw new CheckpointError(sessionId, record.step, 'the snapshot before it is malformed');
       }
-      const patches = 's' in entry ? patchesOf(entry, replay.threadLength) : entry.p;
-      for (const stored of patches) {
-        const problem = replay.apply(stored);
-        if (problem !== null) throw new CheckpointError(sessionId, record.step, problem);
-      }
-      replay.endStep(record.step);
+      const step = entry.typed(replayed.length);
+      if (typeof step === 'string') throw new CheckpointError(sessionId, record.step, step);
+      // The one reducer, as the run that made the step applied it; the state is checked at the end.
+      replayed.state = applyStep(replayed.state, step).state;
+      replayed.length += step.append?.length ?? 0;
     }
     lastStep = record.step;
   }
-  if (replay !== undefined) state = replay.state();
+  if (replayed !== undefined) state = replayed.state;
   if (state === undefined) throw new CheckpointError(sessionId, 0, 'the log is empty');
   if (base !== undefined && state === base) return base;
   const checked = expected.check(state);
@@ -313,6 +296,21 @@ export function replayLog(
   return checked.state;
 }
 
+/**
+ * Where the steps after a snapshot (or a caught-up state) start: the state as the reducer takes
+ * it, unchecked until the end of the log, or undefined when it has no thread and bookmarks to
+ * build on.
+ */
+function startOf(state: unknown): { state: SessionState; length: number } | undefined {
+  if (typeof state !== 'object' || state === null) return undefined;
+  if (!('thread' in state) || !Array.isArray(state.thread)) return undefined;
+  if (!('bookmarks' in state) || typeof state.bookmarks !== 'object' || state.bookmarks === null) {
+    return undefined;
+  }
+  // Unchecked (a snapshot's state is checked with the state the log leads to): typed as it claims.
+  return { state: state as SessionState, length: state.thread.length };
+}
+
 /** The step log as `session.checkpoints()` shows it. */
 export function listCheckpoints(
   sessionId: string,
@@ -320,9 +318,7 @@ export function listCheckpoints(
 ): CheckpointInfo[] {
   return records.map((record) => {
     const entry = decode(sessionId, record);
-    if ('s' in entry) {
-      return { step: entry.s, at: new Date(entry.t).toISOString(), event: eventOf(entry) };
-    }
-    return { step: entry.step, at: entry.at, event: entry.event };
+    const at = typeof entry.at === 'number' ? new Date(entry.at).toISOString() : entry.at;
+    return { step: entry.step, at, event: entry.event };
   });
 }

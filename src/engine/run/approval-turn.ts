@@ -29,7 +29,7 @@ export async function continuePausedTurn(
   if (taskMessages.length === 0) {
     // A run cancelled while decided calls ran: they run again, the others still wait.
     if (host.state.status === 'cancelled') {
-      await host.commit({ event: 'resume', status: 'awaiting_input' });
+      await host.commit({ kind: 'resume', status: 'awaiting_input' });
       if (host.driver.meta(host.state.machineState).kind !== 'group') {
         await runDecided(run);
       } else {
@@ -40,7 +40,7 @@ export async function continuePausedTurn(
     return run.result('awaiting_input', null);
   }
   const state = host.state;
-  const pending = state.pendingRequest as PendingRequest;
+  const pending = pausedRequest(state);
   const undecided = undecidedAfter(host.id, pending, taskMessages);
   const guardrails = host.orchestration.guardrails?.input;
   const tripped = await checkInput(
@@ -114,6 +114,13 @@ function unfinishedMembers(state: SessionState): string[] {
   return [...new Set(open.flatMap((c) => owners.get(c.id) ?? []))];
 }
 
+/** The request of a turn paused for approvals (see `pausedForApproval`). */
+function pausedRequest(state: SessionState): PendingRequest {
+  const pending = state.pendingRequest;
+  if (pending === null) throw new Error('The session is not paused for approvals.');
+  return pending;
+}
+
 /**
  * True when `state` is a turn paused for approvals: waiting for decisions, or cancelled while the
  * decided calls ran (the others still wait).
@@ -133,7 +140,7 @@ export function pausedForApproval(state: SessionState): boolean {
 async function runDecided(run: SessionRun): Promise<void> {
   const { host } = run;
   const state = host.state;
-  const agent = (state.pendingRequest as PendingRequest).agent;
+  const agent = pausedRequest(state).agent;
   const streamed = new Set<string>();
   announceSpeakers(run.options, [agent], run.streamed);
   const response: AgentResponse | AgentPause = await respondAs(
@@ -153,5 +160,5 @@ async function runDecided(run: SessionRun): Promise<void> {
   const request = response.approvalRequest;
   const append = response.innerMessages.filter((m) => m !== request && m.id !== request.id);
   if (append.length === 0) return;
-  await host.commit({ event: `approval_progress:${agent}`, append });
+  await host.commit({ kind: 'decided', agent, append });
 }

@@ -14,7 +14,8 @@ import { announceSpeakers } from './speakers-listener.js';
 import type { GroupAnswer, ResponseRouting } from '../orchestration.js';
 import type { TaskResult } from '../runnable.js';
 import type { SessionRun } from './session-run.js';
-import type { SessionState, StepChange } from '../state/session-state.js';
+import type { SessionState } from '../state/session-state.js';
+import type { Step } from '../state/step.js';
 import { liveThread } from '../state/thread-line.js';
 import type { StopCheck } from './session-stop.js';
 import { groupAnswerStep, trippedStep } from '../state/step-changes.js';
@@ -46,7 +47,8 @@ export async function groupStep(
     const group = selectSpeakers.call(orchestration, state);
     if ('complete' in group) {
       await host.commit({
-        event: 'complete',
+        kind: 'stop',
+        complete: true,
         ...(await host.stopChange(state.machineState, state.termination)),
       });
       return run.result('terminated', group.complete);
@@ -66,8 +68,8 @@ export async function groupStep(
     if (outcome.status === 'fulfilled') responses.push(outcome.value);
     else if (outcome.reason instanceof RunCancelled) return run.cancel();
   }
-  const failure = settled.find((o) => o.status === 'rejected');
-  if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
+  const failure = settled.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
 
   const pending = state.pendingRequest?.kind === 'approval' ? state.pendingRequest : null;
   const open = new Set((pending?.calls ?? []).map((c) => c.id));
@@ -126,8 +128,9 @@ export async function groupStep(
     return run.result('terminated', trippedReason(tripped));
   }
   if (paused.length > 0) {
-    const change: StepChange = {
-      event: `approval_request:${pausedNames.join(',')}`,
+    const change: Step = {
+      kind: 'pause',
+      agents: pausedNames,
       append,
       // The group state itself: the orchestration's progress says who goes on once decided.
       machineState: state.machineState,
@@ -142,7 +145,7 @@ export async function groupStep(
   }
   if (routing === undefined) {
     if (routeError !== undefined) {
-      const kept = { event: `agent_response:${responders.join(',')}`, append, responders };
+      const kept: Step = { kind: 'answer', agents: responders, append, responders };
       await commitThenThrow(
         run,
         { ...kept, turn: state.turn + responders.length },
@@ -216,7 +219,7 @@ function inRequestOrder(
 /** Commits `change` and records its messages; then rethrows `error`, if the step had one. */
 async function commitThenThrow(
   run: SessionRun,
-  change: StepChange,
+  change: Step,
   streamed: ReadonlySet<string>,
   error: unknown,
 ): Promise<void> {

@@ -19,7 +19,8 @@ import { announceSpeakers } from './speakers-listener.js';
 import { checkOutput, trippedEvent } from './guardrail-checks.js';
 import type { StateMeta } from '../orchestration.js';
 import type { RunOptions, Task, TaskResult } from '../runnable.js';
-import { NO_MESSAGES, type SessionState, type StepChange, withThread } from '../state/session-state.js';
+import { NO_MESSAGES, type SessionState, withThread } from '../state/session-state.js';
+import type { Step } from '../state/step.js';
 import { liveThread } from '../state/thread-line.js';
 import type { StopCheck } from './session-stop.js';
 import {
@@ -57,7 +58,7 @@ export interface RunHost extends TurnContext {
    * Records one step (in the store, when there is one) and makes it the state; without a store the
    * step is the state on return, and nothing is returned to await (every await costs a tick).
    */
-  commit(change: StepChange): Promise<void> | undefined;
+  commit(step: Step): Promise<void> | undefined;
   /**
    * Feeds one delta to the session's stop rule; `before` is what precedes it in this step. Without
    * a rule (and no stop requested) the verdict is returned at once.
@@ -140,7 +141,7 @@ export class SessionRun {
   }
 
   async cancel(): Promise<TaskResult> {
-    await this.host.commit({ event: 'cancel', status: 'cancelled' });
+    await this.host.commit({ kind: 'cancel', status: 'cancelled' });
     return this.result('cancelled', null);
   }
 
@@ -176,7 +177,7 @@ export class SessionRun {
       const status = waiting ? 'awaiting_input' : 'idle';
       if (resumed !== state.machineState || status !== state.status) {
         await this.host.commit({
-          event: 'resume',
+          kind: 'resume',
           machineState: resumed,
           resumeState: null,
           status,
@@ -199,7 +200,8 @@ export class SessionRun {
       if (state.turn >= orchestration.maxTurns) {
         const reason = `Maximum number of turns ${orchestration.maxTurns} reached.`;
         await host.commit({
-          event: 'stop',
+          kind: 'stop',
+          complete: false,
           ...(await host.stopChange(state.machineState, state.termination)),
         });
         return this.result('terminated', reason);
@@ -254,7 +256,7 @@ export class SessionRun {
     );
     const before = selection === undefined ? NO_MESSAGES : [selection];
     if ('approvalRequest' in response) {
-      const change = approvalPauseStep(agent, speaking, response, before, { responder: agent });
+      const change = approvalPauseStep(agent, speaking, response, before, { responders: [agent] });
       await host.commit(change);
       this.record(change.append ?? [], streamed);
       return this.result('awaiting_input', null);

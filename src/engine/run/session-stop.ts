@@ -3,7 +3,7 @@ import { stopMessage } from '../../messages/message-factories.js';
 import { redactSecrets } from '../../redact.js';
 import { thrownText } from '../../value-text.js';
 import type { MachineDriver } from './machine-driver.js';
-import type { StepChange } from '../state/session-state.js';
+import type { StepFields } from '../state/step.js';
 import type { SessionStopRule, StopRule } from '../state/stop-rule.js';
 
 /** The rule's verdict on one delta; a condition that throws names the session. */
@@ -106,7 +106,7 @@ export class SessionStop {
     driver: MachineDriver,
     machineState: string,
     conditionState: unknown,
-  ): Promise<Omit<StepChange, 'event'>> {
+  ): Promise<StepFields> {
     const rule = (this.#rule ??= this.#workflowRule?.forSession(this.#sessionId));
     const termination = rule === undefined ? conditionState : await rule.resetState(conditionState);
     return {

@@ -1,7 +1,10 @@
 import { ConfigError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
 import { textMessage } from '../../messages/message-factories.js';
-import { ChatMessageSchema, ToolApprovalResponseEventSchema } from '../../messages/message-schema.js';
+import {
+  ChatMessageSchema,
+  ToolApprovalResponseEventSchema,
+} from '../../messages/message-schema.js';
 import { firstIssue } from '../../zod-issues.js';
 import type { Task, TaskMessage, TaskResult } from '../runnable.js';
 import type { PendingRequest } from '../state/session-state.js';

@@ -10,7 +10,8 @@ import type { Orchestration } from '../orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
 import { type MessageSink, type RunHost, SessionRun } from '../run/session-run.js';
-import { applyStep, NO_MESSAGES, type SessionState, type StepChange } from '../state/session-state.js';
+import { applyStep, NO_MESSAGES, type SessionState } from '../state/session-state.js';
+import type { Step } from '../state/step.js';
 import { type StopCheck, SessionStop } from '../run/session-stop.js';
 import type { StopChange } from '../state/step-changes.js';
 
@@ -210,21 +211,21 @@ export class SessionRuntime implements RunHost {
   // closure per effect) cost more than the rest of a run's bookkeeping.
 
   /**
-   * Records `change`; a session without a store has nothing to wait for (see `RunHost.commit`).
+   * Records `step`; a session without a store has nothing to wait for (see `RunHost.commit`).
    * A committed stop answers a `stop()` request a check returned (only then: a failed commit
    * leaves the request for the next check).
    */
-  commit(change: StepChange): Promise<void> | undefined {
-    const step = applyStep(this.#state, change);
+  commit(step: Step): Promise<void> | undefined {
+    const committed = applyStep(this.#state, step);
     const link = this.#link;
     if (link === undefined) {
-      this.#state = step.state;
-      if (change.status === 'terminated') this.#stop?.committedStop();
+      this.#state = committed.state;
+      if (step.status === 'terminated') this.#stop?.committedStop();
       return undefined;
     }
-    return link.commit(step).then(() => {
-      this.#state = step.state;
-      if (change.status === 'terminated') this.#stop?.committedStop();
+    return link.commit(committed).then(() => {
+      this.#state = committed.state;
+      if (step.status === 'terminated') this.#stop?.committedStop();
     });
   }
 

@@ -86,7 +86,11 @@ export class WorkflowRunner implements Runnable {
     this.#orchestration = orchestration;
     this.#driver = new MachineDriver(orchestration.machine);
     this.#checkpointing = checkpointing;
-    this.#validator = new StateValidator(this.#driver, orchestration.stopRule);
+    this.#validator = new StateValidator(
+      this.#driver,
+      orchestration.stopRule,
+      orchestration.progressSchema,
+    );
     this.#cacheSize =
       checkpointing === undefined
         ? Number.POSITIVE_INFINITY

@@ -1,12 +1,9 @@
-import { enablePatches, type Patch } from 'immer';
 import { z } from 'zod';
 
 import type { AgentMessage, FunctionCall } from '../../messages/message.js';
 import { AgentMessageSchema, FunctionCallSchema } from '../../messages/message-schema.js';
-import { extendThread, liveThread } from './thread-line.js';
-
-// Loading a session replays step patches with immer's `applyPatches`.
-enablePatches();
+import type { Step, StepBody, StepFields } from './step.js';
+import { extendThread } from './thread-line.js';
 
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
@@ -62,8 +59,8 @@ const SessionStateObject = z.object({
 });
 
 /**
- * Everything a conversation is: one immutable value. A step produces the next value and the
- * patches between the two; agents and workflow objects hold no conversation state.
+ * Everything a conversation is: one immutable value. A step (`Step`, step.ts) produces the next
+ * value and says what it changed; agents and workflow objects hold no conversation state.
  */
 export type SessionState = Readonly<z.output<typeof SessionStateObject>>;
 
@@ -94,38 +91,21 @@ export function initialSessionState(machineState: string, termination: unknown):
   };
 }
 
-/** What one step changes; every field is optional except the kind of step. */
-export interface StepChange {
-  /** `user_input`, `agent_response`, `stop`, ... : what the step log shows. */
-  readonly event: string;
-  readonly append?: readonly AgentMessage[];
-  readonly machineState?: string;
-  readonly resumeState?: string | null;
-  readonly status?: SessionStatus;
-  readonly pendingRequest?: PendingRequest | null;
-  readonly turn?: number;
-  readonly termination?: unknown;
-  /** The agent that responded in this step: its bookmark moves to the end of what it saw. */
-  readonly responder?: string;
-  /** How many appended messages at the end the responder has not seen (e.g. a follow-up prompt). */
-  readonly unseenByResponder?: number;
-  /** Several agents responded in this step (a group step): each bookmark moves to its end. */
-  readonly responders?: readonly string[];
-  /** The orchestration's new progress (see `SessionState.progress`). */
-  readonly progress?: unknown;
-}
-
-/** One committed step: the next state and the patches from the previous one. */
+/** One committed step: the next state, the step as made, and what it changed. */
 export interface CommittedStep {
   readonly state: SessionState;
-  /** What changed, as immer patches; made when read (only a checkpoint store reads them). */
-  readonly patches: readonly Patch[];
-  readonly event: string;
+  readonly step: Step;
+  /**
+   * What the step changed, as the reducer found it: the appended messages, the fields whose value
+   * changed, the bookmarks that moved and the last speaker if it changed. It is what a store keeps,
+   * and the body that makes `state` again when the reducer applies it to the previous state.
+   */
+  readonly change: StepBody;
 }
 
 /**
- * The fields a step may replace whole, in the order their patches are listed (then the bookmarks,
- * then `lastSpeaker`); the thread only grows and bookmarks change per agent.
+ * The fields a step may replace whole, in the order a stored step lists them (then the last
+ * speaker); the thread only grows and bookmarks change per agent.
  */
 export const REPLACEABLE = [
   'machineState',
@@ -135,69 +115,13 @@ export const REPLACEABLE = [
   'turn',
   'termination',
   'progress',
-] as const;
-
-class Step implements CommittedStep {
-  readonly state: SessionState;
-  readonly event: string;
-  readonly #previous: SessionState;
-  /** The previous state's thread length (its thread may have been copied by then). */
-  readonly #from: number;
-  #patches: Patch[] | undefined;
-
-  constructor(previous: SessionState, from: number, state: SessionState, event: string) {
-    this.#previous = previous;
-    this.#from = from;
-    this.state = state;
-    this.event = event;
-  }
-
-  get patches(): readonly Patch[] {
-    this.#patches ??= patchesBetween(this.#previous, this.#from, this.state);
-    return this.#patches;
-  }
-}
-
-/**
- * The patches from `previous` to `next`, the state a step made of it; `previous` had `from`
- * messages (its thread may be a copy made since, see `extendThread`).
- */
-function patchesBetween(previous: SessionState, from: number, next: SessionState): Patch[] {
-  const patches: Patch[] = [];
-  const thread = liveThread(next);
-  for (let i = from; i < thread.length; i++) {
-    patches.push({ op: 'add', path: ['thread', i], value: thread[i] });
-  }
-  for (const key of REPLACEABLE) {
-    if (Object.is(previous[key], next[key])) continue;
-    const op = Object.hasOwn(previous, key) ? 'replace' : 'add';
-    patches.push({ op, path: [key], value: next[key] });
-  }
-  for (const agent in next.bookmarks) {
-    if (!Object.hasOwn(next.bookmarks, agent)) continue;
-    const seen = next.bookmarks[agent];
-    if (Object.hasOwn(previous.bookmarks, agent) && previous.bookmarks[agent] === seen) continue;
-    const op = Object.hasOwn(previous.bookmarks, agent) ? 'replace' : 'add';
-    patches.push({ op, path: ['bookmarks', agent], value: seen });
-  }
-  if (!Object.is(previous.lastSpeaker, next.lastSpeaker)) {
-    patches.push({ op: 'replace', path: ['lastSpeaker'], value: next.lastSpeaker });
-  }
-  patches.push({ op: 'replace', path: ['step'], value: next.step });
-  return patches;
-}
+] as const satisfies readonly (keyof StepFields & keyof SessionState)[];
 
 /** Freezes a new message and everything in it (messages are shared, never edited). */
 function freezeDeep<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   Object.freeze(value);
-  // Walked without `Object.values`, which would allocate an array per object.
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) freezeDeep(value[i]);
-  } else {
-    const record = value as Record<string, unknown>;
-    for (const key in record) if (Object.hasOwn(record, key)) freezeDeep(record[key]);
-  }
+  for (const inner of Object.values(value)) freezeDeep(inner);
   return value;
 }
 
@@ -247,37 +171,52 @@ function bookmark(next: Mutable<SessionState>, responder: string, seen: number):
   next.bookmarks = Object.freeze({ ...bookmarks, [responder]: seen });
 }
 
+/** The bookmarks that moved from `before` to `after`, in the order of `after`. */
+function moved(
+  before: SessionState['bookmarks'],
+  after: SessionState['bookmarks'],
+): [agent: string, at: number][] {
+  const moves: [string, number][] = [];
+  for (const [agent, at] of Object.entries(after)) {
+    if (!Object.hasOwn(before, agent) || before[agent] !== at) moves.push([agent, at]);
+  }
+  return moves;
+}
+
 /**
- * Applies a step. Only what the step changes is touched, so the patches (what a checkpoint store
- * appends) grow with the step's new messages, never with the length of the thread.
- *
- * The patches are immer's (`applyPatches` replays them when a session is loaded), derived from the
- * two states when a store asks for them: the state is a flat record whose changes are known field
- * by field, and the thread only grows. Letting immer draft it cost a walk over the thread per step;
- * the thread is extended in place where no one else holds it (`extendThread`).
+ * The one reducer: applies a step — one a run makes, or one a stored log replays — to `state`,
+ * and says what it changed (`CommittedStep.change`, what a store keeps). Only what the step
+ * changes is touched, so that record grows with the step's new messages, never with the length of
+ * the thread: the state is a flat record whose changes are known field by field, and the thread
+ * only grows (extended in place where no one else holds it, see `extendThread`).
  */
-export function applyStep(state: SessionState, change: StepChange): CommittedStep {
-  const append = change.append ?? NO_MESSAGES;
+export function applyStep(state: SessionState, step: Step): CommittedStep {
+  const append = step.append ?? NO_MESSAGES;
   for (let i = 0; i < append.length; i++) freezeDeep(append[i]);
   const next = copyState(state);
   const length = extendThread(state, next, append);
-  const from = length - append.length;
-  for (let i = 0; i < REPLACEABLE.length; i++) {
-    const key = REPLACEABLE[i] as (typeof REPLACEABLE)[number];
-    const value = change[key];
+  const change: { -readonly [K in keyof StepBody]: StepBody[K] } =
+    append.length === 0 ? {} : { append };
+  const written: Record<string, unknown> = next;
+  const changed: Record<string, unknown> = change;
+  for (const key of REPLACEABLE) {
+    const value = step[key];
     if (value !== undefined && !Object.is(state[key], value)) {
-      (next as Record<string, unknown>)[key] = freezeDeep(value);
+      written[key] = changed[key] = freezeDeep(value);
     }
   }
-  const seen = length - (change.unseenByResponder ?? 0);
-  let last = change.responder;
-  if (change.responders === undefined) {
-    if (last !== undefined) bookmark(next, last, seen);
-  } else {
-    for (const responder of change.responders) bookmark(next, responder, seen);
-    last = change.responders[change.responders.length - 1];
+  const responders = step.responders;
+  if (responders !== undefined && responders.length > 0) {
+    const seen = length - (step.unseen ?? 0);
+    for (const responder of responders) bookmark(next, responder, seen);
+    next.lastSpeaker = responders.at(-1) ?? null;
   }
-  if (last !== undefined && state.lastSpeaker !== last) next.lastSpeaker = last;
+  if (step.bookmarks !== undefined) {
+    for (const [agent, at] of step.bookmarks) bookmark(next, agent, at);
+  }
+  if (step.lastSpeaker !== undefined) next.lastSpeaker = step.lastSpeaker;
+  if (next.bookmarks !== state.bookmarks) change.bookmarks = moved(state.bookmarks, next.bookmarks);
+  if (next.lastSpeaker !== state.lastSpeaker) change.lastSpeaker = next.lastSpeaker;
   next.step = state.step + 1;
-  return new Step(state, from, Object.freeze(next), change.event);
+  return { state: Object.freeze(next), step, change };
 }

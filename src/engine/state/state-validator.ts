@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 import { firstIssue } from '../../zod-issues.js';
 import type { MachineDriver } from '../run/machine-driver.js';
 import { SavedStateSchema, type SessionState, SessionStateSchema } from './session-state.js';
@@ -13,17 +15,20 @@ export type StateCheck<S> =
  * loaded or caught up, a fork's source step, and `loadState()`. Whatever it accepts the engine can
  * run and the loader can read again, so a state accepted once never bricks a session later.
  *
- * It checks the shape (zod), then what the shape cannot say: the machine states exist in this
- * workflow, a session awaiting input (in a state that asks) holds its pending request, and the
- * termination condition can take the stored condition state.
+ * It checks the shape (zod), the orchestration's progress with the orchestration's own schema,
+ * then what the shape cannot say: the machine states exist in this workflow, a session awaiting
+ * input (in a state that asks) holds its pending request, and the termination condition can take
+ * the stored condition state.
  */
 export class StateValidator {
   readonly #driver: MachineDriver;
   readonly #stopRule: StopRule | undefined;
+  readonly #progress: z.ZodType;
 
-  constructor(driver: MachineDriver, stopRule: StopRule | undefined) {
+  constructor(driver: MachineDriver, stopRule: StopRule | undefined, progress: z.ZodType) {
     this.#driver = driver;
     this.#stopRule = stopRule;
+    this.#progress = progress;
   }
 
   /** Checks a stored state (with its step number), as a checkpoint holds it. */
@@ -41,6 +46,16 @@ export class StateValidator {
   }
 
   #meaning<S extends Omit<SessionState, 'step'>>(state: S): StateCheck<S> {
+    // A state stored before orchestrations kept progress has none: the orchestration starts anew.
+    if (state.progress !== undefined) {
+      const progress = this.#progress.safeParse(state.progress);
+      if (!progress.success) {
+        const issue = firstIssue(progress.error);
+        const path = issue.path === '(root)' ? 'progress' : `progress${pathTail(issue.path)}`;
+        const text = issue.text.slice(issue.path.length);
+        return { ok: false, problem: `the state is invalid at ${path}${text}`, path };
+      }
+    }
     for (const [path, name] of [
       ['machineState', state.machineState],
       ['resumeState', state.resumeState],
@@ -80,4 +95,9 @@ function shapeProblem(error: Parameters<typeof firstIssue>[0]): {
 } {
   const issue = firstIssue(error);
   return { ok: false, problem: `the state is invalid at ${issue.text}`, path: issue.path };
+}
+
+/** `formatPath`'s text of a path inside `progress`, to follow `progress`: `.ready`, `[0]`. */
+function pathTail(path: string): string {
+  return path.startsWith('[') ? path : `.${path}`;
 }

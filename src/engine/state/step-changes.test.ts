@@ -27,7 +27,7 @@ describe('answerStep()', () => {
     const delta: AgentMessage[] = [answer];
     const change = answerStep(facts(delta, false));
     expect(change.append).toBe(delta);
-    expect(change.unseenByResponder).toBe(0);
+    expect(change.unseen).toBe(0);
   });
 
   it('leaves the delta the stop rule was given as it was when a question or a follow-up joins it', () => {
@@ -40,6 +40,6 @@ describe('answerStep()', () => {
     const followed = answerStep(facts(delta, false, [note]));
     expect(delta).toEqual([answer]);
     expect(followed.append).toEqual([answer, note]);
-    expect(followed.unseenByResponder).toBe(1);
+    expect(followed.unseen).toBe(1);
   });
 });

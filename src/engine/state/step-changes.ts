@@ -6,16 +6,17 @@ import type { AgentEvent, AgentMessage, ToolApprovalRequestEvent } from '../../m
 import { userInputRequestedEvent } from '../../messages/message-factories.js';
 import { messageToText } from '../../messages/message-text.js';
 import type { ResponseRouting, StateMeta } from '../orchestration.js';
-import type { PendingRequest, SessionState, StepChange } from './session-state.js';
+import type { PendingRequest, SessionState } from './session-state.js';
+import type { Step, StepBody, StepFields } from './step.js';
 import type { StopCheck } from '../run/session-stop.js';
 
 // The steps of a run as pure functions: from the state and what happened (an answer, a pause, a
-// tripped guardrail, the stop rule's verdict) to the one `StepChange` that records it. They make
+// tripped guardrail, the stop rule's verdict) to the one typed `Step` that records it. They make
 // no model call, commit nothing and read no clock; the runner (`session-run.ts`) performs the
-// effects and hands each change to the store. Only request ids are drawn fresh.
+// effects and hands each step to the store. Only request ids are drawn fresh.
 
 /** What a stop changes (see `SessionStop.change`), computed by the runner when a check stops. */
-export type StopChange = Omit<StepChange, 'event'>;
+export type StopChange = StepFields;
 
 /** The pending request of a turn that pauses for the approval of `request`'s calls. */
 export function approvalRequestOf(
@@ -41,11 +42,12 @@ export function approvalPauseStep(
   speaking: string,
   pause: AgentPause,
   before: readonly AgentMessage[],
-  bookmarks: Pick<StepChange, 'responder' | 'responders' | 'progress'>,
-): StepChange {
+  bookmarks: Pick<StepBody, 'responders' | 'progress'>,
+): Step {
   const request = pause.approvalRequest;
   return {
-    event: `approval_request:${agent}`,
+    kind: 'pause',
+    agents: [agent],
     append: [...before, ...pause.innerMessages.filter((m) => m !== request), request],
     machineState: speaking,
     pendingRequest: approvalRequestOf(agent, request),
@@ -63,9 +65,9 @@ export function trippedStep(
   tripped: Tripped,
   append: readonly AgentMessage[],
   stop: StopChange,
-  extra: Pick<StepChange, 'responders' | 'progress'> = {},
-): StepChange {
-  return { event: `guardrail:${tripped.guardrail.name}`, append, ...extra, ...stop };
+  extra: Pick<StepBody, 'responders' | 'progress'> = {},
+): Step {
+  return { kind: 'tripped', guardrail: tripped.guardrail.name, append, ...extra, ...stop };
 }
 
 /** What the runner learned about one agent answer in the machine state `speaking`. */
@@ -93,7 +95,7 @@ export interface AnswerFacts {
  * question to the user, unless the answer also stops the session) and a stop it triggers are one
  * step.
  */
-export function answerStep(facts: AnswerFacts): StepChange {
+export function answerStep(facts: AnswerFacts): Step {
   const { agent, response, routing, nextMeta, check } = facts;
   // A selector's choice, when it is recorded in the thread, leads the step's messages. The delta
   // the stop rule was given is not changed: what follows it goes into a copy.
@@ -120,15 +122,17 @@ export function answerStep(facts: AnswerFacts): StepChange {
   }
   const followUp = routing.followUp ?? [];
   append.push(...followUp);
-  const change: StepChange = {
-    event: `agent_response:${agent}`,
+  const speakers = [agent];
+  const change: Step = {
+    kind: 'answer',
+    agents: speakers,
     append,
     machineState: facts.next,
     pendingRequest,
     turn: waits ? 0 : facts.turn + 1,
     termination: check.state,
-    responder: agent,
-    unseenByResponder: followUp.length,
+    responders: speakers,
+    unseen: followUp.length,
     ...(routing.progress === undefined ? {} : { progress: routing.progress }),
     status: waits ? 'awaiting_input' : 'idle',
   };
@@ -144,9 +148,10 @@ export function groupAnswerStep(
   next: { readonly state: string; readonly waits: boolean },
   check: StopCheck,
   stop: StopChange | undefined,
-): StepChange {
+): Step {
   return {
-    event: `agent_response:${responders.join(',')}`,
+    kind: 'answer',
+    agents: responders,
     append,
     machineState: next.state,
     turn: next.waits ? 0 : state.turn + responders.length,
@@ -159,10 +164,11 @@ export function groupAnswerStep(
 }
 
 /** A selector found nobody to speak: the session waits in `waiting` with `agent`'s request. */
-export function askUserStep(waiting: string, agent: string, prompt: string): StepChange {
+export function askUserStep(waiting: string, agent: string, prompt: string): Step {
   const pendingRequest: PendingRequest = { id: newId(), agent, prompt, kind: 'input' };
   return {
-    event: `user_asked:${agent}`,
+    kind: 'ask',
+    agent,
     append: [
       userInputRequestedEvent({ source: agent, requestId: pendingRequest.id, content: prompt }),
     ],
@@ -188,9 +194,9 @@ export interface InputFacts {
 }
 
 /** A new task: recorded (with a tripped guardrail's event), routed, and stopping if it must. */
-export function inputStep(facts: InputFacts): StepChange {
+export function inputStep(facts: InputFacts): Step {
   return {
-    event: 'user_input',
+    kind: 'input',
     append: facts.tripped === undefined ? facts.task : [...facts.task, facts.tripped],
     machineState: facts.machineState,
     resumeState: null,
@@ -210,10 +216,10 @@ export function decisionsStep(
   pending: PendingRequest,
   undecided: PendingRequest['calls'],
   facts: Omit<InputFacts, 'machineState' | 'progress'>,
-): StepChange {
+): Step {
   const waits = (undecided ?? []).length > 0 && facts.stop === undefined;
   return {
-    event: 'user_input',
+    kind: 'input',
     append: facts.tripped === undefined ? facts.task : [...facts.task, facts.tripped],
     pendingRequest: waits ? { ...pending, calls: undecided } : null,
     status: waits ? 'awaiting_input' : 'idle',

@@ -19,7 +19,7 @@ const say = (content: string) => textMessage({ source: 'user', content });
 const contents = (thread: readonly AgentMessage[]) =>
   thread.map((m) => ('content' in m ? m.content : m.type));
 const step = (state: SessionState, ...texts: string[]) =>
-  applyStep(state, { event: 'user_input', append: texts.map(say) }).state;
+  applyStep(state, { kind: 'input', append: texts.map(say) }).state;
 
 describe('the thread of a line of states', () => {
   it('grows the array of the state a step follows, while nobody else holds it', () => {
@@ -58,7 +58,11 @@ describe('the thread of a line of states', () => {
 
   it('shares the line for a step that appends nothing, and reads as a plain value', () => {
     const first = step(initialSessionState('input', null), 'a');
-    const moved = applyStep(first, { event: 'stop', machineState: 'stopped' }).state;
+    const moved = applyStep(first, {
+      kind: 'stop',
+      complete: false,
+      machineState: 'stopped',
+    }).state;
     expect(liveThread(moved)).toBe(liveThread(first));
     const later = step(moved, 'b');
     for (const copy of [
@@ -74,20 +78,15 @@ describe('the thread of a line of states', () => {
     expect(contents(later.thread)).toEqual(['a', 'b']);
   });
 
-  it("gives a step's patches its own messages, however late they are read", () => {
+  it("gives a step's change its own messages, however late it is read", () => {
     const first = applyStep(initialSessionState('input', null), {
-      event: 'user_input',
+      kind: 'input',
       append: [say('a')],
     });
-    const second = applyStep(first.state, { event: 'user_input', append: [say('b'), say('c')] });
+    const second = applyStep(first.state, { kind: 'input', append: [say('b'), say('c')] });
     step(second.state, 'd');
-    const added = (patches: typeof first.patches) =>
-      patches.filter((p) => p.path[0] === 'thread').map((p) => [p.path[1], contents([p.value])[0]]);
-    expect(added(first.patches)).toEqual([[0, 'a']]);
-    expect(added(second.patches)).toEqual([
-      [1, 'b'],
-      [2, 'c'],
-    ]);
+    expect(contents(first.change.append ?? [])).toEqual(['a']);
+    expect(contents(second.change.append ?? [])).toEqual(['b', 'c']);
   });
 });
 

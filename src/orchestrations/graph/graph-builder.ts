@@ -3,7 +3,11 @@ import { replaceGuardrails, type GuardrailSet } from '../../agents/guardrail.js'
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import type { CheckpointOptions } from '../../engine/log/checkpoint-link.js';
 import { type Checkpointing, toCheckpointing } from '../../engine/log/checkpointing.js';
-import { checkStopCondition, type ThreadPredicate, toStopRule } from '../../engine/state/stop-rule.js';
+import {
+  checkStopCondition,
+  type ThreadPredicate,
+  toStopRule,
+} from '../../engine/state/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import { compileGraph } from './graph-orchestration.js';

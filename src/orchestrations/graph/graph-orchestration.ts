@@ -2,7 +2,7 @@ import type { GuardrailSet } from '../../agents/guardrail.js';
 import type { Orchestration, ResponseRouting } from '../../engine/orchestration.js';
 import type { StopRule } from '../../engine/state/stop-rule.js';
 import { compileGraphMachine, type GraphEvent } from './graph-machine.js';
-import { advance, readProgress, startProgress } from './graph-progress.js';
+import { advance, graphProgressSchema, readProgress, startProgress } from './graph-progress.js';
 import type { GraphTopology } from './graph-topology.js';
 
 /** The stop reason of a graph run when no node is due. */
@@ -46,6 +46,7 @@ export function compileGraph(
       })),
       entryPoints: graph.entryPoints,
     },
+    progressSchema: graphProgressSchema(graph),
     turnOptions: () => ({}),
     selectSpeakers: (state) => {
       const { ready, paused } = progressOf(state.progress);

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 import type { GroupAnswer } from '../../engine/orchestration.js';
 import { messageToText } from '../../messages/message-text.js';
 import { edgeHolds, type GraphTopology } from './graph-topology.js';
@@ -11,7 +13,27 @@ import { edgeHolds, type GraphTopology } from './graph-topology.js';
 export interface GraphProgress {
   readonly ready: readonly string[];
   readonly fired: Readonly<Record<string, readonly string[]>>;
-  readonly paused?: readonly string[];
+  readonly paused?: readonly string[] | undefined;
+}
+
+/**
+ * What a graph session's progress may be: `null` before its first task, or a `GraphProgress` naming
+ * only the graph's own nodes. The state validator refuses anything else, so a hand-edited progress
+ * cannot break the next run.
+ */
+export function graphProgressSchema(graph: GraphTopology): z.ZodType<GraphProgress | null> {
+  const node = z.string().refine((name) => graph.agents.has(name), {
+    error: (issue) => `${JSON.stringify(issue.input)} is not a node of this graph`,
+  });
+  const nodes = z.array(node).readonly();
+  return z
+    .strictObject({
+      ready: nodes,
+      fired: z.record(node, nodes).readonly(),
+      paused: nodes.optional(),
+    })
+    .readonly()
+    .nullable();
 }
 
 /** A run starting at the entry points. */
@@ -19,7 +41,10 @@ export function startProgress(graph: GraphTopology): GraphProgress {
   return { ready: [...graph.entryPoints], fired: {} };
 }
 
-/** The progress stored in a session, or null when no run has started. */
+/**
+ * The progress stored in a session, or null when no run has started. The state validator let
+ * only a `GraphProgress` (or null) in (see `graphProgressSchema`).
+ */
 export function readProgress(value: unknown): GraphProgress | null {
   if (value === null || value === undefined || typeof value !== 'object') return null;
   return value as GraphProgress;

@@ -1,11 +1,12 @@
 import type { Guardrail } from '../../agents/guardrail.js';
 import type { AgentResponse } from '../../agents/chat-agent.js';
 import { Handoff } from '../../agents/handoff.js';
-import type {
-  AgentTurnOptions,
-  Orchestration,
-  ResponseRouting,
-  SpeakerChoice,
+import {
+  type AgentTurnOptions,
+  NO_PROGRESS,
+  type Orchestration,
+  type ResponseRouting,
+  type SpeakerChoice,
 } from '../../engine/orchestration.js';
 import type { SessionState } from '../../engine/state/session-state.js';
 import { liveThread } from '../../engine/state/thread-line.js';
@@ -224,6 +225,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     guardrails: settings.guardrails,
     stopRule: settings.stopRule,
     descriptor: describe(settings),
+    progressSchema: NO_PROGRESS,
     turnOptions: (agent, speaking, state) => {
       if (speaking === ROUTER_STATE) {
         if (lazy === undefined || routerOptions.handoffs === undefined) return routerOptions;

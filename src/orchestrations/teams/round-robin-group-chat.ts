@@ -2,6 +2,7 @@ import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/log/checkpointing.js';
 import { toStopRule } from '../../engine/state/stop-rule.js';
+import { NO_PROGRESS } from '../../engine/orchestration.js';
 import { WorkflowRunner } from '../../engine/session/workflow-runner.js';
 import { ConfigError } from '../../errors.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
@@ -65,6 +66,7 @@ export class RoundRobinGroupChat extends WorkflowRunner {
             ? undefined
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'round_robin', participants: names },
+        progressSchema: NO_PROGRESS,
         turnOptions: () => ({}),
         routeResponse: () => ({ event: { type: 'next' } }),
         // A new task goes to whoever is next: the first speaker, or where a stopped run left off.

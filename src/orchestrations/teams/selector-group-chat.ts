@@ -4,6 +4,7 @@ import type { SessionState } from '../../engine/state/session-state.js';
 import { liveThread } from '../../engine/state/thread-line.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/log/checkpointing.js';
 import { toStopRule } from '../../engine/state/stop-rule.js';
+import { NO_PROGRESS } from '../../engine/orchestration.js';
 import { WorkflowRunner } from '../../engine/session/workflow-runner.js';
 import { ConfigError } from '../../errors.js';
 import type { LLMMessage } from '../../messages/llm-message.js';
@@ -159,6 +160,7 @@ export class SelectorGroupChat extends WorkflowRunner {
             ? undefined
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'selector', participants: names },
+        progressSchema: NO_PROGRESS,
         turnOptions: () => ({}),
         routeResponse: () => ({ event: { type: 'next' } }),
         routeUserInput: () => ({ type: 'message' }),

@@ -4,6 +4,7 @@ import type { SessionState } from '../../engine/state/session-state.js';
 import { liveThread } from '../../engine/state/thread-line.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/log/checkpointing.js';
 import { toStopRule } from '../../engine/state/stop-rule.js';
+import { NO_PROGRESS } from '../../engine/orchestration.js';
 import { WorkflowRunner } from '../../engine/session/workflow-runner.js';
 import type { AgentMessage, HandoffMessage } from '../../messages/message.js';
 import { HandoffTermination } from '../../termination/message-conditions.js';
@@ -107,6 +108,7 @@ export class Swarm extends WorkflowRunner {
             ? undefined
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'swarm', participants: names },
+        progressSchema: NO_PROGRESS,
         turnOptions: () => ({}),
         routeResponse: (agent, response) => {
           const message = response.chatMessage;
