@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 
 import type * as OpenTelemetry from '@opentelemetry/api';
 
+import { codeOf } from '../unknown-value.js';
+
 /** The `@opentelemetry/api` module, when the application has it installed. */
 export type OpenTelemetryApi = typeof OpenTelemetry;
 
@@ -36,7 +38,7 @@ export function loadOpenTelemetry(
 function isNotFound(error: unknown, id: string): boolean {
   return (
     error instanceof Error &&
-    (error as { code?: unknown }).code === 'MODULE_NOT_FOUND' &&
+    codeOf(error) === 'MODULE_NOT_FOUND' &&
     error.message.includes(`'${id}'`)
   );
 }

@@ -10,6 +10,7 @@ import type { RawToolResult } from './mcp-result-text.js';
 import type { CheckedServerConfig } from './mcp-server-config.js';
 import { outputSchemaValidator } from './output-schema-validator.js';
 import { StdioTransport } from './stdio-transport.js';
+import { codeOf } from '../../unknown-value.js';
 
 export type { McpToolInfo };
 
@@ -31,7 +32,7 @@ function errorText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error ? error.cause : undefined;
   if (!(cause instanceof Error)) return message;
-  const code = (cause as { code?: unknown }).code;
+  const code = codeOf(cause);
   const reason = cause.message !== '' ? cause.message : typeof code === 'string' ? code : '';
   return reason === '' ? message : `${message} (${reason})`;
 }
