@@ -52,7 +52,7 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const port = parsePort(args.options.get('port'));
-  const path = args.positionals['workflow module'] as string;
+  const path = args.positionals['workflow module'] ?? '';
   const directory = args.options.get('store');
   if (directory !== undefined) await checkStoreDirectory('dev', directory);
   const module = await loadWorkflowModule('dev', path, {
