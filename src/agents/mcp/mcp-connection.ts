@@ -10,15 +10,16 @@ import type { RawToolResult } from './mcp-result-text.js';
 import type { CheckedServerConfig } from './mcp-server-config.js';
 import { outputSchemaValidator } from './output-schema-validator.js';
 import { StdioTransport } from './stdio-transport.js';
-import { codeOf } from '../../unknown-value.js';
+import { codeOf, fieldOf } from '../../unknown-value.js';
 
 export type { McpToolInfo };
 
 /** The version Baton reports to servers in the MCP handshake. */
 function batonVersion(): string {
   try {
-    return (createRequire(import.meta.url)('baton-agents/package.json') as { version: string })
-      .version;
+    const manifest: unknown = createRequire(import.meta.url)('baton-agents/package.json');
+    const version = fieldOf(manifest, 'version');
+    return typeof version === 'string' ? version : '0.0.0';
   } catch {
     return '0.0.0';
   }
