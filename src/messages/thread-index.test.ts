@@ -3,7 +3,11 @@ import { runInNewContext } from 'node:vm';
 
 import { describe, expect, it } from 'vitest';
 
-import { applyStep, initialSessionState, type SessionState } from '../engine/state/session-state.js';
+import {
+  applyStep,
+  initialSessionState,
+  type SessionState,
+} from '../engine/state/session-state.js';
 import type { AgentMessage } from './message.js';
 import { textMessage, toolCallRequestEvent } from './message-factories.js';
 import { indexThread, recordAppend, releaseIndex } from './thread-index.js';
