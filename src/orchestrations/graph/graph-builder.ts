@@ -3,7 +3,11 @@ import { replaceGuardrails, type GuardrailSet } from '../../agents/guardrail.js'
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import type { CheckpointOptions } from '../../engine/log/checkpoint-link.js';
 import { type Checkpointing, toCheckpointing } from '../../engine/log/checkpointing.js';
-import { checkStopCondition, type ThreadPredicate, toStopRule } from '../../engine/state/stop-rule.js';
+import {
+  checkStopCondition,
+  type ThreadPredicate,
+  toStopRule,
+} from '../../engine/state/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import { compileGraph } from './graph-orchestration.js';
@@ -52,8 +56,13 @@ function nameOf(ref: GraphNodeRef, method: string): string {
   );
 }
 
+// Array.isArray does not narrow a readonly array type out of a union.
+function isList(refs: GraphNodeRef | readonly GraphNodeRef[]): refs is readonly GraphNodeRef[] {
+  return Array.isArray(refs);
+}
+
 function namesOf(refs: GraphNodeRef | readonly GraphNodeRef[], method: string): string[] {
-  const list = Array.isArray(refs) ? (refs as readonly GraphNodeRef[]) : [refs as GraphNodeRef];
+  const list = isList(refs) ? refs : [refs];
   if (list.length === 0)
     throw new ConfigError(`${method}: the node list is empty.`, { path: 'edges' });
   return list.map((r) => nameOf(r, method));
