@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 
 import type * as OpenTelemetry from '@opentelemetry/api';
 
-import { codeOf } from '../unknown-value.js';
+import { codeOf, fieldOf } from '../unknown-value.js';
 
 /** The `@opentelemetry/api` module, when the application has it installed. */
 export type OpenTelemetryApi = typeof OpenTelemetry;
@@ -46,6 +46,6 @@ function isNotFound(error: unknown, id: string): boolean {
 /** This package's version, for `trace.getTracer('baton', version)`. */
 export function batonVersion(load: ModuleLoader = moduleRequire): string {
   // src/observability and dist/observability both sit two levels below package.json.
-  const manifest = load('../../package.json') as { version?: unknown };
-  return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+  const version = fieldOf(load('../../package.json'), 'version');
+  return typeof version === 'string' ? version : '0.0.0';
 }
