@@ -6,6 +6,15 @@ import tseslint from 'typescript-eslint';
 
 import { layerRules } from './scripts/layer-rules.mjs';
 
+/** The syntax STYLE.md rules out, in every file (layerRules() adds its own to these). */
+const restrictedSyntax = [
+  {
+    selector: 'ExportDefaultDeclaration',
+    message: 'Use named exports only (STYLE.md: a default export breaks grep and renames).',
+  },
+  { selector: 'TSEnumDeclaration', message: 'Use a union of string literals, not enum.' },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'docs/api/', 'node_modules/', '.baton/', '.scratch/', 'coverage/'] },
   js.configs.recommended,
@@ -19,18 +28,11 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
       ],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'ExportDefaultDeclaration',
-          message: 'Use named exports only (STYLE.md: a default export breaks grep and renames).',
-        },
-        { selector: 'TSEnumDeclaration', message: 'Use a union of string literals, not enum.' },
-      ],
+      'no-restricted-syntax': ['error', ...restrictedSyntax],
     },
   },
   // The layers of layers.json: an import that runs upward fails here (scripts/layer-rules.mjs).
-  ...layerRules(),
+  ...layerRules(undefined, restrictedSyntax),
   {
     // STYLE.md: a file holds one idea; past 350 lines it holds several. Tests may run longer.
     files: ['src/**/*.ts'],

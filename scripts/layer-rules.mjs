@@ -2,7 +2,9 @@
 // its root), one `no-restricted-imports` rule that forbids every path of a higher layer, the
 // implementations behind an interface (layers.json "interfaces") and the packages kept to one
 // place (layers.json "packages"). Relative specifiers are matched by regexes computed from the
-// folder of the importing file, so the rule needs no resolver and no plugin.
+// folder of the importing file, so the rule needs no resolver and no plugin. `import()` (which
+// no-restricted-imports does not see) gets the same patterns through no-restricted-syntax, after
+// the project's own selectors (`baseSyntax`), since a rule's options are replaced, not merged.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,10 +83,25 @@ function foldersOf(dir) {
   return found;
 }
 
-/** Flat-config objects, one per folder of src/ and one per layered file at the root of src/. */
-export function layerRules(config = readLayers()) {
+/** An esquery selector for `import()` of a specifier matching `regex` (esquery regexes hold no `/`). */
+function dynamicImport(regex) {
+  return `ImportExpression[source.value=/${regex.replaceAll('\\/', '/').replaceAll('/', '\\x2F')}/u]`;
+}
+
+/**
+ * Flat-config objects, one per folder of src/ and one per layered file at the root of src/.
+ * `baseSyntax`: the `no-restricted-syntax` entries every file has, kept in each object.
+ */
+export function layerRules(config = readLayers(), baseSyntax = []) {
   const rules = [];
-  const rule = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+  const rule = (patterns) => ({
+    'no-restricted-imports': ['error', { patterns }],
+    'no-restricted-syntax': [
+      'error',
+      ...baseSyntax,
+      ...patterns.map(({ regex, message }) => ({ selector: dynamicImport(regex), message })),
+    ],
+  });
   for (const dir of foldersOf('src')) {
     if (dir === 'src') {
       for (const entry of readdirSync(join(root, 'src'), { withFileTypes: true })) {

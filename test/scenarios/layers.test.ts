@@ -63,6 +63,22 @@ describe('layers.json as lint rules', () => {
     ]);
   });
 
+  it('sees an import() too, and keeps the syntax rules every file has', async () => {
+    const lazy = "export const load = () => import('../../orchestrations/teams/swarm.js');\n";
+    expect(await lint('src/engine/run/lazy.ts', lazy)).toEqual([
+      'no-restricted-syntax: Layer "engine" must not import layer "orchestrations" (src/orchestrations): ' +
+        'layers.json lists it higher. Move the code down a layer or pass it in.',
+    ]);
+    const lazyPackage = "export const load = () => import('pg');\n";
+    expect(await lint('src/engine/log/lazy.ts', lazyPackage)).toEqual([
+      'no-restricted-syntax: Only src/checkpoint imports "pg": only the stores talk to a database (layers.json).',
+    ]);
+    expect(await lint('src/checkpoint/lazy.ts', lazyPackage)).toEqual([]);
+    expect(await lint('src/messages/default.ts', 'export default 1;\n')).toEqual([
+      'no-restricted-syntax: Use named exports only (STYLE.md: a default export breaks grep and renames).',
+    ]);
+  });
+
   it('lets a file import its own layer and the layers below it', async () => {
     const code =
       "import { ConfigError } from '../../errors.js';\nimport { textMessage } from '../../messages/message-factories.js';\n" +
