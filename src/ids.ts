@@ -16,12 +16,13 @@ function refill(): void {
   for (let u = 0; u < BATCH; u++) {
     const r = u * 16;
     // The version (4) and the variant (10xx) bits of RFC 9562.
-    random[r + 6] = ((random[r + 6] as number) & 0x0f) | 0x40;
-    random[r + 8] = ((random[r + 8] as number) & 0x3f) | 0x80;
+    // Indexes within the buffer: `?? 0` is never taken.
+    random[r + 6] = ((random[r + 6] ?? 0) & 0x0f) | 0x40;
+    random[r + 8] = ((random[r + 8] ?? 0) & 0x3f) | 0x80;
     let t = u * 36;
     for (let b = 0; b < 16; b++) {
       if (b === 4 || b === 6 || b === 8 || b === 10) text[t++] = 0x2d; // '-'
-      const byte = random[r + b] as number;
+      const byte = random[r + b] ?? 0;
       text[t++] = HEX.charCodeAt(byte >> 4);
       text[t++] = HEX.charCodeAt(byte & 0x0f);
     }

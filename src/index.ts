@@ -116,7 +116,6 @@ export { isAgentEvent, isChatMessage } from './messages/message.js';
 export type { MessageInit } from './messages/message-factories.js';
 export {
   approve,
-  guardrailTrippedEvent,
   handoffMessage,
   reject,
   selectSpeakerEvent,
@@ -125,17 +124,14 @@ export {
   structuredMessage,
   textMessage,
   thoughtEvent,
-  toolApprovalRequestEvent,
-  toolApprovalResponseEvent,
   toolCallExecutionEvent,
   toolCallRequestEvent,
   toolCallSummaryMessage,
   userInputRequestedEvent,
 } from './messages/message-factories.js';
-export { AgentMessageSchema, ChatMessageSchema } from './messages/message-schema.js';
+export { AgentMessageSchema } from './messages/message-schema.js';
 export { messageToText } from './messages/message-text.js';
-export type { ModelViewOptions, ToolCallFilter } from './messages/model-view.js';
-export { toModelMessages } from './messages/model-view.js';
+export type { ToolCallFilter } from './messages/model-view.js';
 export type { ChatClient, ModelRequest, ModelResult, ToolSchema } from './models/chat-client.js';
 export type { OpenAIChatClientOptions } from './models/openai-chat-client.js';
 export { OpenAIChatClient } from './models/openai-chat-client.js';

@@ -125,10 +125,8 @@ export function outputJsonSchema(agent: string, schema: unknown): Record<string,
     );
   }
   try {
-    const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'output' }) as Record<
-      string,
-      unknown
-    >;
+    const described: Record<string, unknown> = z.toJSONSchema(schema, { io: 'output' });
+    const { $schema: _dialect, ...rest } = described;
     return rest;
   } catch (error) {
     throw new ConfigError(

@@ -222,8 +222,7 @@ export class Agent implements ChatAgent {
         calls = withUniqueIds(result.toolCalls, threadIds, usedIds, offer.toolNames);
         record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
         const waiting: FunctionCall[] = [];
-        for (let k = 0; k < calls.length; k++) {
-          const c = calls[k] as FunctionCall;
+        for (const c of calls) {
           if (handoffs.has(c.name)) continue;
           const needed = await approvalNeeded(c, this.#tools, {
             signal: ctx.signal,

@@ -43,17 +43,18 @@ export function findPausedTurn(
   agent: string,
 ): PausedTurn | undefined {
   let at = -1;
+  let request: ToolApprovalRequestEvent | undefined;
   for (let i = thread.length - 1; i >= 0; i--) {
     const m = thread[i];
     if (m?.type === 'ToolApprovalRequestEvent' && m.source === agent) {
       at = i;
+      request = m;
       break;
     }
     // The agent answered after its last pause: nothing of it is pending.
     if (m !== undefined && m.source === agent && isAnswer(m)) return undefined;
   }
-  if (at < 0) return undefined;
-  const request = thread[at] as ToolApprovalRequestEvent;
+  if (request === undefined) return undefined;
   const index = indexThread(thread);
   if (request.content.every((c) => index.results.has(c.id))) return undefined;
   const awaiting = new Set(request.content.map((c) => c.id));

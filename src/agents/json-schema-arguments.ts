@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { z } from 'zod';
 
+import { isRecord } from '../unknown-value.js';
 import { linearRegExp } from './linear-reg-exp.js';
 
 /** A JSON Schema of a tool's arguments: an object schema, as models and MCP servers use them. */
@@ -57,7 +58,7 @@ function dialectOf(schema: JsonSchemaObject): { dialect: Dialect; schema: JsonSc
   }
   if (typeof uri === 'string' && uri.includes('/draft-07/')) return { dialect: 'draft-07', schema };
   const { $schema: _older, ...rest } = schema;
-  return { dialect: 'draft-07', schema: rest as JsonSchemaObject };
+  return { dialect: 'draft-07', schema: { ...rest, type: schema.type } };
 }
 
 /**
@@ -94,8 +95,8 @@ export function jsonSchemaArguments(schema: JsonSchemaObject): z.ZodType<Record<
  * drops it from `properties` while `required` keeps it, so every call of the tool would fail.
  */
 function protoPropertyAt(schema: unknown, at: string): string | undefined {
-  if (typeof schema !== 'object' || schema === null) return undefined;
-  const record = schema as Record<string, unknown>;
+  if (!isRecord(schema)) return undefined;
+  const record = schema;
   if (!Array.isArray(schema)) {
     const { properties, required } = record;
     if (
@@ -124,7 +125,7 @@ function issueOf(error: ErrorObject): { path: (string | number)[]; message: stri
     .slice(1)
     .map((key) => key.replaceAll('~1', '/').replaceAll('~0', '~'))
     .map((key) => (/^(0|[1-9]\d*)$/.test(key) ? Number(key) : key));
-  const params = error.params as Record<string, unknown>;
+  const params: Record<string, unknown> = error.params;
   if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
     return { path: [...path, params.missingProperty], message: 'is required' };
   }

@@ -40,10 +40,12 @@ export function runCalls(
 ): FunctionExecutionResult[] | Promise<FunctionExecutionResult[]> {
   // An answer that only hands off runs no tool: the handoff middleware answers each call itself,
   // before any other middleware sees it.
-  if (calls.every((c) => handoffs.has(c.name))) {
+  const asHandoffs = calls.map((call) => ({ call, handoff: handoffs.get(call.name) }));
+  if (
+    asHandoffs.every((c): c is { call: FunctionCall; handoff: Handoff } => c.handoff !== undefined)
+  ) {
     let chosen: Handoff | undefined;
-    return calls.map((call) => {
-      const handoff = handoffs.get(call.name) as Handoff;
+    return asHandoffs.map(({ call, handoff }) => {
       const result = handoffResult(call, handoff, chosen);
       if (chosen === undefined) {
         chosen = handoff;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { ConfigError } from '../errors.js';
 import type { ToolSchema } from '../models/chat-client.js';
+import { isRecord } from '../unknown-value.js';
 import { type JsonSchemaObject, jsonSchemaArguments } from './json-schema-arguments.js';
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -150,14 +151,14 @@ function fromJsonSchema(
   name: string,
   parameters: unknown,
 ): { validator: z.ZodType; jsonSchema: Record<string, unknown> } {
-  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
+  if (!isRecord(parameters) || Array.isArray(parameters)) {
     throw new ConfigError(
       `Tool "${name}" needs \`parameters\` to be a zod schema such as z.object({ ... }) or a ` +
         'JSON Schema object such as { type: "object", properties: { ... } }.',
       { path: 'parameters' },
     );
   }
-  const type = (parameters as { type?: unknown }).type;
+  const type = parameters.type;
   if (type !== 'object') {
     throw new ConfigError(
       `Tool "${name}" needs its JSON Schema \`parameters\` to have type "object"; models send ` +
@@ -166,7 +167,8 @@ function fromJsonSchema(
     );
   }
   try {
-    const jsonSchema = structuredClone(parameters) as JsonSchemaObject;
+    // `type` keeps its place among the copy's keys: the model sees the schema as given.
+    const jsonSchema: JsonSchemaObject = { ...structuredClone(parameters), type };
     return { validator: jsonSchemaArguments(jsonSchema), jsonSchema };
   } catch (error) {
     throw new ConfigError(
@@ -180,7 +182,7 @@ function fromJsonSchema(
 function toObjectSchema(name: string, parameters: z.ZodType): Record<string, unknown> {
   let schema: Record<string, unknown>;
   try {
-    schema = z.toJSONSchema(parameters, { io: 'input' }) as Record<string, unknown>;
+    schema = z.toJSONSchema(parameters, { io: 'input' });
   } catch (error) {
     throw new ConfigError(
       `Tool "${name}": its parameters cannot be described in JSON Schema ` +
@@ -205,6 +207,7 @@ export function isZodSchema(value: unknown): value is z.ZodType {
     typeof value === 'object' &&
     value !== null &&
     '_zod' in value &&
-    typeof (value as { safeParse?: unknown }).safeParse === 'function'
+    'safeParse' in value &&
+    typeof value.safeParse === 'function'
   );
 }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { link, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
+import { codeOf } from '../unknown-value.js';
+
 // Files that appear whole and at most once: the one compare-and-set a file system offers that
 // trusts neither clocks nor process ids. The content is written to a temporary file and synced
 // first, so a writer killed half-way leaves only a temporary file, never a short record; then a
@@ -28,7 +30,7 @@ export async function createOnce(
   try {
     await link(temporary, join(folder, name));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if (codeOf(error) === 'EEXIST') return false;
     throw error;
   } finally {
     await unlink(temporary).catch(() => undefined);
@@ -57,7 +59,7 @@ export async function createFolderOnce(
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { recursive: true, force: true });
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === 'ENOTEMPTY' || code === 'EEXIST') return false;
     throw error;
   }
@@ -82,12 +84,10 @@ async function syncFolder(folder: string): Promise<void> {
     await handle.sync();
   } catch (error) {
     // Some platforms (Windows) and file systems cannot sync a folder; the rename still holds.
-    if (
-      !['EISDIR', 'EINVAL', 'EPERM', 'ENOTSUP'].includes(
-        (error as NodeJS.ErrnoException).code ?? '',
-      )
-    )
+    const code = codeOf(error);
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'ENOTSUP') {
       throw error;
+    }
   } finally {
     await handle.close();
   }

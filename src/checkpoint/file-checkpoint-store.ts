@@ -19,6 +19,7 @@ import {
   pageOf,
   type SessionPage,
 } from './session-list.js';
+import { codeOf } from '../unknown-value.js';
 
 const STORE = 'FileCheckpointStore';
 /** The name of a record's file: its step in decimal. */
@@ -211,7 +212,7 @@ export class FileCheckpointStore implements CheckpointStore {
     try {
       text = await readFile(path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if (codeOf(error) === 'ENOENT') return [];
       throw error;
     }
     return parseLog(sessionId, path, text);
@@ -237,7 +238,7 @@ async function stepNumbers(folder: string): Promise<number[]> {
   try {
     names = await readdir(folder);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (codeOf(error) === 'ENOENT') return [];
     throw error;
   }
   return names
@@ -265,7 +266,7 @@ async function readStep(sessionId: string, folder: string, n: number): Promise<C
 
 /** `undefined` for a file that does not exist; any other error is thrown again. */
 function missing(error: unknown): undefined {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  if (codeOf(error) === 'ENOENT') return undefined;
   throw error;
 }
 
@@ -274,7 +275,7 @@ async function exists(path: string): Promise<boolean> {
     await access(path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (codeOf(error) === 'ENOENT') return false;
     throw error;
   }
 }

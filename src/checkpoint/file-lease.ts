@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 import { createOnce } from './exclusive-file.js';
+import { codeOf, isRecord } from '../unknown-value.js';
 
 // A session's lease in a FileCheckpointStore: a folder of numbered generations, the highest one
 // in force. Every change (take, renew, release) creates the next generation with `createOnce()`,
@@ -73,7 +74,7 @@ async function current(folder: string): Promise<{ generation: number; lease: Lea
     try {
       names = await readdir(folder);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { generation: 0, lease: null };
+      if (codeOf(error) === 'ENOENT') return { generation: 0, lease: null };
       throw error;
     }
     const generation = Math.max(0, ...names.filter((n) => GENERATION.test(n)).map(Number));
@@ -82,19 +83,21 @@ async function current(folder: string): Promise<{ generation: number; lease: Lea
       return { generation, lease: parse(await readFile(join(folder, String(generation)), 'utf8')) };
     } catch (error) {
       // Pruned after a newer generation was written: read the folder again.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (codeOf(error) !== 'ENOENT') throw error;
     }
   }
 }
 
 function parse(text: string): Lease | null {
-  let value: Partial<Lease> | null;
+  let value: unknown;
   try {
-    value = JSON.parse(text) as Partial<Lease> | null;
+    value = JSON.parse(text);
   } catch {
     return null;
   }
-  if (typeof value?.owner !== 'string' || typeof value.expires !== 'number') return null;
+  if (!isRecord(value) || typeof value.owner !== 'string' || typeof value.expires !== 'number') {
+    return null;
+  }
   return {
     owner: value.owner,
     expires: value.expires,
@@ -120,6 +123,6 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return codeOf(error) === 'EPERM';
   }
 }

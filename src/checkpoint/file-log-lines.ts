@@ -1,4 +1,5 @@
 import { CheckpointError } from '../errors.js';
+import { isRecord } from '../unknown-value.js';
 import type { CheckpointRecord } from './checkpoint-store.js';
 
 // The lines of a FileCheckpointStore log, one record per line, and the errors that name what is
@@ -39,14 +40,14 @@ export function isRecordStart(bytes: Buffer): boolean {
   const n = Math.min(bytes.length, FORMAT_1_START.length);
   if (n > 0 && bytes.subarray(0, n).equals(FORMAT_1_START.subarray(0, n))) return true;
   let digits = 0;
-  while (digits < bytes.length && isDigit(bytes[digits] as number)) digits++;
+  while (digits < bytes.length && isDigit(bytes[digits])) digits++;
   if (digits === 0 || digits > 16) return false;
   const kind = bytes[digits];
   return kind === undefined || kind === 0x3d || kind === 0x2b; // end, `=` or `+`
 }
 
-function isDigit(byte: number): boolean {
-  return byte >= 0x30 && byte <= 0x39;
+function isDigit(byte: number | undefined): boolean {
+  return byte !== undefined && byte >= 0x30 && byte <= 0x39;
 }
 
 export function noRecord(sessionId: string, path: string): CheckpointError {
@@ -104,17 +105,16 @@ function parseFormat1(
       cause: error,
     });
   }
-  const r = value as Partial<CheckpointRecord> | null;
   if (
-    r === null ||
-    typeof r !== 'object' ||
-    !Number.isInteger(r.step) ||
-    typeof r.snapshot !== 'boolean' ||
-    typeof r.data !== 'string'
+    !isRecord(value) ||
+    typeof value.step !== 'number' ||
+    !Number.isInteger(value.step) ||
+    typeof value.snapshot !== 'boolean' ||
+    typeof value.data !== 'string'
   ) {
     throw new CheckpointError(sessionId, previousStep + 1, `${where} is not a step record`);
   }
-  return { step: r.step as number, snapshot: r.snapshot, data: r.data };
+  return { step: value.step, snapshot: value.snapshot, data: value.data };
 }
 
 /**

@@ -6,6 +6,7 @@ import { TEMPORARY_PREFIX } from './exclusive-file.js';
 import { parseLog } from './file-log-lines.js';
 import { sessionIdOfStem } from './file-names.js';
 import type { ListEntry } from './session-list.js';
+import { codeOf, isRecord } from '../unknown-value.js';
 
 // The sessions of a FileCheckpointStore directory as a whole: what `list()` and the deletes see.
 // A session's `updatedAt` is the modification time of its newest record file (the store sets it
@@ -90,9 +91,10 @@ async function lastLoggedStep(sessionId: string, path: string): Promise<number> 
   return parseLog(sessionId, path, await readFile(path, 'utf8')).at(-1)?.step ?? 0;
 }
 
-async function readJson(path: string): Promise<{ id?: unknown; owner?: unknown } | undefined> {
+async function readJson(path: string): Promise<Record<string, unknown> | undefined> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as { id?: unknown; owner?: unknown };
+    const value: unknown = JSON.parse(await readFile(path, 'utf8'));
+    return isRecord(value) ? value : undefined;
   } catch {
     return undefined;
   }
@@ -104,6 +106,6 @@ async function namesIn(folder: string): Promise<string[]> {
 
 /** `fallback` for a file that does not exist; any other error is thrown again. */
 function absent<T>(error: unknown, fallback: T): T {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback;
+  if (codeOf(error) === 'ENOENT') return fallback;
   throw error;
 }

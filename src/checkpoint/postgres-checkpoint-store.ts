@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 
 import { CheckpointError, ConfigError, StoreUnavailableError } from '../errors.js';
+import { fieldOf, isRecord } from '../unknown-value.js';
 import { checkData, checkText, checkTtl, MAX_STEP } from './postgres-checks.js';
 import { statements } from './postgres-sql.js';
 import { describeConnectionString, describePool } from './postgres-target.js';
@@ -46,10 +47,8 @@ export type PostgresCheckpointStoreOptions = (
   readonly clock?: () => number;
 };
 
-interface LogRow {
-  readonly step: number;
-  readonly snapshot: boolean;
-  readonly data: unknown;
+function isPool(value: unknown): value is PostgresPool {
+  return isRecord(value) && typeof value.query === 'function';
 }
 
 /**
@@ -85,12 +84,13 @@ export class PostgresCheckpointStore implements CheckpointStore {
   #closed = false;
 
   constructor(options: PostgresCheckpointStoreOptions) {
-    const given = (options ?? {}) as {
+    // Read as `unknown`: a caller in plain JavaScript may pass anything.
+    const given: {
       connectionString?: unknown;
       pool?: unknown;
       table?: unknown;
       clock?: () => number;
-    };
+    } = options ?? {};
     this.#clock = given.clock ?? Date.now;
     const table = given.table ?? 'baton';
     if (typeof table !== 'string' || !TABLE_PATTERN.test(table)) {
@@ -102,15 +102,15 @@ export class PostgresCheckpointStore implements CheckpointStore {
     }
     this.#sql = statements(table);
     if (given.pool !== undefined) {
-      const pool = given.pool as Partial<PostgresPool> | null;
-      if (typeof pool?.query !== 'function' || given.connectionString !== undefined) {
+      const pool = given.pool;
+      if (!isPool(pool) || given.connectionString !== undefined) {
         throw new ConfigError(
           'PostgresCheckpointStore: `pool` must be a pg.Pool, given without `connectionString`. ' +
             'Pass one of the two.',
           { path: 'pool' },
         );
       }
-      this.#pool = pool as PostgresPool;
+      this.#pool = pool;
       this.#target = describePool(pool);
     } else if (typeof given.connectionString === 'string' && given.connectionString !== '') {
       this.#connectionString = given.connectionString;
@@ -173,19 +173,20 @@ export class PostgresCheckpointStore implements CheckpointStore {
               upTo,
             ],
           ];
-    let rows: LogRow[];
+    let rows: unknown[];
     try {
-      rows = (await pool.query(text, values)).rows as LogRow[];
+      rows = (await pool.query(text, values)).rows;
     } catch (error) {
       throw this.#failure(`read session ${JSON.stringify(sessionId)}`, error);
     }
     return rows.map((row) => {
-      const step = Number(row.step);
-      if (!Buffer.isBuffer(row.data)) {
+      const step = Number(fieldOf(row, 'step'));
+      const data = fieldOf(row, 'data');
+      if (!Buffer.isBuffer(data)) {
         const detail = 'its data does not come back as bytea (does the pool parse bytea itself?)';
         throw new CheckpointError(sessionId, step, detail);
       }
-      return { step, snapshot: row.snapshot, data: row.data.toString('utf8') };
+      return { step, snapshot: fieldOf(row, 'snapshot') === true, data: data.toString('utf8') };
     });
   }
 
@@ -209,7 +210,8 @@ export class PostgresCheckpointStore implements CheckpointStore {
     checkSessionId(STORE, sessionId);
     checkText('session id', sessionId);
     const { rows } = await this.#query('read a lease', this.#sql.holder, [sessionId]);
-    return (rows[0] as { owner: string } | undefined)?.owner ?? null;
+    const owner = fieldOf(rows[0], 'owner');
+    return typeof owner === 'string' ? owner : null;
   }
 
   async delete(sessionId: string): Promise<boolean> {
@@ -217,7 +219,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
     checkText('session id', sessionId);
     const action = `delete session ${JSON.stringify(sessionId)}`;
     const { rows } = await this.#query(action, this.#sql.delete, [sessionId]);
-    return (rows[0] as { records: number }).records > 0;
+    return Number(fieldOf(rows[0], 'records')) > 0;
   }
 
   async list(options?: ListOptions): Promise<SessionPage> {
@@ -226,21 +228,22 @@ export class PostgresCheckpointStore implements CheckpointStore {
     if (after !== undefined) checkText('cursor id', after.id);
     const values = [owner ?? null, after?.at ?? null, after?.id ?? null, limit + 1];
     const { rows } = await this.#query('list sessions', this.#sql.list, values);
-    const entries = (rows as { id: string; owner: string | null; step: number; at: number }[]).map(
-      (row) => ({
-        id: row.id,
-        owner: row.owner ?? undefined,
-        step: Number(row.step),
-        at: Number(row.at),
-      }),
-    );
+    const entries = rows.map((row) => {
+      const owner = fieldOf(row, 'owner');
+      return {
+        id: String(fieldOf(row, 'id')),
+        owner: typeof owner === 'string' ? owner : undefined,
+        step: Number(fieldOf(row, 'step')),
+        at: Number(fieldOf(row, 'at')),
+      };
+    });
     return toPage(entries, limit);
   }
 
   async deleteOlderThan(date: Date): Promise<number> {
     const cutoff = cutoffOf(STORE, date);
     const { rows } = await this.#query('delete old sessions', this.#sql.deleteOlderThan, [cutoff]);
-    return (rows[0] as { deleted: number }).deleted;
+    return Number(fieldOf(rows[0], 'deleted'));
   }
 
   /** Ends the pool the store made from `connectionString`; a pool passed in is left open. */

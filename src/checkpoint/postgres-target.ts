@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { fieldOf, isRecord } from '../unknown-value.js';
 
 // Where a PostgresCheckpointStore's server is, for its error messages: host, port and database,
 // never a user name or password.
@@ -23,7 +24,8 @@ export function describeConnectionString(connectionString: string): string {
 }
 
 export function describePool(pool: object): string {
-  const options = (pool as { options?: Record<string, unknown> }).options ?? {};
+  const given = fieldOf(pool, 'options');
+  const options = isRecord(given) ? given : {};
   if (typeof options.connectionString === 'string') {
     try {
       return describeConnectionString(options.connectionString);

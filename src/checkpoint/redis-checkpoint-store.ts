@@ -1,16 +1,21 @@
 import type { Redis } from 'ioredis';
 
 import { CheckpointError, ConfigError } from '../errors.js';
+import { isRecord, messageOf } from '../unknown-value.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import {
   ACQUIRE,
   APPEND,
   DELETE,
+  deleteReply,
+  idsReply,
   LIST,
+  listReply,
   LOST_INDEX,
   LOST_LOG,
   OLDER,
   READ,
+  readReply,
   RELEASE,
   type Script,
 } from './redis-scripts.js';
@@ -29,6 +34,10 @@ import {
 import { readBound } from './store-helpers.js';
 
 const STORE = 'RedisCheckpointStore';
+
+function isClient(value: unknown): value is RedisClient {
+  return isRecord(value) && typeof value.evalsha === 'function';
+}
 
 /**
  * The part of an ioredis client the store uses. Any `Redis` or `Cluster` from `ioredis` fits; it is
@@ -84,12 +93,13 @@ export class RedisCheckpointStore implements CheckpointStore {
   #closed = false;
 
   constructor(options: RedisCheckpointStoreOptions) {
-    const given = (options ?? {}) as {
+    // Read as `unknown`: a caller in plain JavaScript may pass anything.
+    const given: {
       url?: unknown;
       client?: unknown;
       keyPrefix?: unknown;
       clock?: () => number;
-    };
+    } = options ?? {};
     this.#clock = given.clock ?? Date.now;
     const prefix = given.keyPrefix ?? 'baton:';
     if (typeof prefix !== 'string' || /[{}]/.test(prefix)) {
@@ -101,15 +111,15 @@ export class RedisCheckpointStore implements CheckpointStore {
     }
     this.#prefix = prefix;
     if (given.client !== undefined) {
-      const client = given.client as Partial<RedisClient> | null;
-      if (typeof client?.evalsha !== 'function' || given.url !== undefined) {
+      const client = given.client;
+      if (!isClient(client) || given.url !== undefined) {
         throw new ConfigError(
           'RedisCheckpointStore: `client` must be an ioredis client, given without `url`. Pass ' +
             'one of the two.',
           { path: 'client' },
         );
       }
-      this.#client = client as RedisClient;
+      this.#client = client;
       this.#target = describeClient(client);
     } else if (typeof given.url === 'string' && given.url !== '') {
       this.#url = given.url;
@@ -173,8 +183,8 @@ export class RedisCheckpointStore implements CheckpointStore {
     const action = `read session ${JSON.stringify(sessionId)}`;
     const keys = this.#logKeys(sessionId);
     const reply = await this.#run(sessionId, action, READ, keys, [mode, after, upTo]);
-    const [first, entries] = reply as [number, string[]] | [];
-    if (first === undefined || entries === undefined) return [];
+    if (!Array.isArray(reply) || reply.length === 0) return [];
+    const [first, entries] = readReply.parse(reply);
     return entries.map((entry, i) => {
       const kind = entry[0];
       if (kind !== 'S' && kind !== 'P') {
@@ -221,7 +231,7 @@ export class RedisCheckpointStore implements CheckpointStore {
     const index = owner === undefined ? this.#index() : this.#index(checkText('owner', owner));
     const args = [after === undefined ? '0' : '1', after?.at ?? 0, after?.id ?? '', limit + 1];
     const keys = [index, ...this.#infoKeys()];
-    const reply = (await this.#run('', 'list sessions', LIST, keys, args)) as (string | null)[];
+    const reply = listReply.parse(await this.#run('', 'list sessions', LIST, keys, args));
     const entries = [];
     for (let i = 0; i < reply.length; i += 4) {
       const [id, at, step, by] = reply.slice(i, i + 4);
@@ -234,13 +244,9 @@ export class RedisCheckpointStore implements CheckpointStore {
     const cutoff = Math.ceil(cutoffOf(STORE, date));
     let deleted = 0;
     for (;;) {
-      const ids = (await this.#run(
-        '',
-        'list old sessions',
-        OLDER,
-        [this.#index()],
-        [cutoff, 100],
-      )) as string[];
+      const ids = idsReply.parse(
+        await this.#run('', 'list old sessions', OLDER, [this.#index()], [cutoff, 100]),
+      );
       if (ids.length === 0) return deleted;
       for (const id of ids) deleted += (await this.#delete(id, cutoff))[1];
     }
@@ -266,11 +272,9 @@ export class RedisCheckpointStore implements CheckpointStore {
     const keys = [...this.#logKeys(sessionId), this.#leaseKey(sessionId), this.#index()];
     keys.push(...this.#infoKeys());
     const action = `delete session ${JSON.stringify(sessionId)}`;
-    return (await this.#run(sessionId, action, DELETE, keys, [
-      sessionId,
-      this.#prefix,
-      before,
-    ])) as [number, number];
+    return deleteReply.parse(
+      await this.#run(sessionId, action, DELETE, keys, [sessionId, this.#prefix, before]),
+    );
   }
 
   /** The sorted set of every session by `updatedAt`, or of one owner's. */
@@ -305,11 +309,11 @@ export class RedisCheckpointStore implements CheckpointStore {
       try {
         return await client.evalsha(lua.sha, keys.length, ...keys, ...args);
       } catch (error) {
-        if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+        if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
         return await client.eval(lua.source, keys.length, ...keys, ...args);
       }
     } catch (error) {
-      const message = String((error as Error)?.message);
+      const message = messageOf(error);
       if (message.includes('BATON_CORRUPT')) {
         const detail = message.includes(LOST_LOG) ? LOST_LOG : LOST_INDEX;
         throw new CheckpointError(sessionId, 1, detail, { cause: error });
@@ -329,12 +333,11 @@ export class RedisCheckpointStore implements CheckpointStore {
       throw new Error('RedisCheckpointStore is closed. Create a new store to use Redis again.');
     }
     if (this.#client !== undefined) return this.#client;
-    this.#ownClient ??= openRedisClient(this.#url as string, this.#target).catch(
-      (error: unknown) => {
-        this.#ownClient = undefined;
-        throw error;
-      },
-    );
+    // The constructor sets `url` whenever it sets no `client`.
+    this.#ownClient ??= openRedisClient(this.#url ?? '', this.#target).catch((error: unknown) => {
+      this.#ownClient = undefined;
+      throw error;
+    });
     return this.#ownClient;
   }
 

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 
+import { z } from 'zod';
+
 // The Lua scripts of RedisCheckpointStore: each operation on a session's keys is one atomic script.
 
 /** A Lua script, run by its SHA-1 and sent whole only when the server does not know it yet. */
@@ -56,6 +58,7 @@ redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('HDEL', KEYS[5], ARGV[1])
 redis.call('HDEL', KEYS[6], ARGV[1])
 return {had, redis.call('ZREM', KEYS[4], ARGV[1])}`);
+export const deleteReply = z.tuple([z.number(), z.number()]);
 
 // KEYS: an index (every session's, or one owner's), steps, owners. ARGV: "1" after a cursor, its
 // time, its id, how many. Newest first, ties by id in byte order: each time's members come
@@ -94,9 +97,12 @@ for _, entry in ipairs(found) do
 end
 return reply`);
 
+export const listReply = z.array(z.string().nullable());
+
 // KEYS: index. ARGV: time (ms), how many. The ids of sessions last updated before the time.
 export const OLDER = script(`
 return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, ARGV[2])`);
+export const idsReply = z.array(z.string());
 
 // KEYS: log, snapshots. ARGV: "start" | "after" | "snapshot", after, upTo.
 // Replies {first step returned, entries} or {} when nothing matches.
@@ -120,6 +126,8 @@ elseif ARGV[1] == 'snapshot' then
 end
 if from > upTo then return {} end
 return {from, redis.call('LRANGE', KEYS[1], from - first, upTo - first)}`);
+/** READ's reply when something matches (the empty reply is checked first). */
+export const readReply = z.tuple([z.number(), z.array(z.string())]);
 
 // KEYS: lease. ARGV: owner, ttl in ms. Takes a free lease or renews the owner's own.
 export const ACQUIRE = script(`

@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { fieldOf, isRecord } from '../unknown-value.js';
 
 // Where a RedisCheckpointStore's server is, for its error messages: host, port and database,
 // never a user name or password.
@@ -24,7 +25,8 @@ export function describeUrl(url: string): string {
 }
 
 export function describeClient(client: object): string {
-  const options = (client as { options?: Record<string, unknown> }).options ?? {};
+  const given = fieldOf(client, 'options');
+  const options = isRecord(given) ? given : {};
   if (typeof options.path === 'string' && options.path !== '') return `socket ${options.path}`;
   const host = typeof options.host === 'string' ? options.host : 'localhost';
   return `${host}:${typeof options.port === 'number' ? options.port : 6379}`;

@@ -86,27 +86,24 @@ function decodeCursor(store: string, cursor: string): ListPosition {
   } catch {
     value = undefined;
   }
-  if (
-    !Array.isArray(value) ||
-    value.length !== 2 ||
-    !Number.isSafeInteger(value[0]) ||
-    typeof value[1] !== 'string'
-  ) {
+  const [at, id]: unknown[] = Array.isArray(value) && value.length === 2 ? value : [];
+  if (typeof at !== 'number' || !Number.isSafeInteger(at) || typeof id !== 'string') {
     throw new ConfigError(
       `${store}.list(): the cursor ${JSON.stringify(cursor)} is not one list() returned. Pass ` +
         'the `cursor` of the previous page as it is, or leave it out for the first page.',
       { path: 'cursor' },
     );
   }
-  return { at: value[0] as number, id: value[1] as string };
+  return { at, id };
 }
 
 /** Orders ids by code point (as UTF-8 bytes sort, and PostgreSQL's `COLLATE "C"` and Redis do). */
 export function compareIds(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
-    const x = a.codePointAt(i) as number;
-    const y = b.codePointAt(i) as number;
+    // i < length, so both code points exist.
+    const x = a.codePointAt(i) ?? 0;
+    const y = b.codePointAt(i) ?? 0;
     if (x !== y) return x - y;
     if (x > 0xffff) i++;
   }

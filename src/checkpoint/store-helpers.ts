@@ -1,3 +1,5 @@
+import { fieldOf } from '../unknown-value.js';
+
 /**
  * Helpers the database-backed stores (Postgres, Redis) share: reading a driver's error and
  * checking the bounds of `read()`.
@@ -7,17 +9,23 @@
 export function causeText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   if (error.message !== '') return error.message.replace(/\.$/, '');
-  const inner = (error as { errors?: unknown[] }).errors?.[0];
+  const inner = firstInner(error);
   if (inner !== undefined) return causeText(inner);
   return errorCode(error) ?? error.name;
 }
 
 /** A driver error's `code` (e.g. `ECONNREFUSED`, `57P01`), looking into an AggregateError. */
 export function errorCode(error: unknown): string | undefined {
-  const value = (error as { code?: unknown } | null)?.code;
+  const value = fieldOf(error, 'code');
   if (typeof value === 'string') return value;
-  const inner = (error as { errors?: unknown[] } | null)?.errors?.[0];
+  const inner = firstInner(error);
   return inner === undefined ? undefined : errorCode(inner);
+}
+
+/** The first of an AggregateError's `errors`. */
+function firstInner(error: unknown): unknown {
+  const errors = fieldOf(error, 'errors');
+  return Array.isArray(errors) ? errors[0] : undefined;
 }
 
 /**

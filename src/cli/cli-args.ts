@@ -33,7 +33,8 @@ export interface ParsedArgs {
  */
 export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
   const hint = `Run "baton ${spec.command} --help".`;
-  const fail = (text: string): never => {
+  // Typed on the name, so that TypeScript narrows after each call.
+  const fail: (text: string) => never = (text) => {
     throw new UsageError(`baton ${spec.command}: ${text} ${hint}`);
   };
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -41,8 +42,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
   }
   const options = new Map<string, string>();
   const words: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
+  for (let i = 0, arg = argv[0]; arg !== undefined; arg = argv[++i]) {
     if (!arg.startsWith('-') || arg === '-') {
       words.push(arg);
       continue;
@@ -58,20 +58,20 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
       );
       fail(`unknown argument "${arg}"${meant === undefined ? '.' : `: did you mean ${meant}?`}`);
     }
-    const known = option as OptionSpec;
+    const known = option;
     const value = inline ?? argv[i + 1];
     if (value === undefined || value === '' || (inline === undefined && value.startsWith('-'))) {
       fail(`--${known.name} needs ${known.value}, e.g. ${known.example}.`);
     }
     if (options.has(known.name)) fail(`--${known.name} is given twice.`);
-    options.set(known.name, value as string);
+    options.set(known.name, value);
     if (inline === undefined) i++;
   }
   const positionals: Record<string, string> = {};
   spec.positionals.forEach((p, i) => {
     const word = words[i];
     if (word === undefined) fail(`which ${p.name}? e.g. ${p.example}.`);
-    positionals[p.name] = word as string;
+    positionals[p.name] = word;
   });
   const extra = words[spec.positionals.length];
   if (extra !== undefined) fail(`unknown argument "${extra}".`);
@@ -97,10 +97,13 @@ export function closest(word: string, candidates: readonly string[]): string | u
 
 /** Edit distance counting an insertion, a deletion, a substitution or a swap of neighbours as one. */
 function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  const at = (i: number, j: number) => (d[i] as number[])[j] as number;
+  const width = b.length + 1;
+  // d[i * width + j]: the distance from a's first i characters to b's first j.
+  const d = Array.from({ length: (a.length + 1) * width }, (_, k) => {
+    const [i, j] = [Math.floor(k / width), k % width];
+    return i === 0 ? j : j === 0 ? i : 0;
+  });
+  const at = (i: number, j: number) => d[i * width + j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       let best = Math.min(
@@ -111,7 +114,7 @@ function editDistance(a: string, b: string): number {
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
         best = Math.min(best, at(i - 2, j - 2) + 1);
       }
-      (d[i] as number[])[j] = best;
+      d[i * width + j] = best;
     }
   }
   return at(a.length, b.length);

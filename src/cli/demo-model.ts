@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { LLMMessage } from '../messages/llm-message.js';
 import type { FunctionCall } from '../messages/message.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
+import { isRecord } from '../unknown-value.js';
 
 /** The roles of the demo desk the offline model can play. */
 export type DeskRole = 'triage' | 'billing' | 'technical' | 'account';
@@ -48,9 +49,7 @@ function trailingResults(messages: readonly LLMMessage[]): { name: string; conte
 function parse(content: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(content);
-    return typeof value === 'object' && value !== null
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return isRecord(value) ? value : undefined;
   } catch {
     return undefined;
   }

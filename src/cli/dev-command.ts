@@ -3,6 +3,7 @@ import { startDevtoolsServer } from '../devtools/devtools-server.js';
 import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
 import { checkStoreDirectory } from './store-directory.js';
 import { loadWorkflowModule } from './workflow-module.js';
+import { codeOf } from '../unknown-value.js';
 
 export const DEV_SPEC: CommandSpec = {
   command: 'dev',
@@ -51,7 +52,7 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const port = parsePort(args.options.get('port'));
-  const path = args.positionals['workflow module'] as string;
+  const path = args.positionals['workflow module'] ?? '';
   const directory = args.options.get('store');
   if (directory !== undefined) await checkStoreDirectory('dev', directory);
   const module = await loadWorkflowModule('dev', path, {
@@ -70,7 +71,7 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
       port,
     });
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+    if (codeOf(error) === 'EADDRINUSE') {
       throw new UsageError(
         `baton dev: port ${port} is in use. Pick another with --port, or leave it out for any free port.`,
       );

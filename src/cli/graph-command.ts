@@ -75,7 +75,7 @@ export async function graphCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(GRAPH_HELP);
     return 0;
   }
-  const path = args.positionals['workflow module'] as string;
+  const path = args.positionals['workflow module'] ?? '';
   const { workflow } = await loadWorkflowModule('graph', path);
   if (typeof workflow.toMermaid === 'function') {
     process.stdout.write(workflow.toMermaid());

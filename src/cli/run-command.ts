@@ -52,7 +52,7 @@ export async function runCommand(argv: readonly string[], terminal: () => Termin
     process.stdout.write(RUN_HELP);
     return 0;
   }
-  const path = args.positionals['workflow module'] as string;
+  const path = args.positionals['workflow module'] ?? '';
   const directory = args.options.get('store');
   if (directory !== undefined) await checkStoreDirectory('run', directory);
   const module = await loadWorkflowModule('run', path, {

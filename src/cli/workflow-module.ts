@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { DevWorkflow } from '../devtools/hub-types.js';
+import { isRecord } from '../unknown-value.js';
 import { UsageError } from './cli-args.js';
 
 /** A workflow or team as the CLI drives it (built by whichever copy of Baton the module imports). */
@@ -60,28 +61,20 @@ function exportsOf(loaded: Record<string, unknown>): Record<string, unknown> {
   const commonJs = loaded.default;
   return loaded.workflow === undefined &&
     loaded.createWorkflow === undefined &&
-    typeof commonJs === 'object' &&
-    commonJs !== null &&
-    asWorkflow(commonJs) === undefined
-    ? (commonJs as Record<string, unknown>)
+    isRecord(commonJs) &&
+    !isWorkflow(commonJs)
+    ? commonJs
     : loaded;
 }
 
-function asWorkflow(value: unknown): CliWorkflow | undefined {
-  return typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { session?: unknown }).session === 'function'
-    ? (value as CliWorkflow)
-    : undefined;
+/** A built workflow or team: what has `session()` is taken for one. */
+function isWorkflow(value: unknown): value is CliWorkflow {
+  return isRecord(value) && typeof value.session === 'function';
 }
 
 /** A `HandoffBuilder` (or any builder) exported before `.build()` was called. */
 function isBuilder(value: unknown): boolean {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { build?: unknown }).build === 'function'
-  );
+  return isRecord(value) && typeof value.build === 'function';
 }
 
 /** The first line of an error ("... failed with 1 error:" takes the line that names it too). */
@@ -106,7 +99,8 @@ export async function loadWorkflowModule(
   path: string,
   options: { checkpointStore?: CheckpointStore; storeFlag?: string } = {},
 ): Promise<WorkflowModule> {
-  const fail = (text: string): never => {
+  // Typed on the name, so that TypeScript narrows after each call.
+  const fail: (text: string) => never = (text) => {
     throw new UsageError(`baton ${command}: ${text}`);
   };
   const absolute = resolve(path);
@@ -130,12 +124,13 @@ export async function loadWorkflowModule(
   if (TYPESCRIPT.has(extname(absolute).toLowerCase())) await registerTypeScript(fail, path);
   let loaded: Record<string, unknown>;
   try {
-    loaded = exportsOf((await import(pathToFileURL(absolute).href)) as Record<string, unknown>);
+    const namespace: unknown = await import(pathToFileURL(absolute).href);
+    loaded = exportsOf(isRecord(namespace) ? namespace : {});
   } catch (error) {
     return fail(`${path} could not be loaded: ${firstLine(error)}`);
   }
 
-  let workflow: CliWorkflow | undefined;
+  let workflow: CliWorkflow;
   let storeGiven = false;
   if (options.checkpointStore !== undefined) {
     const create = loaded.createWorkflow;
@@ -147,19 +142,18 @@ export async function loadWorkflowModule(
     }
     let built: unknown;
     try {
-      built = await (create as (o: { checkpointStore: CheckpointStore }) => unknown)({
-        checkpointStore: options.checkpointStore,
-      });
+      built = await create({ checkpointStore: options.checkpointStore });
     } catch (error) {
       return fail(`createWorkflow() of ${path} failed: ${firstLine(error)}`);
     }
-    workflow = asWorkflow(built);
-    if (workflow === undefined)
-      fail(
+    if (!isWorkflow(built)) {
+      return fail(
         isBuilder(built)
           ? `createWorkflow() of ${path} returned a builder, not a workflow: did you forget .build()?`
           : `createWorkflow() of ${path} did not return a workflow or team.`,
       );
+    }
+    workflow = built;
     storeGiven = true;
   } else {
     const exported = loaded.workflow ?? loaded.default;
@@ -168,18 +162,18 @@ export async function loadWorkflowModule(
         `${path} exports no workflow: export a built HandoffWorkflow or team as "workflow" (or as the default export).`,
       );
     }
-    workflow = asWorkflow(exported);
-    if (workflow === undefined) {
+    if (!isWorkflow(exported)) {
       const which = loaded.workflow === undefined ? 'default' : '"workflow"';
-      fail(
+      return fail(
         isBuilder(exported)
           ? `the ${which} export of ${path} is a builder, not a workflow: did you forget .build()?`
           : `the ${which} export of ${path} is not a workflow or team (it has no session() method).`,
       );
     }
+    workflow = exported;
   }
 
-  const built = workflow as CliWorkflow;
+  const built = workflow;
   const name =
     typeof built.name === 'string'
       ? built.name

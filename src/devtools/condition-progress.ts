@@ -72,11 +72,10 @@ export function conditionProgress(
   if (!isObject(config) || typeof config.type !== 'string') {
     return { type: name, label: `${name} (not computable)`, fired: saved.terminated === true };
   }
-  return leafProgress(config, saved, now);
+  return leafProgress(config.type, config, saved, now);
 }
 
-function leafProgress(config: Json, state: Json, now: number): ConditionProgress {
-  const type = config.type as string;
+function leafProgress(type: string, config: Json, state: Json, now: number): ConditionProgress {
   const fired = state.terminated === true;
   switch (type) {
     case 'MaxMessageTermination': {

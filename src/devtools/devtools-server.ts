@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { redactSecrets } from '../redact.js';
+import { fieldOf, isRecord } from '../unknown-value.js';
 import { thrownText } from '../value-text.js';
 
 import { isConditionLike } from './condition-progress.js';
@@ -64,10 +64,12 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
   }
   let size = 0;
   const chunks: Buffer[] = [];
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
+  // Without setEncoding() a request yields Buffers.
+  for await (const chunk of request) {
+    const bytes: Buffer = chunk;
+    size += bytes.length;
     if (size > MAX_BODY) throw new HubRequestError(400, 'The request body is too large.');
-    chunks.push(chunk);
+    chunks.push(bytes);
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text === '') return {};
@@ -77,24 +79,19 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
   } catch {
     throw new HubRequestError(400, 'The request body is not valid JSON.');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isRecord(value) || Array.isArray(value)) {
     throw new HubRequestError(400, 'The request body must be a JSON object.');
   }
-  return value as Record<string, unknown>;
+  return value;
 }
 
 function forkOrigin(body: Record<string, unknown>): { session: string; step: number } | undefined {
   const from = body.from;
   if (from === undefined) return undefined;
-  if (
-    typeof from !== 'object' ||
-    from === null ||
-    typeof (from as { session?: unknown }).session !== 'string' ||
-    typeof (from as { step?: unknown }).step !== 'number'
-  ) {
+  if (!isRecord(from) || typeof from.session !== 'string' || typeof from.step !== 'number') {
     throw new HubRequestError(400, 'from must be { session: string, step: number }.');
   }
-  return from as { session: string; step: number };
+  return { session: from.session, step: from.step };
 }
 
 /** Whether the workflow keeps a step log: its sessions answer `checkpoints()` without a ConfigError. */
@@ -132,7 +129,7 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
       : (await hasOwnStore(options.workflow))
         ? "Sessions use the workflow's own checkpoint store: this list shows the ones opened here; open any other by id."
         : 'The workflow has no checkpoint store: sessions live in this process only, with no step log and no forks.';
-  const coordinator = (options.workflow as { coordinator?: unknown }).coordinator;
+  const coordinator = fieldOf(options.workflow, 'coordinator');
   const workflowInfo = {
     name: options.name,
     module: options.module,
@@ -175,7 +172,7 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
     }
     const match = /^\/api\/sessions\/([^/]+)(?:\/(run|stop))?$/.exec(path);
     if (match !== null) {
-      const id = decodePathSegment(match[1] as string);
+      const id = decodePathSegment(match[1] ?? '');
       if (id.length > 200) throw new HubRequestError(400, 'The session id is too long.');
       const action = match[2];
       if (method === 'GET' && action === undefined)
@@ -241,7 +238,9 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
+  const address = server.address();
+  // Listening on a TCP port, the address is an AddressInfo (a string only for a pipe).
+  port = typeof address === 'object' && address !== null ? address.port : 0;
 
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
@@ -268,22 +267,18 @@ function decodePathSegment(segment: string): string {
 
 /** The `decisions` of a run request: `[{ callId, approved, reason? }]`. */
 function decisionsOf(value: unknown): Decision[] {
-  const fine =
-    Array.isArray(value) &&
-    value.length > 0 &&
-    value.every(
-      (d: unknown) =>
-        typeof d === 'object' &&
-        d !== null &&
-        typeof (d as Decision).callId === 'string' &&
-        typeof (d as Decision).approved === 'boolean' &&
-        ((d as Decision).reason === undefined || typeof (d as Decision).reason === 'string'),
-    );
-  if (!fine) {
-    throw new HubRequestError(
-      400,
-      'decisions must be a non-empty array of { callId: string, approved: boolean, reason?: string }.',
-    );
-  }
-  return value as Decision[];
+  if (Array.isArray(value) && value.length > 0 && value.every(isDecision)) return value;
+  throw new HubRequestError(
+    400,
+    'decisions must be a non-empty array of { callId: string, approved: boolean, reason?: string }.',
+  );
+}
+
+function isDecision(d: unknown): d is Decision {
+  return (
+    isRecord(d) &&
+    typeof d.callId === 'string' &&
+    typeof d.approved === 'boolean' &&
+    (d.reason === undefined || typeof d.reason === 'string')
+  );
 }

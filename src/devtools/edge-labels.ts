@@ -57,10 +57,8 @@ const round = (n: number) => Math.round(n * 10) / 10;
 export function placeLabels(labels: readonly LabelToPlace[], nodes: readonly Box[]): Point[] {
   const taken: Box[] = [...nodes];
   return labels.map((label) => {
-    const spots =
-      label.curve === undefined
-        ? [label.preferred]
-        : ALONG.map((t) => onCurve(label.curve as [Point, Point, Point], t));
+    const curve = label.curve;
+    const spots = curve === undefined ? [label.preferred] : ALONG.map((t) => onCurve(curve, t));
     for (const dy of ACROSS) {
       for (const spot of spots) {
         const at = { x: round(spot.x), y: round(spot.y + dy) };

@@ -46,8 +46,7 @@ export function layeredLayout(input: LayoutInput): PlacedNode[] {
   const { keys, initial, edges, direction } = input;
   const layerOf = new Map<string, number>([[initial, 0]]);
   const queue = [initial];
-  while (queue.length > 0) {
-    const key = queue.shift() as string;
+  for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
     for (const e of edges) {
       if (e.from === key && !layerOf.has(e.to)) {
         layerOf.set(e.to, (layerOf.get(key) ?? 0) + 1);

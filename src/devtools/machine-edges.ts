@@ -2,6 +2,7 @@ import type { AnyStateMachine } from 'xstate';
 
 import type { GroupDrawing } from '../engine/orchestration.js';
 import type { EdgeKind } from '../orchestrations/flat-machine.js';
+import { fieldOf } from '../unknown-value.js';
 
 /** What a node of the drawn graph stands for: a participant, the user, a selector, the stop. */
 export type GraphNodeKind = 'agent' | 'input' | 'select' | 'stopped';
@@ -42,8 +43,12 @@ const LABELS: Record<EdgeKind, (to: string) => string> = {
 
 /** The kind of a transition on the drawing (its `meta.edge`); `stop` and `resume` have none. */
 function edgeKindOf(meta: unknown): EdgeKind | undefined {
-  const kind = (meta as { edge?: unknown } | undefined)?.edge;
-  return typeof kind === 'string' && Object.hasOwn(LABELS, kind) ? (kind as EdgeKind) : undefined;
+  const kind = fieldOf(meta, 'edge');
+  return typeof kind === 'string' && isEdgeKind(kind) ? kind : undefined;
+}
+
+function isEdgeKind(kind: string): kind is EdgeKind {
+  return Object.hasOwn(LABELS, kind);
 }
 
 /** The text a graph edge carries: its `when` (text, or the predicate's name), none without. */
@@ -67,8 +72,10 @@ export function machineShape(machine: AnyStateMachine): MachineShape {
   let drawing: GroupDrawing | undefined;
   let group: string | undefined;
   for (const [key, node] of states) {
-    const meta = node.meta as
-      { kind?: string; agent?: string; router?: boolean; drawing?: GroupDrawing } | undefined;
+    // XState types `meta` as any; the orchestrations write it in this shape (flat-machine.ts).
+    const meta:
+      { kind?: string; agent?: string; router?: boolean; drawing?: GroupDrawing } | undefined =
+      node.meta;
     if (meta?.kind === 'group' && meta.drawing !== undefined) {
       drawing = meta.drawing;
       group = key;

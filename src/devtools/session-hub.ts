@@ -7,6 +7,7 @@ import { approve, reject } from '../messages/message-factories.js';
 import { onSpanEnd } from '../observability/tracing.js';
 import { ON_SPEAKERS, type ObservedRunOptions } from '../engine/run/speakers-listener.js';
 import { redactSecrets } from '../redact.js';
+import { fieldOf, isRecord } from '../unknown-value.js';
 import { thrownText } from '../value-text.js';
 import { type ConditionProgress, conditionProgress } from './condition-progress.js';
 import {
@@ -140,9 +141,7 @@ export class SessionHub {
       [info, messages, saved] = await Promise.all([
         session.info(),
         session.messages(),
-        session
-          .saveState()
-          .then((s) => (typeof s === 'object' && s !== null ? (s as Record<string, unknown>) : {})),
+        session.saveState().then((s) => (isRecord(s) ? s : {})),
       ]);
     } catch (error) {
       throw new HubRequestError(400, errorText(error), { cause: error });
@@ -233,8 +232,9 @@ export class SessionHub {
       let read = 0;
       const news: { readonly at: number; readonly speaking: string[] }[] = [];
       const apply = () => {
-        while (news.length > 0 && (news[0]?.at ?? 0) <= read) {
-          tracked.speaking = (news.shift() as { speaking: string[] }).speaking;
+        for (let next = news[0]; next !== undefined && next.at <= read; next = news[0]) {
+          news.shift();
+          tracked.speaking = next.speaking;
           this.#emit('speakers', { session: id, speaking: tracked.speaking });
         }
       };
@@ -292,11 +292,7 @@ export class SessionHub {
   async #sessionProgress(session: DevSession): Promise<ConditionProgress | null> {
     if (this.#condition === undefined) return null;
     const saved = await session.saveState().catch(() => null);
-    return this.#progress(
-      typeof saved === 'object' && saved !== null
-        ? (saved as Record<string, unknown>).termination
-        : undefined,
-    );
+    return this.#progress(fieldOf(saved, 'termination'));
   }
 
   #progress(state: unknown): ConditionProgress | null {

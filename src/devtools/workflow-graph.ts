@@ -100,6 +100,12 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
     };
   });
   const byId = new Map(nodes.map((n) => [n.id, n]));
+  const nodeOf = (id: string): GraphNode => {
+    const node = byId.get(id);
+    // Every edge joins two states of the machine, and each state was placed.
+    if (node === undefined) throw new Error(`workflowGraph(): an edge names no state "${id}".`);
+    return node;
+  };
   const pairs = new Set(shape.edges.map((e) => `${e.from}->${e.to}`));
   const bounds = {
     minX: Math.min(...nodes.map((n) => n.x - n.width / 2)),
@@ -109,8 +115,8 @@ export function workflowGraph(machine: AnyStateMachine): WorkflowGraph {
   };
   const centre = { x: (bounds.minX + bounds.maxX) / 2, y: (bounds.minY + bounds.maxY) / 2 };
   const shaped = shape.edges.map((e) => {
-    const from = byId.get(e.from) as GraphNode;
-    const to = byId.get(e.to) as GraphNode;
+    const from = nodeOf(e.from);
+    const to = nodeOf(e.to);
     const drawn =
       e.from === e.to
         ? selfLoop(from)

@@ -10,6 +10,18 @@ import type {
   Usage,
 } from './message.js';
 
+/** `T` with `undefined` allowed in each (optional) field: how zod infers an optional key. */
+type Loose<T> = T extends unknown ? { [K in keyof T]: T[K] | undefined } : never;
+
+/**
+ * zod types an absent optional key as `?: T | undefined`; parsing never writes `undefined` for an
+ * absent key, so the interface types (`?: T`, under exactOptionalPropertyTypes) are exact. The one
+ * place that says so.
+ */
+function exact<T>(schema: z.ZodType<Loose<T>>): z.ZodType<T> {
+  return schema as z.ZodType<T>;
+}
+
 const UsageSchema: z.ZodType<Usage> = z.object({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
@@ -46,10 +58,8 @@ const StopMessageObject = z.object({
   ...base,
   content: z.string(),
 });
-// zod types an absent optional key as `?: T | undefined`; parsing never writes `undefined`, so the
-// narrower interface types are exact.
 /** Validates a `StopMessage`. */
-export const StopMessageSchema = StopMessageObject as unknown as z.ZodType<StopMessage>;
+export const StopMessageSchema = exact<StopMessage>(StopMessageObject);
 const HandoffMessageSchema = z.object({
   type: z.literal('HandoffMessage'),
   ...base,
@@ -80,52 +90,57 @@ const ToolApprovalResponseEventObject = z.object({
   reason: z.string().optional(),
 });
 /** Validates a `ToolApprovalResponseEvent` (a decision given as a task). */
-export const ToolApprovalResponseEventSchema =
-  ToolApprovalResponseEventObject as unknown as z.ZodType<ToolApprovalResponseEvent>;
+export const ToolApprovalResponseEventSchema = exact<ToolApprovalResponseEvent>(
+  ToolApprovalResponseEventObject,
+);
 
 /** Validates any chat message. */
-export const ChatMessageSchema: z.ZodType<ChatMessage> = z.discriminatedUnion('type', [
-  TextMessageSchema,
-  StopMessageObject,
-  HandoffMessageSchema,
-  ToolCallSummaryMessageSchema,
-  StructuredMessageSchema,
-]) as z.ZodType<ChatMessage>;
+export const ChatMessageSchema: z.ZodType<ChatMessage> = exact<ChatMessage>(
+  z.discriminatedUnion('type', [
+    TextMessageSchema,
+    StopMessageObject,
+    HandoffMessageSchema,
+    ToolCallSummaryMessageSchema,
+    StructuredMessageSchema,
+  ]),
+);
 
 /**
  * Validates any message of the library (chat message or agent event). Invalid input is rejected
  * with the path of the bad field, e.g. `content[0].arguments`.
  */
-export const AgentMessageSchema: z.ZodType<AgentMessage> = z.discriminatedUnion('type', [
-  TextMessageSchema,
-  StopMessageObject,
-  HandoffMessageSchema,
-  ToolCallSummaryMessageSchema,
-  StructuredMessageSchema,
-  z.object({
-    type: z.literal('ToolCallRequestEvent'),
-    ...base,
-    content: z.array(FunctionCallSchema),
-  }),
-  z.object({
-    type: z.literal('ToolCallExecutionEvent'),
-    ...base,
-    content: z.array(FunctionExecutionResultSchema),
-  }),
-  z.object({
-    type: z.literal('UserInputRequestedEvent'),
-    ...base,
-    requestId: z.string().min(1),
-    content: z.string(),
-  }),
-  z.object({ type: z.literal('ThoughtEvent'), ...base, content: z.string() }),
-  z.object({ type: z.literal('ModelClientStreamingChunkEvent'), ...base, content: z.string() }),
-  z.object({ type: z.literal('SelectSpeakerEvent'), ...base, content: z.array(z.string()) }),
-  z.object({
-    type: z.literal('ToolApprovalRequestEvent'),
-    ...base,
-    content: z.array(FunctionCallSchema),
-  }),
-  ToolApprovalResponseEventObject,
-  z.object({ type: z.literal('GuardrailTrippedEvent'), ...base, content: z.string() }),
-]) as z.ZodType<AgentMessage>;
+export const AgentMessageSchema: z.ZodType<AgentMessage> = exact<AgentMessage>(
+  z.discriminatedUnion('type', [
+    TextMessageSchema,
+    StopMessageObject,
+    HandoffMessageSchema,
+    ToolCallSummaryMessageSchema,
+    StructuredMessageSchema,
+    z.object({
+      type: z.literal('ToolCallRequestEvent'),
+      ...base,
+      content: z.array(FunctionCallSchema),
+    }),
+    z.object({
+      type: z.literal('ToolCallExecutionEvent'),
+      ...base,
+      content: z.array(FunctionExecutionResultSchema),
+    }),
+    z.object({
+      type: z.literal('UserInputRequestedEvent'),
+      ...base,
+      requestId: z.string().min(1),
+      content: z.string(),
+    }),
+    z.object({ type: z.literal('ThoughtEvent'), ...base, content: z.string() }),
+    z.object({ type: z.literal('ModelClientStreamingChunkEvent'), ...base, content: z.string() }),
+    z.object({ type: z.literal('SelectSpeakerEvent'), ...base, content: z.array(z.string()) }),
+    z.object({
+      type: z.literal('ToolApprovalRequestEvent'),
+      ...base,
+      content: z.array(FunctionCallSchema),
+    }),
+    ToolApprovalResponseEventObject,
+    z.object({ type: z.literal('GuardrailTrippedEvent'), ...base, content: z.string() }),
+  ]),
+);

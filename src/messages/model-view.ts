@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { LLMMessage } from './llm-message.js';
-import { indexThread, memoOf, type ThreadIndex } from './thread-index.js';
+import { indexThread, type ThreadIndex } from './thread-index.js';
 import type {
   AgentMessage,
   ChatMessage,
@@ -75,10 +75,14 @@ export function toModelMessages(
   const windowed = applyWindow(view, options.contextWindow);
   // `concat` and `slice` copy in one go; a spread walks the array's iterator.
   return options.instructions
-    ? [{ role: 'system', content: options.instructions } as LLMMessage].concat(windowed)
+    ? [system(options.instructions)].concat(windowed)
     : windowed === view
       ? view.slice()
       : windowed;
+}
+
+function system(content: string): LLMMessage {
+  return { role: 'system', content };
 }
 
 /** A rendered view, kept per thread so that the next call renders only the new messages. */
@@ -97,6 +101,9 @@ interface RenderedView {
  * one renders (a late result for a call shown without one, or a handoff whose calls came before),
  * in which case it is rendered again from the start. The result is shared: copy before changing.
  */
+/** The rendered views of each thread index (by view key), dropped with the index. */
+const viewsOf = new WeakMap<ThreadIndex, Map<string, RenderedView>>();
+
 function renderView(
   thread: readonly AgentMessage[],
   agentName: string,
@@ -105,8 +112,9 @@ function renderView(
 ): LLMMessage[] {
   const index = indexThread(thread);
   const key = viewKey(agentName, filter, handoffNames);
-  const memo = memoOf(index);
-  let view = memo.get(key) as RenderedView | undefined;
+  let memo = viewsOf.get(index);
+  if (memo === undefined) viewsOf.set(index, (memo = new Map()));
+  let view = memo.get(key);
   // The index has checked that `thread` continues the messages it holds, so a view of at most
   // that many messages is a view of a prefix of `thread`.
   const from = view?.length ?? 0;
@@ -137,15 +145,7 @@ function viewKey(
   filter: ToolCallFilter,
   handoffNames: ReadonlySet<string> | undefined,
 ): string {
-  let known = handoffNames === undefined ? ANY_HANDOFF_NAME : viewKeys.get(handoffNames);
-  if (
-    handoffNames !== undefined &&
-    (known === undefined || !sameNames(known.names, handoffNames))
-  ) {
-    known = { names: [...handoffNames].sort(), keys: new Map() };
-    viewKeys.set(handoffNames, known);
-  }
-  const keys = known as ViewKeys;
+  const keys = handoffNames === undefined ? ANY_HANDOFF_NAME : keysOf(handoffNames);
   let byFilter = keys.keys.get(agentName);
   if (byFilter === undefined) {
     // Keys outlive no set of names but the default one's: bounded however many names it sees.
@@ -162,9 +162,18 @@ function viewKey(
   return key;
 }
 
+/** The keys of views for `names`, made again when the set changed since they were made. */
+function keysOf(names: ReadonlySet<string>): ViewKeys {
+  const known = viewKeys.get(names);
+  if (known !== undefined && sameNames(known.names, names)) return known;
+  const made: ViewKeys = { names: [...names].sort(), keys: new Map() };
+  viewKeys.set(names, made);
+  return made;
+}
+
 function sameNames(known: readonly string[], names: ReadonlySet<string>): boolean {
   if (known.length !== names.size) return false;
-  for (let i = 0; i < known.length; i++) if (!names.has(known[i] as string)) return false;
+  for (const name of known) if (!names.has(name)) return false;
   return true;
 }
 
@@ -211,8 +220,7 @@ function renderInto(
   const { out, rendered } = view;
   const pushCalls = (calls: readonly FunctionCall[], results: Results, name?: string) => {
     const shown: FunctionCall[] = [];
-    for (let i = 0; i < calls.length; i++) {
-      const c = calls[i] as FunctionCall;
+    for (const c of calls) {
       if (!keep(c, name === undefined) || rendered.has(c.id)) continue;
       if (!results.has(c.id)) {
         if (results === index.results) view.skipped.add(c.id);
@@ -224,15 +232,14 @@ function renderInto(
     if (shown.length === 0) return;
     const toolCalls = shown.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
     out.push({ role: 'assistant', content: null, ...nameField(name), toolCalls });
-    for (let i = 0; i < shown.length; i++) {
-      const id = (shown[i] as FunctionCall).id;
+    for (const { id } of shown) {
       out.push({ role: 'tool', toolCallId: id, content: results.get(id)?.content ?? '' });
     }
   };
 
   for (let i = view.length; i < thread.length; i++) {
-    const message = thread[i] as AgentMessage;
-    switch (message.type) {
+    const message = thread[i];
+    switch (message?.type) {
       case 'ToolCallRequestEvent':
         if (filter !== 'all') {
           pushCalls(

@@ -1,4 +1,4 @@
-import type { AgentMessage, FunctionCall, FunctionExecutionResult } from './message.js';
+import type { AgentMessage, FunctionExecutionResult } from './message.js';
 
 /**
  * Facts about a thread that only grow as it grows — the first result of every call, every call
@@ -26,7 +26,6 @@ interface MutableIndex extends ThreadIndex {
   handoffLinks: { handoff: number; ids: string[] }[];
   /** Per source: its latest tool results not yet followed by a chat message, and where. */
   pending: Map<string, readonly FunctionExecutionResult[]>;
-  memo?: Map<string, unknown>;
 }
 
 /**
@@ -61,13 +60,6 @@ function lineageOf(thread: readonly AgentMessage[]): Lineage {
   return lineage;
 }
 
-/** Per-thread memo of derived values (e.g. rendered views), dropped with the thread's index. */
-export function memoOf(index: ThreadIndex): Map<string, unknown> {
-  const mutable = index as MutableIndex;
-  mutable.memo ??= new Map();
-  return mutable.memo;
-}
-
 function fresh(): MutableIndex {
   return {
     length: 0,
@@ -82,12 +74,10 @@ function fresh(): MutableIndex {
 function add(index: MutableIndex, m: AgentMessage, at: number): void {
   switch (m.type) {
     case 'ToolCallRequestEvent':
-      for (let i = 0; i < m.content.length; i++)
-        index.callIds.add((m.content[i] as FunctionCall).id);
+      for (const c of m.content) index.callIds.add(c.id);
       break;
     case 'ToolCallExecutionEvent':
-      for (let i = 0; i < m.content.length; i++) {
-        const r = m.content[i] as FunctionExecutionResult;
+      for (const r of m.content) {
         if (!index.results.has(r.callId)) index.results.set(r.callId, r);
       }
       index.pending.set(m.source, m.content);
@@ -96,8 +86,7 @@ function add(index: MutableIndex, m: AgentMessage, at: number): void {
       const pending = index.pending.get(m.source);
       if (pending !== undefined) {
         let ids: string[] | undefined;
-        for (let i = 0; i < pending.length; i++) {
-          const r = pending[i] as FunctionExecutionResult;
+        for (const r of pending) {
           if (r.content !== m.content) continue;
           index.handoffCalls.add(r.callId);
           (ids ??= []).push(r.callId);
@@ -124,7 +113,10 @@ export function indexThread(thread: readonly AgentMessage[]): ThreadIndex {
   // An index of more messages than `thread` has (a longer thread of the lineage) knows too much.
   if (index === undefined || index.length > thread.length) index = fresh();
   lineage.index = index;
-  for (let i = index.length; i < thread.length; i++) add(index, thread[i] as AgentMessage, i);
+  for (let i = index.length; i < thread.length; i++) {
+    const m = thread[i];
+    if (m !== undefined) add(index, m, i);
+  }
   index.length = thread.length;
   return index;
 }

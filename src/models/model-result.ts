@@ -1,4 +1,5 @@
 import type { FunctionCall, Usage } from '../messages/message.js';
+import { isRecord } from '../unknown-value.js';
 import { valueText } from '../value-text.js';
 import type { ModelResult } from './chat-client.js';
 
@@ -24,13 +25,13 @@ export const UNNAMED_TOOL = 'unnamed_tool';
  * is not an array: that is a broken client, not odd model output.
  */
 export function normaliseModelResult(raw: unknown, agent: string): ModelResult {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (!isRecord(raw) || Array.isArray(raw)) {
     throw new Error(
       `${clientOf(agent)} returned ${describe(raw)} instead of a ModelResult ` +
         '{ content, toolCalls, usage }. Fix the ChatClient.',
     );
   }
-  const value = raw as Record<string, unknown>;
+  const value = raw;
   const calls = value.toolCalls ?? [];
   if (!Array.isArray(calls)) {
     throw new Error(
@@ -55,7 +56,7 @@ export function normaliseModelResult(raw: unknown, agent: string): ModelResult {
 
 /** One tool call as a provider sent it, made valid (see `normaliseModelResult`). */
 export function normaliseToolCall(raw: unknown): FunctionCall {
-  const call = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const call = isRecord(raw) ? raw : {};
   const { id, name } = call;
   return {
     id: typeof id === 'string' ? id : typeof id === 'number' ? String(id) : '',
@@ -69,7 +70,7 @@ const NO_USAGE: Usage = Object.freeze({ promptTokens: 0, completionTokens: 0 });
 
 /** Token counts as non-negative integers. */
 export function normaliseUsage(raw: unknown): Usage {
-  const usage = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const usage = isRecord(raw) ? raw : {};
   const promptTokens = count(usage.promptTokens);
   const completionTokens = count(usage.completionTokens);
   if (promptTokens === 0 && completionTokens === 0) return NO_USAGE;

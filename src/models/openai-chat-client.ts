@@ -11,6 +11,7 @@ import { redactSecrets } from '../redact.js';
 import type { LLMMessage } from '../messages/llm-message.js';
 import type { FunctionCall, Usage } from '../messages/message.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
+import { fieldOf } from '../unknown-value.js';
 import { normaliseToolCall } from './model-result.js';
 import { checkBaseURL, completionFault, endpointSecrets, whereOf } from './openai-endpoint.js';
 import { ToolCallAssembler } from './tool-call-deltas.js';
@@ -91,10 +92,12 @@ export class OpenAIChatClient implements ChatClient {
     const fault = completionFault(completion);
     if (fault !== undefined) throw new Error(`${await this.#where()} ${fault}`);
     const choice = completion.choices[0]!;
-    const message = choice.message as typeof choice.message & { reasoning_content?: unknown };
+    const message = choice.message;
     const refusal = nonEmptyText(message.refusal);
     const toolCalls: FunctionCall[] = [];
-    for (const call of (message.tool_calls ?? []) as WireToolCall[]) {
+    // Read as loosely as servers send them (the SDK's types say what OpenAI sends).
+    const wire: readonly (WireToolCall | undefined)[] = message.tool_calls ?? [];
+    for (const call of wire) {
       // Some servers omit `type`; only calls of another declared type (custom tools) are skipped.
       if (call?.type !== undefined && call.type !== 'function') continue;
       toolCalls.push(
@@ -116,7 +119,7 @@ export class OpenAIChatClient implements ChatClient {
         ...answeredBy(completion.model, choice.finish_reason),
         ...(refusal === undefined ? {} : { refusal: true }),
       },
-      message.reasoning_content,
+      fieldOf(message, 'reasoning_content'),
     );
   }
 
@@ -141,10 +144,11 @@ export class OpenAIChatClient implements ChatClient {
         // Some servers send chunks without `choices` (usage only); they carry no text.
         const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
         finishReason = choice?.finish_reason ?? finishReason;
-        const delta = choice?.delta as
-          (NonNullable<typeof choice>['delta'] & { reasoning_content?: unknown }) | undefined;
+        const delta = choice?.delta;
         if (delta == null) continue;
-        if (typeof delta.reasoning_content === 'string') thought += delta.reasoning_content;
+        // Reasoning servers (DeepSeek, vLLM) stream their thinking in a field OpenAI's types lack.
+        const reasoning = fieldOf(delta, 'reasoning_content');
+        if (typeof reasoning === 'string') thought += reasoning;
         for (const piece of delta.tool_calls ?? []) calls.add(piece);
         // A refusal is the answer's text, streamed like any other (see `ModelResult.refusal`).
         for (const text of [delta.content, nonEmptyText(delta.refusal)]) {

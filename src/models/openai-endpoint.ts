@@ -2,6 +2,7 @@
 // and an answer that is a usable completion.
 import { ConfigError } from '../errors.js';
 import { redactSecrets, redactUrl, urlSecrets } from '../redact.js';
+import { fieldOf, isRecord } from '../unknown-value.js';
 
 /** Where a client sends its requests: its base URL, and the key it sends. */
 export interface Endpoint {
@@ -55,16 +56,16 @@ export function checkBaseURL(baseURL: string): void {
 /** What makes `completion` unusable (no `choices`, no `message`), or undefined when nothing. */
 export function completionFault(completion: unknown): string | undefined {
   const help = 'Check that baseURL points at an OpenAI-compatible Chat Completions API.';
-  if (typeof completion !== 'object' || completion === null) {
+  if (!isRecord(completion)) {
     return `answered with ${completion === null ? 'null' : `a ${typeof completion}`} instead of a completion object. ${help}`;
   }
-  const { choices } = completion as { choices?: unknown };
+  const { choices } = completion;
   if (!Array.isArray(choices)) {
     const fields = Object.keys(completion).join(', ') || 'none';
     return `answered with a completion without a \`choices\` list (its fields: ${fields}). ${help}`;
   }
   if (choices.length === 0) return 'answered with an empty `choices` list, so there is no answer.';
-  const message = (choices[0] as { message?: unknown } | null)?.message;
+  const message = fieldOf(choices[0], 'message');
   if (typeof message !== 'object' || message === null) {
     return `answered with a choice without a \`message\`. ${help}`;
   }

@@ -92,7 +92,7 @@ export function traceAgentTurn<R extends { chatMessage: ChatMessage } | object>(
     async (span) => {
       const response = await respond();
       // A paused turn (tool calls awaiting approval) has no chat message yet.
-      const answer = 'chatMessage' in response ? (response.chatMessage as ChatMessage) : undefined;
+      const answer = 'chatMessage' in response ? response.chatMessage : undefined;
       if (answer?.type === 'HandoffMessage') {
         span.event('baton.handoff', {
           'baton.handoff.source': answer.source,

@@ -2,6 +2,8 @@ import { createRequire } from 'node:module';
 
 import type * as OpenTelemetry from '@opentelemetry/api';
 
+import { codeOf, fieldOf } from '../unknown-value.js';
+
 /** The `@opentelemetry/api` module, when the application has it installed. */
 export type OpenTelemetryApi = typeof OpenTelemetry;
 
@@ -36,7 +38,7 @@ export function loadOpenTelemetry(
 function isNotFound(error: unknown, id: string): boolean {
   return (
     error instanceof Error &&
-    (error as { code?: unknown }).code === 'MODULE_NOT_FOUND' &&
+    codeOf(error) === 'MODULE_NOT_FOUND' &&
     error.message.includes(`'${id}'`)
   );
 }
@@ -44,6 +46,6 @@ function isNotFound(error: unknown, id: string): boolean {
 /** This package's version, for `trace.getTracer('baton', version)`. */
 export function batonVersion(load: ModuleLoader = moduleRequire): string {
   // src/observability and dist/observability both sit two levels below package.json.
-  const manifest = load('../../package.json') as { version?: unknown };
-  return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+  const version = fieldOf(load('../../package.json'), 'version');
+  return typeof version === 'string' ? version : '0.0.0';
 }

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 import type { Context, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 
+import { fieldOf } from '../unknown-value.js';
 import { exceptionOf } from './exception-event.js';
 import { captureMessageContent } from './gen-ai-messages.js';
 import type { OpenTelemetryApi } from './open-telemetry.js';
@@ -80,8 +81,9 @@ const NOOP_SCOPE: SpanScope = {
 // Subscribers live on globalThis so that the devtools see the spans of a workflow module that
 // loaded its own copy of Baton (as OpenTelemetry's API keeps its providers).
 const LISTENERS_KEY = Symbol.for('baton.observability.span-listeners');
-const registry = globalThis as { [LISTENERS_KEY]?: Set<SpanListener> };
-const listeners: Set<SpanListener> = (registry[LISTENERS_KEY] ??= new Set());
+const shared: unknown = Reflect.get(globalThis, LISTENERS_KEY);
+const listeners: Set<SpanListener> = shared instanceof Set ? shared : new Set();
+if (shared !== listeners) Reflect.set(globalThis, LISTENERS_KEY, listeners);
 
 /** Calls `listener` with every Baton span that ends in this process, until the returned function is called. */
 export function onSpanEnd(listener: SpanListener): () => void {
@@ -282,13 +284,13 @@ export class Tracing {
    * is disabled; an SDK registers behind it as its delegate.
    */
   #getTracer(api: OpenTelemetryApi): Tracer | undefined {
-    const provider = api.trace.getTracerProvider() as TracerProvider & {
-      getDelegateTracer?(name: string, version?: string): Tracer | undefined;
-    };
+    const provider = api.trace.getTracerProvider();
     if (provider === this.#provider && this.#tracer !== undefined) return this.#tracer;
-    const tracer =
-      typeof provider.getDelegateTracer === 'function'
-        ? provider.getDelegateTracer('baton', this.#version)
+    // The API's ProxyTracerProvider has getDelegateTracer(), which its type does not show.
+    const delegate = fieldOf(provider, 'getDelegateTracer');
+    const tracer: Tracer | undefined =
+      typeof delegate === 'function'
+        ? delegate.call(provider, 'baton', this.#version)
         : provider.getTracer('baton', this.#version);
     if (tracer !== undefined) {
       this.#provider = provider;

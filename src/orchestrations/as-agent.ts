@@ -1,10 +1,11 @@
 import type { AgentContext, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
 import type { Runnable, TaskResult } from '../engine/runnable.js';
 import { ConfigError } from '../errors.js';
-import type { AgentEvent, AgentMessage } from '../messages/message.js';
+import type { AgentEvent } from '../messages/message.js';
 import { isChatMessage } from '../messages/message.js';
 import { textMessage } from '../messages/message-factories.js';
 import { messageToText } from '../messages/message-text.js';
+import { fieldOf } from '../unknown-value.js';
 import { checkParticipantName } from './participant-name.js';
 
 /** Options of `asAgent()`. */
@@ -59,13 +60,14 @@ export function asAgent(runnable: Runnable, options: AsAgentOptions): ChatAgent 
         const task = ctx.newMessages.length === 0 ? undefined : [...ctx.newMessages];
         const stream = session.runStream(task, { signal: ctx.signal, outputTaskMessages: false });
         for await (const item of stream) {
-          if (item.type === 'TaskResult') result = item as TaskResult;
+          if (item.type === 'TaskResult') result = item;
           // The inner chat messages are streamed like events: seen live, not recorded outside.
-          else ctx.emit(item as AgentMessage as AgentEvent);
+          else ctx.emit(item as AgentEvent);
         }
       } finally {
-        const disposable = session as { dispose?: () => void };
-        disposable.dispose?.();
+        // A workflow's session can be dropped from memory; a Runnable's need not be.
+        const dispose = fieldOf(session, 'dispose');
+        if (typeof dispose === 'function') dispose.call(session);
       }
       if (result === undefined) throw new Error(`Nested workflow "${name}" returned no result.`);
       if (result.status === 'cancelled') {

@@ -1,13 +1,12 @@
 import type { ChatAgent } from '../agents/chat-agent.js';
 import { Handoff } from '../agents/handoff.js';
 import { ConfigError } from '../errors.js';
+import { fieldOf } from '../unknown-value.js';
 
 /** The handoffs an agent brings of its own (`new Agent({ handoffs })`), for agents that expose them. */
 export function ownHandoffs(agent: ChatAgent): Handoff[] {
-  const shaped = agent as { handoffs?: unknown };
-  return Array.isArray(shaped.handoffs)
-    ? shaped.handoffs.filter((h): h is Handoff => h instanceof Handoff)
-    : [];
+  const handoffs = fieldOf(agent, 'handoffs');
+  return Array.isArray(handoffs) ? handoffs.filter((h): h is Handoff => h instanceof Handoff) : [];
 }
 
 /**

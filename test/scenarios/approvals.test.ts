@@ -9,8 +9,8 @@ import {
   scriptedText,
   textMessage,
   tool,
-  toolApprovalResponseEvent,
 } from '../../src/index.js';
+import { toolApprovalResponseEvent } from '../../src/messages/message-factories.js';
 import { billingDesk, calls, lines } from './approvals-helpers.js';
 
 const LOOKUP_AND_REFUND = calls(

@@ -8,6 +8,7 @@ import type {
 import type { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { ConfigError } from '../../errors.js';
+import { codeOf } from '../../unknown-value.js';
 
 /** The parts of `@modelcontextprotocol/sdk` that MCP tools use. */
 export interface McpSdk {
@@ -49,7 +50,7 @@ export async function loadMcpSdk(load: () => Promise<McpSdk> = importSdk): Promi
   try {
     return await load();
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
+    const code = codeOf(error);
     const message = error instanceof Error ? error.message : '';
     if (
       (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&

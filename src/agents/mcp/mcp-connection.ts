@@ -10,14 +10,16 @@ import type { RawToolResult } from './mcp-result-text.js';
 import type { CheckedServerConfig } from './mcp-server-config.js';
 import { outputSchemaValidator } from './output-schema-validator.js';
 import { StdioTransport } from './stdio-transport.js';
+import { codeOf, fieldOf } from '../../unknown-value.js';
 
 export type { McpToolInfo };
 
 /** The version Baton reports to servers in the MCP handshake. */
 function batonVersion(): string {
   try {
-    return (createRequire(import.meta.url)('baton-agents/package.json') as { version: string })
-      .version;
+    const manifest: unknown = createRequire(import.meta.url)('baton-agents/package.json');
+    const version = fieldOf(manifest, 'version');
+    return typeof version === 'string' ? version : '0.0.0';
   } catch {
     return '0.0.0';
   }
@@ -31,7 +33,7 @@ function errorText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error ? error.cause : undefined;
   if (!(cause instanceof Error)) return message;
-  const code = (cause as { code?: unknown }).code;
+  const code = codeOf(cause);
   const reason = cause.message !== '' ? cause.message : typeof code === 'string' ? code : '';
   return reason === '' ? message : `${message} (${reason})`;
 }

@@ -1,3 +1,5 @@
+import { isRecord } from '../../unknown-value.js';
+
 /**
  * A tool result as a server really sent it. Its shape is not checked against MCP's schema before
  * it gets here (see `McpConnection.callTool`), so every field is read with care.
@@ -13,8 +15,7 @@ type Fields = Readonly<Record<string, unknown>>;
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : undefined;
 
-const fieldsOf = (value: unknown): Fields =>
-  typeof value === 'object' && value !== null ? (value as Fields) : {};
+const fieldsOf = (value: unknown): Fields => (isRecord(value) ? value : {});
 
 /** `[type detail…]`, leaving out the details the server did not send as strings. */
 const placeholder = (type: string, ...details: unknown[]): string =>
@@ -53,7 +54,7 @@ function blockText(block: unknown): string {
  * content as JSON (older servers send only that).
  */
 export function resultText(result: RawToolResult): string {
-  const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  const content: unknown[] = Array.isArray(result.content) ? result.content : [];
   if (content.length === 0 && result.structuredContent !== undefined) {
     return JSON.stringify(result.structuredContent);
   }

@@ -92,9 +92,9 @@ export function checkServerConfig(server: unknown): CheckedServerConfig {
   }
   return {
     kind: 'stdio',
-    label: [command, ...(args as string[])].join(' '),
+    label: [command, ...args].join(' '),
     command,
-    args: [...(args as string[])],
+    args: [...args],
     env: { ...env },
     ...(cwd === undefined ? {} : { cwd }),
   };

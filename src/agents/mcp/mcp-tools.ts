@@ -1,5 +1,4 @@
 import { ConfigError } from '../../errors.js';
-import type { JsonSchemaObject } from '../json-schema-arguments.js';
 import { type Tool, type ToolContext, tool } from '../tool.js';
 import { loadMcpSdk } from './load-mcp-sdk.js';
 import { McpConnection, type McpToolInfo } from './mcp-connection.js';
@@ -192,7 +191,7 @@ function toTool(
     made = tool({
       name: prefix === undefined ? info.name : `${prefix}_${info.name}`,
       description: info.description ?? '',
-      parameters: info.inputSchema as JsonSchemaObject,
+      parameters: info.inputSchema,
       timeoutMs,
       execute: async (args, ctx) => {
         const result = await connection.callTool(info.name, args, {
@@ -217,8 +216,9 @@ function toTool(
     );
   }
   if (needsApproval === undefined) return made;
-  const approval = Array.isArray(needsApproval)
-    ? needsApproval.includes(info.name)
-    : (needsApproval as Exclude<McpToolApproval, readonly string[]>);
+  const approval =
+    typeof needsApproval === 'boolean' || typeof needsApproval === 'function'
+      ? needsApproval
+      : needsApproval.includes(info.name);
   return Object.freeze({ ...made, needsApproval: approval });
 }

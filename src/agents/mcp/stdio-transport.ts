@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
+import { fieldOf } from '../../unknown-value.js';
 import type { McpSdk } from './load-mcp-sdk.js';
 import type { CheckedServerConfig } from './mcp-server-config.js';
 import { MessageLines } from './message-lines.js';
@@ -96,7 +97,7 @@ export class StdioTransport implements Transport {
         try {
           message = this.#sdk.deserializeMessage(line);
         } catch (error) {
-          this.onerror?.(error as Error);
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
           continue;
         }
         this.onmessage?.(message);
@@ -150,9 +151,9 @@ export class StdioTransport implements Transport {
     const child = this.#child;
     if (child === undefined) return;
     for (const handle of [child, child.stdin, child.stdout, child.stderr]) {
-      const ref = handle as { ref?: () => void; unref?: () => void } | null;
-      if (on) ref?.ref?.();
-      else ref?.unref?.();
+      // The child has ref() and unref(); its pipes, typed as plain streams, are sockets that do.
+      const method = fieldOf(handle, on ? 'ref' : 'unref');
+      if (typeof method === 'function') method.call(handle);
     }
   }
 

@@ -98,7 +98,10 @@ export class WorkflowRunner implements Runnable {
     this.#hooks.bounded = checkpointing !== undefined;
   }
 
-  /** Sessions held in memory right now (running ones included). */
+  /**
+   * Sessions held in memory right now (running ones included).
+   * @internal for the CLI, the devtools and benchmarks; not part of the public API.
+   */
   get sessionsInMemory(): number {
     return this.#sessions.size;
   }
@@ -108,7 +111,10 @@ export class WorkflowRunner implements Runnable {
     return this.#orchestration.machine;
   }
 
-  /** Identifies participants, topology and routing; a stored session must match it. */
+  /**
+   * Identifies participants, topology and routing; a stored session must match it.
+   * @internal the engine's and the CLI's; not part of the public API.
+   */
   get fingerprint(): string {
     return fingerprintOf(this.#orchestration.descriptor);
   }

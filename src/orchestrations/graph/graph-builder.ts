@@ -56,8 +56,13 @@ function nameOf(ref: GraphNodeRef, method: string): string {
   );
 }
 
+// Array.isArray does not narrow a readonly array type out of a union.
+function isList(refs: GraphNodeRef | readonly GraphNodeRef[]): refs is readonly GraphNodeRef[] {
+  return Array.isArray(refs);
+}
+
 function namesOf(refs: GraphNodeRef | readonly GraphNodeRef[], method: string): string[] {
-  const list = Array.isArray(refs) ? (refs as readonly GraphNodeRef[]) : [refs as GraphNodeRef];
+  const list = isList(refs) ? refs : [refs];
   if (list.length === 0)
     throw new ConfigError(`${method}: the node list is empty.`, { path: 'edges' });
   return list.map((r) => nameOf(r, method));

@@ -157,7 +157,7 @@ export function resolveGraph(spec: GraphSpec): GraphTopology {
   }
   const order = new Map(nodes.map((n, i) => [n, i]));
   const sorted = [...new Set(entryPoints)].sort(
-    (a, b) => (order.get(a) as number) - (order.get(b) as number),
+    (a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0),
   );
   return {
     name: spec.name,
@@ -178,8 +178,7 @@ function forwardSources(
   const reach = (from: string): Set<string> => {
     const seen = new Set<string>();
     const stack = [from];
-    while (stack.length > 0) {
-      const node = stack.pop() as string;
+    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
       for (const e of edges) {
         if (e.source === node && !seen.has(e.target)) {
           seen.add(e.target);

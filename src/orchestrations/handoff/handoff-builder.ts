@@ -5,7 +5,11 @@ import type { ChatAgent } from '../../agents/chat-agent.js';
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import type { CheckpointOptions } from '../../engine/log/checkpoint-link.js';
 import { type Checkpointing, toCheckpointing } from '../../engine/log/checkpointing.js';
-import { checkStopCondition, type ThreadPredicate, toStopRule } from '../../engine/state/stop-rule.js';
+import {
+  checkStopCondition,
+  type ThreadPredicate,
+  toStopRule,
+} from '../../engine/state/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import type { UserReplyRouting } from './handoff-machine.js';
@@ -307,7 +311,7 @@ export class HandoffBuilder {
   /** Who routes in the `classifying` state: the resolver, else lazy routing's classifier. */
   #router(topology: HandoffTopology): Router | undefined {
     const named = (agent: ChatAgent | string | undefined, what: string): ChatAgent => {
-      if (agent === undefined) return topology.participants.get(topology.coordinator) as ChatAgent;
+      if (agent === undefined) agent = topology.coordinator;
       if (typeof agent !== 'string') {
         checkParticipantName(`HandoffBuilder "${this.#name}": ${what}`, agent.name, what);
         const same = topology.participants.get(agent.name);

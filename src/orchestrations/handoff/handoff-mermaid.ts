@@ -17,11 +17,13 @@ export function handoffMermaid(machine: AnyStateMachine, coordinator: string): s
   const edgesOf = (node: AnyStateMachine['root']) =>
     [...node.transitions.values()].flat().flatMap((t) => {
       const target = t.target?.[0]?.key;
-      const kind = (t.meta as EdgeMeta | undefined)?.edge;
+      // XState types `meta` as any; flat-machine.ts writes it in this shape.
+      const meta: EdgeMeta | undefined = t.meta;
+      const kind = meta?.edge;
       return target === undefined || kind === undefined ? [] : [{ target, kind }];
     });
   for (const [key, node] of Object.entries(machine.root.states)) {
-    const meta = node.meta as { kind: string } | undefined;
+    const meta: { kind: string } | undefined = node.meta;
     const router = key === ROUTER_STATE;
     if (router) lines.push(`  ${id(key)}(["${key}"])`);
     else if (meta?.kind === 'agent') {

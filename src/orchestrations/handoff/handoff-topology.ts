@@ -1,6 +1,7 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { Handoff } from '../../agents/handoff.js';
 import { ConfigError } from '../../errors.js';
+import { fieldOf } from '../../unknown-value.js';
 import { RESERVED_STATES } from '../flat-machine.js';
 import { checkOwnHandoffs, ownHandoffs } from '../own-handoffs.js';
 import { checkParticipantName } from '../participant-name.js';
@@ -23,10 +24,8 @@ export interface HandoffTopology {
 
 /** The agent's own tools and handoffs, for agents that expose them (as `Agent` does). */
 function ownTools(agent: ChatAgent): { tools: string[]; handoffs: Handoff[] } {
-  const shaped = agent as { tools?: unknown };
-  const tools = Array.isArray(shaped.tools)
-    ? shaped.tools.map((t: { name?: unknown }) => String(t?.name))
-    : [];
+  const given = fieldOf(agent, 'tools');
+  const tools = Array.isArray(given) ? given.map((t: unknown) => String(fieldOf(t, 'name'))) : [];
   return { tools, handoffs: ownHandoffs(agent) };
 }
 

@@ -51,7 +51,7 @@ export class RoundRobinGroupChat extends WorkflowRunner {
       id: name,
       agents: names,
       transitions: (agent) => ({
-        next: edge(names[(names.indexOf(agent) + 1) % names.length] as string, 'next'),
+        next: edge(names[(names.indexOf(agent) + 1) % names.length] ?? names[0], 'next'),
       }),
     });
     super(
@@ -70,7 +70,7 @@ export class RoundRobinGroupChat extends WorkflowRunner {
         turnOptions: () => ({}),
         routeResponse: () => ({ event: { type: 'next' } }),
         // A new task goes to whoever is next: the first speaker, or where a stopped run left off.
-        routeUserInput: (state) => ({ type: `reply.${state.resumeState ?? (names[0] as string)}` }),
+        routeUserInput: (state) => ({ type: `reply.${state.resumeState ?? names[0]}` }),
       },
       teamCheckpointing('RoundRobinGroupChat', options),
     );

@@ -107,8 +107,9 @@ export class SelectorGroupChat extends WorkflowRunner {
         options.allowRepeatedSpeaker === true || previous === null || names.length === 1
           ? names
           : names.filter((n) => n !== previous);
-      if (candidates.length === 1) return candidates[0] as string;
-      if (client === undefined) return previous ?? (names[0] as string);
+      const only = single(candidates);
+      if (only !== undefined) return only;
+      if (client === undefined) return previous ?? names[0];
       const history = liveThread(state)
         .filter(isChatMessage)
         .map((m) => `${m.source}: ${messageToText(m)}`)
@@ -128,7 +129,8 @@ export class SelectorGroupChat extends WorkflowRunner {
         const result = await traceChat(client, messages, () => client.create(request));
         const answer = result.content ?? '';
         const picked = mentioned(answer, candidates);
-        if (picked.length === 1) return picked[0] as string;
+        const one = single(picked);
+        if (one !== undefined) return one;
         messages.push(
           { role: 'assistant', content: answer },
           {
@@ -140,7 +142,7 @@ export class SelectorGroupChat extends WorkflowRunner {
           },
         );
       }
-      return previous ?? (names[0] as string);
+      return previous ?? names[0];
     };
 
     super(
@@ -169,4 +171,9 @@ export class SelectorGroupChat extends WorkflowRunner {
       teamCheckpointing('SelectorGroupChat', options),
     );
   }
+}
+
+/** The one name of `list`, or undefined when it has none or several. */
+function single(list: readonly string[]): string | undefined {
+  return list.length === 1 ? list[0] : undefined;
 }

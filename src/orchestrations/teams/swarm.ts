@@ -9,6 +9,7 @@ import { WorkflowRunner } from '../../engine/session/workflow-runner.js';
 import type { AgentMessage, HandoffMessage } from '../../messages/message.js';
 import { HandoffTermination } from '../../termination/message-conditions.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
+import { fieldOf } from '../../unknown-value.js';
 import { teamMaxTurns } from './round-robin-group-chat.js';
 import { edge, type Transitions } from '../flat-machine.js';
 import { checkTeam, compileTeamMachine, type TeamEvent } from './team-machine.js';
@@ -29,7 +30,7 @@ export interface SwarmOptions extends TeamCheckpointOptions {
 /** The targets of the `HandoffTermination`s in `condition`: handoffs that stop the team. */
 function handoffTerminationTargets(condition: TerminationCondition | undefined): string[] {
   if (condition instanceof HandoffTermination) return [condition.target];
-  const children = (condition as { conditions?: unknown } | undefined)?.conditions;
+  const children = fieldOf(condition, 'conditions');
   if (!Array.isArray(children)) return [];
   return children.flatMap((c: TerminationCondition) => handoffTerminationTargets(c));
 }
@@ -64,7 +65,7 @@ export class Swarm extends WorkflowRunner {
       participants,
       new Set(['user', ...handoffTerminationTargets(options.terminationCondition)]),
     );
-    const first = names[0] as string;
+    const first = names[0];
     const machine = compileTeamMachine({
       id: name,
       agents: names,

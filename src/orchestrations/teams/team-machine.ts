@@ -63,7 +63,7 @@ export function compileTeamMachine(spec: TeamMachineSpec): AnyStateMachine {
 }
 
 /** Checks a team's participants: at least one, unique names, none named like a machine state. */
-export function checkTeam(team: string, participants: readonly ChatAgent[]): string[] {
+export function checkTeam(team: string, participants: readonly ChatAgent[]): [string, ...string[]] {
   if (!Array.isArray(participants) || participants.length === 0) {
     throw new ConfigError(`${team} needs at least one participant.`, { path: 'participants' });
   }
@@ -92,5 +92,7 @@ export function checkTeam(team: string, participants: readonly ChatAgent[]): str
     }
     names.push(agent.name);
   });
-  return names;
+  const [first, ...rest] = names;
+  if (first === undefined) throw new Error(`${team}: no participant was checked.`);
+  return [first, ...rest];
 }
