@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { LLMMessage } from './llm-message.js';
-import { indexThread, memoOf, type ThreadIndex } from './thread-index.js';
+import { Thread } from './thread.js';
+import type { ThreadIndex } from './thread-index.js';
 import type {
   AgentMessage,
   ChatMessage,
@@ -69,6 +70,15 @@ export function toModelMessages(
   agentName: string,
   options: ModelViewOptions = {},
 ): LLMMessage[] {
+  return threadModelMessages(Thread.of(thread), agentName, options);
+}
+
+/** `toModelMessages` of a `Thread`: its view is rendered once and extended by new messages. */
+export function threadModelMessages(
+  thread: Thread,
+  agentName: string,
+  options: ModelViewOptions = {},
+): LLMMessage[] {
   const filter = options.toolCallFilter ?? 'handoff';
   checkOptions(filter, options.contextWindow);
   const view = renderView(thread, agentName, filter, options.handoffToolNames);
@@ -98,14 +108,14 @@ interface RenderedView {
  * in which case it is rendered again from the start. The result is shared: copy before changing.
  */
 function renderView(
-  thread: readonly AgentMessage[],
+  thread: Thread,
   agentName: string,
   filter: ToolCallFilter,
   handoffNames: ReadonlySet<string> | undefined,
 ): LLMMessage[] {
-  const index = indexThread(thread);
+  const index = thread.index();
   const key = viewKey(agentName, filter, handoffNames);
-  const memo = memoOf(index);
+  const memo = index.memo;
   let view = memo.get(key) as RenderedView | undefined;
   // The index has checked that `thread` continues the messages it holds, so a view of at most
   // that many messages is a view of a prefix of `thread`.
@@ -170,7 +180,7 @@ function sameNames(known: readonly string[], names: ReadonlySet<string>): boolea
 
 /** True when a message from `from` on changes how a message before `from` renders. */
 function invalidates(
-  thread: readonly AgentMessage[],
+  thread: Thread,
   from: number,
   view: RenderedView,
   index: ThreadIndex,
@@ -178,7 +188,7 @@ function invalidates(
   const { skipped, rendered } = view;
   if (skipped.size > 0) {
     for (let i = from; i < thread.length; i++) {
-      const m = thread[i];
+      const m = thread.at(i);
       if (m?.type === 'ToolCallExecutionEvent' && m.content.some((r) => skipped.has(r.callId)))
         return true;
     }
@@ -193,7 +203,7 @@ function invalidates(
 
 function renderInto(
   view: RenderedView,
-  thread: readonly AgentMessage[],
+  thread: Thread,
   agentName: string,
   filter: ToolCallFilter,
   handoffNames: ReadonlySet<string> | undefined,
@@ -231,8 +241,8 @@ function renderInto(
   };
 
   for (let i = view.length; i < thread.length; i++) {
-    const message = thread[i] as AgentMessage;
-    switch (message.type) {
+    const message = thread.at(i);
+    switch (message?.type) {
       case 'ToolCallRequestEvent':
         if (filter !== 'all') {
           pushCalls(

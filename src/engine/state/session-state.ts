@@ -3,7 +3,8 @@ import { z } from 'zod';
 
 import type { AgentMessage, FunctionCall } from '../../messages/message.js';
 import { AgentMessageSchema, FunctionCallSchema } from '../../messages/message-schema.js';
-import { extendThread, liveThread } from './thread-line.js';
+import { carriedThread, type Thread } from '../../messages/thread.js';
+import { giveThread, threadOf } from './state-thread.js';
 
 // Loading a session replays step patches with immer's `applyPatches`.
 enablePatches();
@@ -141,32 +142,45 @@ class Step implements CommittedStep {
   readonly state: SessionState;
   readonly event: string;
   readonly #previous: SessionState;
-  /** The previous state's thread length (its thread may have been copied by then). */
+  /** The previous state's thread length. */
   readonly #from: number;
+  /** The state's thread. */
+  readonly #thread: Thread;
   #patches: Patch[] | undefined;
 
-  constructor(previous: SessionState, from: number, state: SessionState, event: string) {
+  constructor(
+    previous: SessionState,
+    from: number,
+    state: SessionState,
+    event: string,
+    thread: Thread,
+  ) {
     this.#previous = previous;
     this.#from = from;
+    this.#thread = thread;
     this.state = state;
     this.event = event;
   }
 
   get patches(): readonly Patch[] {
-    this.#patches ??= patchesBetween(this.#previous, this.#from, this.state);
+    this.#patches ??= patchesBetween(this.#previous, this.#from, this.state, this.#thread);
     return this.#patches;
   }
 }
 
 /**
- * The patches from `previous` to `next`, the state a step made of it; `previous` had `from`
- * messages (its thread may be a copy made since, see `extendThread`).
+ * The patches from `previous` to `next`, the state a step made of it, whose thread is `thread`;
+ * `previous` had `from` messages.
  */
-function patchesBetween(previous: SessionState, from: number, next: SessionState): Patch[] {
+function patchesBetween(
+  previous: SessionState,
+  from: number,
+  next: SessionState,
+  thread: Thread,
+): Patch[] {
   const patches: Patch[] = [];
-  const thread = liveThread(next);
   for (let i = from; i < thread.length; i++) {
-    patches.push({ op: 'add', path: ['thread', i], value: thread[i] });
+    patches.push({ op: 'add', path: ['thread', i], value: thread.at(i) });
   }
   for (const key of REPLACEABLE) {
     if (Object.is(previous[key], next[key])) continue;
@@ -207,16 +221,27 @@ export const NO_MESSAGES: readonly AgentMessage[] = Object.freeze([]);
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
- * `state` without its thread (see `extendThread`), to be changed before it is frozen. Written out
+ * `state` without its thread (see `giveThread`), to be changed before it is frozen. Written out
  * field by field, in the schema's order: V8 copies a frozen object with a spread several times
  * slower.
  */
-function copyState(state: SessionState): Mutable<SessionState> {
-  // A state stored before `progress` existed has none, and keeps none until a step sets it (rare:
-  // a spread is fine there).
+function copyState(state: SessionState): Mutable<Omit<SessionState, 'thread'>> {
+  // A state stored before `progress` existed has none, and keeps none until a step sets it (rare).
   if (!Object.hasOwn(state, 'progress')) {
-    const { thread: _thread, ...rest } = state;
-    return rest as Mutable<SessionState>;
+    const { version, machineState, resumeState, status, pendingRequest, turn } = state;
+    const { termination, bookmarks, lastSpeaker, step } = state;
+    return {
+      version,
+      machineState,
+      resumeState,
+      status,
+      pendingRequest,
+      turn,
+      termination,
+      bookmarks,
+      lastSpeaker,
+      step,
+    };
   }
   return {
     version: state.version,
@@ -230,18 +255,30 @@ function copyState(state: SessionState): Mutable<SessionState> {
     lastSpeaker: state.lastSpeaker,
     progress: state.progress,
     step: state.step,
-  } as Mutable<SessionState>;
+  };
 }
 
 /** `state` with `thread` as its thread: what an agent is shown before a step is committed. */
-export function withThread(state: SessionState, thread: readonly AgentMessage[]): SessionState {
+export function withThread(state: SessionState, thread: Thread): SessionState {
   const next = copyState(state);
-  next.thread = thread;
+  giveThread(next, thread);
   return Object.freeze(next);
 }
 
+/**
+ * `state` as a state a step made: one that carries its thread (a copy of the array, once), so that
+ * the steps after it append without copying it again. A state that carries one is returned as is.
+ */
+export function owningThread(state: SessionState): SessionState {
+  return carriedThread(state) === undefined ? withThread(state, threadOf(state)) : state;
+}
+
 /** Moves `responder`'s bookmark to `seen` (a new bookmarks object, when it moves). */
-function bookmark(next: Mutable<SessionState>, responder: string, seen: number): void {
+function bookmark(
+  next: Mutable<Omit<SessionState, 'thread'>>,
+  responder: string,
+  seen: number,
+): void {
   const bookmarks = next.bookmarks;
   if (Object.hasOwn(bookmarks, responder) && bookmarks[responder] === seen) return;
   next.bookmarks = Object.freeze({ ...bookmarks, [responder]: seen });
@@ -254,16 +291,18 @@ function bookmark(next: Mutable<SessionState>, responder: string, seen: number):
  * The patches are immer's (`applyPatches` replays them when a session is loaded), derived from the
  * two states when a store asks for them: the state is a flat record whose changes are known field
  * by field, and the thread only grows. Letting immer draft it cost a walk over the thread per step;
- * the thread is extended in place where no one else holds it (`extendThread`).
+ * the thread is a value that appends without copying what it shares (`Thread.append`).
  */
 export function applyStep(state: SessionState, change: StepChange): CommittedStep {
   const append = change.append ?? NO_MESSAGES;
   for (let i = 0; i < append.length; i++) freezeDeep(append[i]);
   const next = copyState(state);
-  const length = extendThread(state, next, append);
-  const from = length - append.length;
-  for (let i = 0; i < REPLACEABLE.length; i++) {
-    const key = REPLACEABLE[i] as (typeof REPLACEABLE)[number];
+  const previous = threadOf(state);
+  const thread = previous.append(append);
+  giveThread(next, thread);
+  const length = thread.length;
+  const from = previous.length;
+  for (const key of REPLACEABLE) {
     const value = change[key];
     if (value !== undefined && !Object.is(state[key], value)) {
       (next as Record<string, unknown>)[key] = freezeDeep(value);
@@ -279,5 +318,5 @@ export function applyStep(state: SessionState, change: StepChange): CommittedSte
   }
   if (last !== undefined && state.lastSpeaker !== last) next.lastSpeaker = last;
   next.step = state.step + 1;
-  return new Step(state, from, Object.freeze(next), change.event);
+  return new Step(state, from, Object.freeze(next), change.event, thread);
 }
