@@ -125,13 +125,31 @@ describe("a Thread's index", () => {
     expect([...other.index().callIds]).toEqual(['left', 'other']);
   });
 
-  it('is let go of when released, and built again in one pass', () => {
-    const thread = Thread.of([call('a')]);
-    const index = thread.index();
-    thread.releaseIndex();
-    const rebuilt = thread.index();
+  it('is kept for the threads released last, and built again in one pass for older ones', () => {
+    const paused = Thread.of([call('a')]);
+    const index = paused.index();
+    paused.releaseIndex();
+    expect(paused.index()).toBe(index);
+    paused.releaseIndex();
+    for (let n = 1; n <= 64; n++) {
+      const other = Thread.of([say(n)]);
+      other.index();
+      other.releaseIndex();
+    }
+    const rebuilt = paused.index();
     expect(rebuilt).not.toBe(index);
     expect([...rebuilt.callIds]).toEqual(['a']);
+  });
+
+  it('of a running thread is kept however many others are released', () => {
+    const running = Thread.of([say(0)]);
+    const index = running.index();
+    for (let n = 1; n <= 100; n++) {
+      const other = Thread.of([say(n)]);
+      other.index();
+      other.releaseIndex();
+    }
+    expect(running.index()).toBe(index);
   });
 
   it('does not keep the threads of earlier steps alive', async () => {

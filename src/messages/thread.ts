@@ -132,6 +132,8 @@ export class Thread implements MessageList, Iterable<AgentMessage> {
   index(): ThreadIndex {
     if (this.length === 0) return emptyIndex();
     const backing = this.#backing;
+    // In use again: no longer one of the released (see `releaseIndex`).
+    if (released.size > 0) released.delete(backing);
     let index = backing.index;
     if (index === undefined) {
       index = emptyIndex();
@@ -143,12 +145,30 @@ export class Thread implements MessageList, Iterable<AgentMessage> {
     return index;
   }
 
-  /** Lets go of the index (a paused session keeps none; the next `index()` builds it in one pass). */
+  /**
+   * Lets go of the index when a session pauses: the threads released last keep theirs (a session
+   * run turn after turn finds it again), any older one is dropped, so that however many sessions
+   * are paused, few hold an index; the next `index()` builds it again in one pass.
+   */
   releaseIndex(): void {
-    this.#backing.index = undefined;
     this.#index = undefined;
+    const backing = this.#backing;
+    if (backing.index === undefined) return;
+    released.delete(backing);
+    released.add(backing);
+    if (released.size > MAX_RELEASED) {
+      for (const oldest of released) {
+        oldest.index = undefined;
+        released.delete(oldest);
+        break;
+      }
+    }
   }
 }
+
+/** The arrays of the threads released last that still keep their index, oldest first. */
+const released = new Set<Backing>();
+const MAX_RELEASED = 64;
 
 /**
  * A base class whose constructor returns the object it is given: a subclass constructed on an
