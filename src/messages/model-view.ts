@@ -85,20 +85,24 @@ export function threadModelMessages(
   const windowed = applyWindow(view, options.contextWindow);
   // `concat` and `slice` copy in one go; a spread walks the array's iterator.
   return options.instructions
-    ? [{ role: 'system', content: options.instructions } as LLMMessage].concat(windowed)
+    ? systemMessage(options.instructions).concat(windowed)
     : windowed === view
       ? view.slice()
       : windowed;
 }
 
+function systemMessage(content: string): LLMMessage[] {
+  return [{ role: 'system', content }];
+}
+
 /** A rendered view, kept per thread so that the next call renders only the new messages. */
-interface RenderedView {
-  length: number;
-  readonly out: LLMMessage[];
+class RenderedView {
+  length = 0;
+  readonly out: LLMMessage[] = [];
   /** Call ids already shown (a thread may repeat one). */
-  readonly rendered: Set<string>;
+  readonly rendered = new Set<string>();
   /** Call ids not shown for want of a result: a later result means rendering again. */
-  readonly skipped: Set<string>;
+  readonly skipped = new Set<string>();
 }
 
 /**
@@ -116,12 +120,13 @@ function renderView(
   const index = thread.index();
   const key = viewKey(agentName, filter, handoffNames);
   const memo = index.memo;
-  let view = memo.get(key) as RenderedView | undefined;
+  const kept = memo.get(key);
+  let view = kept instanceof RenderedView ? kept : undefined;
   // The index has checked that `thread` continues the messages it holds, so a view of at most
   // that many messages is a view of a prefix of `thread`.
   const from = view?.length ?? 0;
   if (view === undefined || from > thread.length || invalidates(thread, from, view, index)) {
-    view = { length: 0, out: [], rendered: new Set(), skipped: new Set() };
+    view = new RenderedView();
     memo.set(key, view);
   }
   renderInto(view, thread, agentName, filter, handoffNames, index);
@@ -221,8 +226,7 @@ function renderInto(
   const { out, rendered } = view;
   const pushCalls = (calls: readonly FunctionCall[], results: Results, name?: string) => {
     const shown: FunctionCall[] = [];
-    for (let i = 0; i < calls.length; i++) {
-      const c = calls[i] as FunctionCall;
+    for (const c of calls) {
       if (!keep(c, name === undefined) || rendered.has(c.id)) continue;
       if (!results.has(c.id)) {
         if (results === index.results) view.skipped.add(c.id);
@@ -234,8 +238,7 @@ function renderInto(
     if (shown.length === 0) return;
     const toolCalls = shown.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
     out.push({ role: 'assistant', content: null, ...nameField(name), toolCalls });
-    for (let i = 0; i < shown.length; i++) {
-      const id = (shown[i] as FunctionCall).id;
+    for (const { id } of shown) {
       out.push({ role: 'tool', toolCallId: id, content: results.get(id)?.content ?? '' });
     }
   };

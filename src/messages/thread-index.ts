@@ -48,7 +48,10 @@ export function extendIndex(
   messages: readonly AgentMessage[],
   to: number,
 ): void {
-  for (let i = index.length; i < to; i++) add(index, messages[i] as AgentMessage, i);
+  for (let i = index.length; i < to; i++) {
+    const m = messages[i];
+    if (m !== undefined) add(index, m, i);
+  }
   index.length = to;
 }
 

@@ -73,7 +73,10 @@ export class Thread implements MessageList, Iterable<AgentMessage> {
     while (same < messages.length && held[start + same] === messages[same]) same++;
     if (same === messages.length) return new Thread(backing, start + same);
     if (start + same === held.length && !backing.frozen) {
-      for (let i = same; i < messages.length; i++) held.push(messages[i] as AgentMessage);
+      for (let i = same; i < messages.length; i++) {
+        const m = messages[i];
+        if (m !== undefined) held.push(m);
+      }
       return new Thread(backing, held.length);
     }
     const copy = held.slice(0, start);
