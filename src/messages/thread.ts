@@ -70,7 +70,8 @@ export class Thread implements MessageList, Iterable<AgentMessage> {
     const held = backing.messages;
     const start = this.length;
     let same = 0;
-    while (same < messages.length && held[start + same] === messages[same]) same++;
+    const shared = Math.min(messages.length, held.length - start);
+    while (same < shared && held[start + same] === messages[same]) same++;
     if (same === messages.length) return new Thread(backing, start + same);
     if (start + same === held.length && !backing.frozen) {
       for (let i = same; i < messages.length; i++) {
