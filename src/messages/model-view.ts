@@ -133,14 +133,54 @@ function renderView(
   return view.out;
 }
 
+// The handoff names of an agent's turns are usually the same set each turn: the keys of its views
+// are made once per set, and the set (which a caller may have changed since) is checked against
+// the names they were made for without allocating.
+interface ViewKeys {
+  readonly names: readonly string[];
+  /** Per agent and filter (`${agent}\u0000${filter}`): the memo key of its view. */
+  readonly keys: Map<string, Map<string, string>>;
+}
+
+const viewKeys = new WeakMap<ReadonlySet<string>, ViewKeys>();
+const ANY_HANDOFF_NAME: ViewKeys = { names: [], keys: new Map() };
+const MAX_AGENT_KEYS = 256;
+
 /** The memo key of the view of `agentName` with `filter` and `handoffNames`. */
 function viewKey(
   agentName: string,
   filter: ToolCallFilter,
   handoffNames: ReadonlySet<string> | undefined,
 ): string {
-  const names = handoffNames === undefined ? '*' : [...handoffNames].sort().join(',');
-  return `${agentName}\u0000${filter}\u0000${names}`;
+  let known = handoffNames === undefined ? ANY_HANDOFF_NAME : viewKeys.get(handoffNames);
+  if (
+    handoffNames !== undefined &&
+    (known === undefined || !sameNames(known.names, handoffNames))
+  ) {
+    known = { names: [...handoffNames].sort(), keys: new Map() };
+    viewKeys.set(handoffNames, known);
+  }
+  const keys = known as ViewKeys;
+  let byFilter = keys.keys.get(agentName);
+  if (byFilter === undefined) {
+    // Keys outlive no set of names but the default one's: bounded however many names it sees.
+    if (keys.keys.size >= MAX_AGENT_KEYS) keys.keys.clear();
+    byFilter = new Map();
+    keys.keys.set(agentName, byFilter);
+  }
+  let key = byFilter.get(filter);
+  if (key === undefined) {
+    const names = handoffNames === undefined ? '*' : keys.names.join(',');
+    key = `${agentName}\u0000${filter}\u0000${names}`;
+    byFilter.set(filter, key);
+  }
+  return key;
+}
+
+function sameNames(known: readonly string[], names: ReadonlySet<string>): boolean {
+  if (known.length !== names.size) return false;
+  for (let i = 0; i < known.length; i++) if (!names.has(known[i] as string)) return false;
+  return true;
 }
 
 /** True when a message from `from` on changes how a message before `from` renders. */
