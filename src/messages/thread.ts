@@ -191,27 +191,28 @@ class OnObject {
  * assigned another array, which it then reads as, carrying no thread any more.
  */
 class Carrier extends OnObject {
-  #thread: Thread | undefined;
-  #replaced: readonly AgentMessage[] | undefined = undefined;
+  /** The thread, or the array a context's property was assigned instead. */
+  #carried: Thread | readonly AgentMessage[];
 
   constructor(target: object, thread: Thread) {
     super(target);
-    this.#thread = thread;
+    this.#carried = thread;
   }
 
   static threadOf(target: object): Thread | undefined {
-    return #thread in target ? target.#thread : undefined;
+    if (!(#carried in target)) return undefined;
+    const carried = target.#carried;
+    return carried instanceof Thread ? carried : undefined;
   }
 
   static read(target: object): readonly AgentMessage[] | undefined {
-    if (!(#thread in target)) return undefined;
-    return target.#thread?.messages ?? target.#replaced;
+    if (!(#carried in target)) return undefined;
+    const carried = target.#carried;
+    return carried instanceof Thread ? carried.messages : carried;
   }
 
   static replace(target: object, messages: readonly AgentMessage[]): void {
-    if (!(#thread in target)) return;
-    target.#thread = undefined;
-    target.#replaced = messages;
+    if (#carried in target) target.#carried = messages;
   }
 }
 
