@@ -25,7 +25,7 @@ const contents = (messages: Iterable<AgentMessage>) =>
 
 describe('a Thread', () => {
   it('is a value: appending makes a new thread and leaves the old one as it was', () => {
-    const one = Thread.EMPTY.append([say(1)]);
+    const one = Thread.of([]).append([say(1)]);
     const two = one.append([say(2), say(3)]);
     const other = one.append([say('x')]);
     expect(contents(one)).toEqual(['message 1']);
@@ -37,7 +37,6 @@ describe('a Thread', () => {
       'message 3',
       'message 4',
     ]);
-    expect(Thread.EMPTY.length).toBe(0);
     expect(one.append([])).toBe(one);
   });
 
@@ -100,12 +99,15 @@ describe("a Thread's index", () => {
     expect([...after.callIds]).toEqual(['call-1']);
   });
 
-  it('moves with a thread whose view was given out (the next append copies the array)', () => {
+  it('stays with the shared array when a view is given out (a view is a copy)', () => {
     const first = Thread.of([say(1), call('call-1')]);
     const index = first.index();
     void first.messages;
-    const second = first.append([call('call-2')]);
-    expect(second.index()).toBe(index);
+    const second = call('call-2');
+    const preview = first.append([second]);
+    const committed = first.append([second, say(2)]);
+    expect(preview.index()).toBe(index);
+    expect(committed.index()).toBe(index);
     expect([...index.callIds]).toEqual(['call-1', 'call-2']);
   });
 
@@ -153,7 +155,7 @@ describe("a Thread's index", () => {
   });
 
   it('does not keep the threads of earlier steps alive', async () => {
-    let thread = Thread.EMPTY;
+    let thread = Thread.of([]);
     const earlier: WeakRef<Thread>[] = [];
     for (let n = 0; n < 20; n++) {
       thread = thread.append([say(n)]);

@@ -9,21 +9,16 @@ export interface MessageList {
 }
 
 /**
- * The array that threads made one from another share. Only the longest of them appends to it, in
- * place, and only until a view (`Thread.messages`) froze it; every other append copies.
+ * The array that threads made one from another share, never given out. Only the longest of them
+ * appends to it, in place; an append from any other copies its own prefix.
  */
 class Backing {
   readonly messages: AgentMessage[];
-  /** Set once the array itself was given out as a view: it never grows again. */
-  frozen: boolean;
   /** The facts of the array's first `index.length` messages, for every thread sharing it. */
-  index: GrowingIndex | undefined;
+  index: GrowingIndex | undefined = undefined;
 
-  constructor(messages: AgentMessage[], frozen = false, index?: GrowingIndex) {
+  constructor(messages: AgentMessage[]) {
     this.messages = messages;
-    this.frozen = frozen;
-    if (frozen) Object.freeze(messages);
-    this.index = index;
   }
 }
 
@@ -34,13 +29,11 @@ class Backing {
  *
  * A thread and the threads made from it share one array: the longest appends to it in place (the
  * others read their own prefix of it, which never changes), and an append that would overwrite a
- * longer thread's messages copies its own prefix instead. The array itself is given out as the
- * longest thread's view (frozen, so that it grows no more: the next append copies it).
+ * longer thread's messages copies its own prefix instead. That array is never given out: a view
+ * is a frozen copy, made once per thread when first read (tried: giving out the array itself,
+ * frozen, made the next append copy it, and a step previewed to an agent copy twice).
  */
 export class Thread implements MessageList, Iterable<AgentMessage> {
-  /** The thread of no messages. */
-  static readonly EMPTY: Thread = new Thread(new Backing([], true), 0);
-
   readonly #backing: Backing;
   readonly length: number;
   /** The frozen array of this thread's messages, made on first read. */
@@ -73,7 +66,7 @@ export class Thread implements MessageList, Iterable<AgentMessage> {
     const shared = Math.min(messages.length, held.length - start);
     while (same < shared && held[start + same] === messages[same]) same++;
     if (same === messages.length) return new Thread(backing, start + same);
-    if (start + same === held.length && !backing.frozen) {
+    if (start + same === held.length) {
       for (let i = same; i < messages.length; i++) {
         const m = messages[i];
         if (m !== undefined) held.push(m);
@@ -82,14 +75,7 @@ export class Thread implements MessageList, Iterable<AgentMessage> {
     }
     const copy = held.slice(0, start);
     for (const m of messages) copy.push(m);
-    // The facts found so far move with the messages they are about, when this thread is the
-    // frozen array's: the next step goes on from here (a reader of the old array re-indexes it).
-    let index: GrowingIndex | undefined;
-    if (start === held.length && backing.index !== undefined) {
-      index = backing.index;
-      backing.index = undefined;
-    }
-    return new Thread(new Backing(copy, false, index), copy.length);
+    return new Thread(new Backing(copy), copy.length);
   }
 
   /** The messages from `start` on, as a thread of their own (an array of its own). */
@@ -112,24 +98,16 @@ export class Thread implements MessageList, Iterable<AgentMessage> {
   }
 
   /**
-   * The messages as a frozen array, made once per thread: the longest thread gives out the shared
-   * array itself (which then grows no more), any other a copy of its prefix. `Thread.of` of the
-   * array is this thread again.
+   * The messages as a frozen array of their own, made once per thread on first read (so whoever
+   * holds it holds a value). `Thread.of` of the array is this thread again.
    */
   get messages(): readonly AgentMessage[] {
-    if (this.#view !== undefined) return this.#view;
-    const backing = this.#backing;
-    const held = backing.messages;
-    if (held.length === this.length && backing.frozen) {
-      // A thread equal to the one that froze the array: the same value.
-      this.#view = held;
-      return held;
+    if (this.#view === undefined) {
+      const view = this.slice();
+      new Carrier(view, this);
+      this.#view = Object.freeze(view);
     }
-    const view = held.length === this.length ? held : this.slice();
-    if (view === held) backing.frozen = true;
-    new Carrier(view, this);
-    this.#view = Object.freeze(view);
-    return view;
+    return this.#view;
   }
 
   /** The facts of this thread's messages (kept with the thread, extended by new messages only). */
