@@ -84,6 +84,8 @@ describe('a Thread', () => {
     expect(contents(slice)).toEqual(['message 2', 'message 3', 'message mine']);
     expect(thread.length).toBe(3);
     expect(contents(thread.since(2))).toEqual(['message 3']);
+    expect(thread.since(5).length).toBe(0);
+    expect(thread.since(0)).toBe(thread);
   });
 });
 

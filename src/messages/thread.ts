@@ -80,7 +80,9 @@ export class Thread implements MessageList, Iterable<AgentMessage> {
 
   /** The messages from `start` on, as a thread of their own (an array of its own). */
   since(start: number): Thread {
-    return start <= 0 ? this : new Thread(new Backing(this.slice(start)), this.length - start);
+    if (start <= 0) return this;
+    const messages = this.slice(start);
+    return new Thread(new Backing(messages), messages.length);
   }
 
   at(index: number): AgentMessage | undefined {
