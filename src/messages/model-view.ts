@@ -152,15 +152,7 @@ function viewKey(
   filter: ToolCallFilter,
   handoffNames: ReadonlySet<string> | undefined,
 ): string {
-  let known = handoffNames === undefined ? ANY_HANDOFF_NAME : viewKeys.get(handoffNames);
-  if (
-    handoffNames !== undefined &&
-    (known === undefined || !sameNames(known.names, handoffNames))
-  ) {
-    known = { names: [...handoffNames].sort(), keys: new Map() };
-    viewKeys.set(handoffNames, known);
-  }
-  const keys = known as ViewKeys;
+  const keys = handoffNames === undefined ? ANY_HANDOFF_NAME : keysOf(handoffNames);
   let byFilter = keys.keys.get(agentName);
   if (byFilter === undefined) {
     // Keys outlive no set of names but the default one's: bounded however many names it sees.
@@ -177,9 +169,18 @@ function viewKey(
   return key;
 }
 
+/** The keys of views with `names` (made again when the set changed since they were made). */
+function keysOf(names: ReadonlySet<string>): ViewKeys {
+  const known = viewKeys.get(names);
+  if (known !== undefined && sameNames(known.names, names)) return known;
+  const made: ViewKeys = { names: [...names].sort(), keys: new Map() };
+  viewKeys.set(names, made);
+  return made;
+}
+
 function sameNames(known: readonly string[], names: ReadonlySet<string>): boolean {
   if (known.length !== names.size) return false;
-  for (let i = 0; i < known.length; i++) if (!names.has(known[i] as string)) return false;
+  for (const name of known) if (!names.has(name)) return false;
   return true;
 }
 
