@@ -15,9 +15,9 @@ import {
 import {
   applyContextWindow,
   type ModelViewOptions,
-  toModelMessages,
+  threadModelMessages,
 } from '../messages/model-view.js';
-import { indexThread } from '../messages/thread-index.js';
+import { carriedThread, Thread } from '../messages/thread.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { traceChat } from '../observability/gen-ai-spans.js';
 import {
@@ -36,7 +36,6 @@ import {
   type AgentPause,
   type AgentResponse,
   type ChatAgent,
-  keepsNoConversation,
 } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
 import type { AgentOptions } from './agent-options.js';
@@ -161,18 +160,21 @@ export class Agent implements ChatAgent {
     if (this.instructions !== undefined) viewOptions.instructions = this.instructions;
     if (ctx.toolCallFilter !== undefined) viewOptions.toolCallFilter = ctx.toolCallFilter;
     if (ctx.contextWindow !== undefined) viewOptions.contextWindow = ctx.contextWindow;
+    // A session's context carries its thread, whose view and index are kept with it; an array
+    // given by anyone else is read as a thread of its own.
+    const thread = carriedThread(ctx) ?? Thread.of(ctx.conversation);
     // The window applies to every request of the turn, so it is applied per call below.
-    let messages = toModelMessages(ctx.conversation, this.name, viewOptions);
+    let messages = threadModelMessages(thread, this.name, viewOptions);
     // Ids the thread already uses (indexed once per thread) and ids this turn has used (only
     // kept when a later call of the turn could repeat one).
-    const threadIds = indexThread(ctx.conversation).callIds;
+    const threadIds = thread.index().callIds;
     let usedIds: Set<string> | undefined;
     const inner: AgentEvent[] = [];
     const record = (event: AgentEvent) => {
       inner.push(event);
       ctx.emit(event);
     };
-    const paused = findPausedTurn(ctx.conversation, this.name);
+    const paused = findPausedTurn(thread, this.name);
     let last: { calls: FunctionCall[]; results: FunctionExecutionResult[] } | undefined;
 
     for (let i = 0; i < this.maxToolIterations; i++) {
@@ -271,7 +273,7 @@ export class Agent implements ChatAgent {
       if (i === 0 && paused !== undefined) {
         // A continued turn: the view of the thread with these results pairs every call of the
         // paused answer with its result, before anything the user said meanwhile.
-        messages = toModelMessages(ctx.conversation.concat(execution), this.name, viewOptions);
+        messages = threadModelMessages(thread.append([execution]), this.name, viewOptions);
       } else {
         messages.push(
           { role: 'assistant', content, toolCalls: calls },
@@ -342,7 +344,3 @@ export class Agent implements ChatAgent {
     );
   }
 }
-
-// A turn reads `ctx.conversation` only while it runs (for the model view and the thread's call
-// ids), so the engine may give it the session's live thread (see `mayShareThread`).
-keepsNoConversation(Agent.prototype.takeTurn);

@@ -4,7 +4,7 @@ import type {
   FunctionExecutionResult,
   ToolApprovalRequestEvent,
 } from '../messages/message.js';
-import { indexThread } from '../messages/thread-index.js';
+import type { MessageList, Thread } from '../messages/thread.js';
 import { untilAborted } from '../until-aborted.js';
 import type { Tool, ToolContext } from './tool.js';
 import { prepareCall } from './tool-execution.js';
@@ -38,14 +38,11 @@ export interface PausedTurn {
  * `ToolApprovalResponseEvent`s after it; a plain user message after it rejects every call left
  * undecided, with its text as the reason.
  */
-export function findPausedTurn(
-  thread: readonly AgentMessage[],
-  agent: string,
-): PausedTurn | undefined {
+export function findPausedTurn(thread: Thread, agent: string): PausedTurn | undefined {
   let at = -1;
   let request: ToolApprovalRequestEvent | undefined;
   for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
+    const m = thread.at(i);
     if (m?.type === 'ToolApprovalRequestEvent' && m.source === agent) {
       at = i;
       request = m;
@@ -55,12 +52,12 @@ export function findPausedTurn(
     if (m !== undefined && m.source === agent && isAnswer(m)) return undefined;
   }
   if (request === undefined) return undefined;
-  const index = indexThread(thread);
+  const index = thread.index();
   if (request.content.every((c) => index.results.has(c.id))) return undefined;
   const awaiting = new Set(request.content.map((c) => c.id));
   let calls: readonly FunctionCall[] = request.content;
   for (let i = at - 1; i >= 0; i--) {
-    const m = thread[i];
+    const m = thread.at(i);
     if (m?.type === 'ToolCallRequestEvent' && m.source === agent) {
       if (m.content.some((c) => awaiting.has(c.id))) calls = m.content;
       break;
@@ -82,13 +79,13 @@ export function findPausedTurn(
 
 /** The decisions given from `from` on for the `awaiting` calls (the first decision of each counts). */
 export function decisionsAfter(
-  thread: readonly AgentMessage[],
+  thread: MessageList,
   from: number,
   awaiting: ReadonlySet<string>,
 ): Map<string, ApprovalDecision> {
   const decisions = new Map<string, ApprovalDecision>();
   for (let i = from; i < thread.length; i++) {
-    const m = thread[i];
+    const m = thread.at(i);
     if (m?.type === 'ToolApprovalResponseEvent') {
       if (awaiting.has(m.callId) && !decisions.has(m.callId)) {
         decisions.set(

@@ -15,7 +15,10 @@ import type { Handoff } from './handoff.js';
  * can take part in workflows with different routing, without being changed.
  */
 export interface AgentContext {
-  /** The whole thread of the session so far: every agent's messages and events. */
+  /**
+   * The whole thread of the session so far: every agent's messages and events. A session gives a
+   * frozen array (pushing onto it throws), which never changes: an agent may keep it.
+   */
   conversation: readonly AgentMessage[];
   /** Chat messages since this agent last responded. */
   newMessages: readonly ChatMessage[];
@@ -76,21 +79,4 @@ export interface ChatAgent {
    * (`Agent` has it). Called again after the pause with the decisions in `ctx.conversation`.
    */
   takeTurn?(ctx: AgentContext): Promise<AgentResponse | AgentPause>;
-}
-
-/** Turn functions of this library's agents that read `ctx.conversation` only until they return. */
-const turnBound = new WeakSet<object>();
-
-/** Marks `turn` (an agent class's `takeTurn` or `respond`) as keeping no `ctx.conversation`. */
-export function keepsNoConversation(turn: (ctx: AgentContext) => unknown): void {
-  turnBound.add(turn);
-}
-
-/**
- * True when the function the engine calls for `agent`'s turn is one that keeps no
- * `ctx.conversation` (see `keepsNoConversation`): such an agent may be given the session's live
- * thread, which later steps extend in place. Any other agent gets a thread that never changes.
- */
-export function mayShareThread(agent: ChatAgent): boolean {
-  return turnBound.has(agent.takeTurn ?? agent.respond);
 }

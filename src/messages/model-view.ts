@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { LLMMessage } from './llm-message.js';
-import { indexThread, type ThreadIndex } from './thread-index.js';
+import { Thread } from './thread.js';
+import type { ThreadIndex } from './thread-index.js';
 import type {
   AgentMessage,
   ChatMessage,
@@ -69,30 +70,39 @@ export function toModelMessages(
   agentName: string,
   options: ModelViewOptions = {},
 ): LLMMessage[] {
+  return threadModelMessages(Thread.of(thread), agentName, options);
+}
+
+/** `toModelMessages` of a `Thread`: its view is rendered once and extended by new messages. */
+export function threadModelMessages(
+  thread: Thread,
+  agentName: string,
+  options: ModelViewOptions = {},
+): LLMMessage[] {
   const filter = options.toolCallFilter ?? 'handoff';
   checkOptions(filter, options.contextWindow);
   const view = renderView(thread, agentName, filter, options.handoffToolNames);
   const windowed = applyWindow(view, options.contextWindow);
   // `concat` and `slice` copy in one go; a spread walks the array's iterator.
   return options.instructions
-    ? [system(options.instructions)].concat(windowed)
+    ? systemMessage(options.instructions).concat(windowed)
     : windowed === view
       ? view.slice()
       : windowed;
 }
 
-function system(content: string): LLMMessage {
-  return { role: 'system', content };
+function systemMessage(content: string): LLMMessage[] {
+  return [{ role: 'system', content }];
 }
 
 /** A rendered view, kept per thread so that the next call renders only the new messages. */
-interface RenderedView {
-  length: number;
-  readonly out: LLMMessage[];
+class RenderedView {
+  length = 0;
+  readonly out: LLMMessage[] = [];
   /** Call ids already shown (a thread may repeat one). */
-  readonly rendered: Set<string>;
+  readonly rendered = new Set<string>();
   /** Call ids not shown for want of a result: a later result means rendering again. */
-  readonly skipped: Set<string>;
+  readonly skipped = new Set<string>();
 }
 
 /**
@@ -101,25 +111,22 @@ interface RenderedView {
  * one renders (a late result for a call shown without one, or a handoff whose calls came before),
  * in which case it is rendered again from the start. The result is shared: copy before changing.
  */
-/** The rendered views of each thread index (by view key), dropped with the index. */
-const viewsOf = new WeakMap<ThreadIndex, Map<string, RenderedView>>();
-
 function renderView(
-  thread: readonly AgentMessage[],
+  thread: Thread,
   agentName: string,
   filter: ToolCallFilter,
   handoffNames: ReadonlySet<string> | undefined,
 ): LLMMessage[] {
-  const index = indexThread(thread);
+  const index = thread.index();
   const key = viewKey(agentName, filter, handoffNames);
-  let memo = viewsOf.get(index);
-  if (memo === undefined) viewsOf.set(index, (memo = new Map()));
-  let view = memo.get(key);
+  const memo = index.memo;
+  const kept = memo.get(key);
+  let view = kept instanceof RenderedView ? kept : undefined;
   // The index has checked that `thread` continues the messages it holds, so a view of at most
   // that many messages is a view of a prefix of `thread`.
   const from = view?.length ?? 0;
   if (view === undefined || from > thread.length || invalidates(thread, from, view, index)) {
-    view = { length: 0, out: [], rendered: new Set(), skipped: new Set() };
+    view = new RenderedView();
     memo.set(key, view);
   }
   renderInto(view, thread, agentName, filter, handoffNames, index);
@@ -162,7 +169,7 @@ function viewKey(
   return key;
 }
 
-/** The keys of views for `names`, made again when the set changed since they were made. */
+/** The keys of views with `names` (made again when the set changed since they were made). */
 function keysOf(names: ReadonlySet<string>): ViewKeys {
   const known = viewKeys.get(names);
   if (known !== undefined && sameNames(known.names, names)) return known;
@@ -179,7 +186,7 @@ function sameNames(known: readonly string[], names: ReadonlySet<string>): boolea
 
 /** True when a message from `from` on changes how a message before `from` renders. */
 function invalidates(
-  thread: readonly AgentMessage[],
+  thread: Thread,
   from: number,
   view: RenderedView,
   index: ThreadIndex,
@@ -187,7 +194,7 @@ function invalidates(
   const { skipped, rendered } = view;
   if (skipped.size > 0) {
     for (let i = from; i < thread.length; i++) {
-      const m = thread[i];
+      const m = thread.at(i);
       if (m?.type === 'ToolCallExecutionEvent' && m.content.some((r) => skipped.has(r.callId)))
         return true;
     }
@@ -202,7 +209,7 @@ function invalidates(
 
 function renderInto(
   view: RenderedView,
-  thread: readonly AgentMessage[],
+  thread: Thread,
   agentName: string,
   filter: ToolCallFilter,
   handoffNames: ReadonlySet<string> | undefined,
@@ -238,7 +245,7 @@ function renderInto(
   };
 
   for (let i = view.length; i < thread.length; i++) {
-    const message = thread[i];
+    const message = thread.at(i);
     switch (message?.type) {
       case 'ToolCallRequestEvent':
         if (filter !== 'all') {

@@ -2,10 +2,8 @@ import type { AgentMessage, FunctionExecutionResult } from './message.js';
 
 /**
  * Facts about a thread that only grow as it grows — the first result of every call, every call
- * id, the calls that handed off — kept per line of threads and extended by the new messages only.
- * Threads are append-only and their messages immutable: each step makes a new array, the previous
- * one with messages appended (`recordAppend`), and such arrays form a lineage whose index they
- * share. A thread no step made (one a caller built) starts a lineage of its own.
+ * id, the calls that handed off. A `Thread` keeps them (`Thread.index()`) and extends them by its
+ * new messages only; they belong to the thread value, never to a cache of arrays.
  */
 export interface ThreadIndex {
   /** How many messages of the thread are indexed. */
@@ -16,51 +14,23 @@ export interface ThreadIndex {
   readonly handoffCalls: ReadonlySet<string>;
   /** Per `HandoffMessage` (by thread index, ascending): the calls it marked as handoff calls. */
   readonly handoffLinks: readonly { readonly handoff: number; readonly ids: readonly string[] }[];
+  /** Values derived from the thread's messages (e.g. rendered views), dropped with the index. */
+  readonly memo: Map<string, unknown>;
 }
 
-interface MutableIndex extends ThreadIndex {
+/** The index as its thread extends it. */
+export interface GrowingIndex extends ThreadIndex {
   length: number;
-  results: Map<string, FunctionExecutionResult>;
-  callIds: Set<string>;
-  handoffCalls: Set<string>;
-  handoffLinks: { handoff: number; ids: string[] }[];
-  /** Per source: its latest tool results not yet followed by a chat message, and where. */
-  pending: Map<string, readonly FunctionExecutionResult[]>;
+  readonly results: Map<string, FunctionExecutionResult>;
+  readonly callIds: Set<string>;
+  readonly handoffCalls: Set<string>;
+  readonly handoffLinks: { handoff: number; ids: string[] }[];
+  /** Per source: its latest tool results not yet followed by a chat message. */
+  readonly pending: Map<string, readonly FunctionExecutionResult[]>;
 }
 
-/**
- * Thread arrays that agree message for message wherever both have one: each is a prefix of the
- * longest, `tip`. Only the tip is held: an older thread of the lineage is not kept alive by it.
- */
-interface Lineage {
-  tip: readonly AgentMessage[];
-  /** The index, while the lineage is in use (a session's run, a caller's own thread). */
-  index?: MutableIndex | undefined;
-}
-
-/** The lineage of each thread array a step made or an index was asked for. */
-const lineages = new WeakMap<readonly AgentMessage[], Lineage>();
-
-/**
- * The indexes released most recently (see `releaseIndex`), by the thread they were released with.
- * Bounded, so that sessions that are paused hold no index: a resumed session rebuilds its index
- * once, in one pass.
- */
-const released = new Map<readonly AgentMessage[], MutableIndex>();
-const MAX_RELEASED = 64;
-
-/** The lineage of `thread`; a new one (with the index released with it, if any) when it has none. */
-function lineageOf(thread: readonly AgentMessage[]): Lineage {
-  let lineage = lineages.get(thread);
-  if (lineage === undefined) {
-    lineage = { tip: thread, index: released.get(thread) };
-    released.delete(thread);
-    lineages.set(thread, lineage);
-  }
-  return lineage;
-}
-
-function fresh(): MutableIndex {
+/** The index of no messages. */
+export function emptyIndex(): GrowingIndex {
   return {
     length: 0,
     results: new Map(),
@@ -68,18 +38,30 @@ function fresh(): MutableIndex {
     handoffCalls: new Set(),
     handoffLinks: [],
     pending: new Map(),
+    memo: new Map(),
   };
 }
 
-function add(index: MutableIndex, m: AgentMessage, at: number): void {
+/** Extends `index` (of the first `index.length` of `messages`) to the first `to` messages. */
+export function extendIndex(
+  index: GrowingIndex,
+  messages: readonly AgentMessage[],
+  to: number,
+): void {
+  for (let i = index.length; i < to; i++) {
+    const m = messages[i];
+    if (m !== undefined) add(index, m, i);
+  }
+  index.length = to;
+}
+
+function add(index: GrowingIndex, m: AgentMessage, at: number): void {
   switch (m.type) {
     case 'ToolCallRequestEvent':
-      for (const c of m.content) index.callIds.add(c.id);
+      for (const call of m.content) index.callIds.add(call.id);
       break;
     case 'ToolCallExecutionEvent':
-      for (const r of m.content) {
-        if (!index.results.has(r.callId)) index.results.set(r.callId, r);
-      }
+      for (const r of m.content) if (!index.results.has(r.callId)) index.results.set(r.callId, r);
       index.pending.set(m.source, m.content);
       break;
     case 'HandoffMessage': {
@@ -103,63 +85,4 @@ function add(index: MutableIndex, m: AgentMessage, at: number): void {
     default:
       break;
   }
-}
-
-/** The index of `thread`, extended to its end. */
-export function indexThread(thread: readonly AgentMessage[]): ThreadIndex {
-  if (thread.length === 0) return fresh();
-  const lineage = lineageOf(thread);
-  let index = lineage.index;
-  // An index of more messages than `thread` has (a longer thread of the lineage) knows too much.
-  if (index === undefined || index.length > thread.length) index = fresh();
-  lineage.index = index;
-  for (let i = index.length; i < thread.length; i++) {
-    const m = thread[i];
-    if (m !== undefined) add(index, m, i);
-  }
-  index.length = thread.length;
-  return index;
-}
-
-/**
- * Lets go of the index of `thread`'s lineage when a session pauses: it joins the few kept for the
- * sessions used last, so that however many sessions run at once, each keeps its index while it
- * runs, and a paused one holds none for long.
- */
-export function releaseIndex(thread: readonly AgentMessage[]): void {
-  const lineage = lineages.get(thread);
-  const index = lineage?.index;
-  if (lineage === undefined || index === undefined) return;
-  // The thread forgets its lineage too: a paused session holds neither.
-  lineage.index = undefined;
-  lineages.delete(thread);
-  released.delete(thread);
-  released.set(thread, index);
-  if (released.size > MAX_RELEASED) {
-    const oldest = released.keys().next().value;
-    if (oldest !== undefined) released.delete(oldest);
-  }
-}
-
-/**
- * Records that `next` is `previous` with messages appended, so that `next` shares the index of
- * `previous`'s lineage. When the lineage already holds a longer thread that disagrees with `next`
- * (a fork), `next` starts a lineage of its own.
- */
-export function recordAppend(
-  previous: readonly AgentMessage[],
-  next: readonly AgentMessage[],
-): void {
-  if (previous === next) return;
-  const lineage = lineageOf(previous);
-  const tip = lineage.tip;
-  const shared = Math.min(tip.length, next.length);
-  for (let i = previous.length; i < shared; i++) {
-    if (tip[i] !== next[i]) {
-      lineages.set(next, { tip: next });
-      return;
-    }
-  }
-  if (next.length > tip.length) lineage.tip = next;
-  lineages.set(next, lineage);
 }

@@ -1,15 +1,9 @@
 import { setMaxListeners } from 'node:events';
 
-import {
-  type AgentContext,
-  type AgentPause,
-  type AgentResponse,
-  type ChatAgent,
-  mayShareThread,
-} from '../../agents/chat-agent.js';
-import type { AgentEvent, AgentMessage, ChatMessage } from '../../messages/message.js';
+import type { AgentPause, AgentResponse, ChatAgent } from '../../agents/chat-agent.js';
+import type { AgentEvent, ChatMessage } from '../../messages/message.js';
 import { isChatMessage } from '../../messages/message.js';
-import { recordAppend } from '../../messages/thread-index.js';
+import { carryThread } from '../../messages/thread.js';
 import { redactSecrets } from '../../redact.js';
 import { traceAgentTurn } from '../../observability/gen-ai-spans.js';
 import { untilAborted } from '../../until-aborted.js';
@@ -22,17 +16,7 @@ import {
   selectedEvent,
 } from '../orchestration.js';
 import type { SessionState } from '../state/session-state.js';
-import { liveThread } from '../state/thread-line.js';
-
-/** `thread` with `message` appended, recorded as its continuation (see `recordAppend`). */
-export function appended(
-  thread: readonly AgentMessage[],
-  message: AgentMessage,
-): readonly AgentMessage[] {
-  const next = thread.concat(message);
-  recordAppend(thread, next);
-  return next;
-}
+import { threadOf } from '../state/state-thread.js';
 
 /** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
 export class RunCancelled extends Error {
@@ -105,7 +89,7 @@ export function resumeWithoutTask(ctx: TurnContext, state: SessionState): string
   }
   if (driver.meta(current).kind !== 'input') return current;
   // A fresh session started without a task: the first speaker begins.
-  if (liveThread(state).length === 0 && state.pendingRequest === null) {
+  if (threadOf(state).length === 0 && state.pendingRequest === null) {
     return driver.next(current, orchestration.routeUserInput(state, []));
   }
   orchestration.checkWaiting?.(state);
@@ -131,26 +115,22 @@ export async function respondAs(
   // Own properties only: an agent may be named `toString` or `constructor`.
   const seen = Object.hasOwn(state.bookmarks, agentName) ? state.bookmarks[agentName] : 0;
   const bookmark = Math.max(seen ?? 0, conversationFrom);
-  const thread = liveThread(state);
+  const thread = threadOf(state);
   const newMessages: ChatMessage[] = [];
   for (let i = bookmark; i < thread.length; i++) {
-    const m = thread[i] as AgentMessage;
-    if (isChatMessage(m)) newMessages.push(m);
+    const m = thread.at(i);
+    if (m !== undefined && isChatMessage(m)) newMessages.push(m);
   }
-  const context: AgentContext = {
-    // An agent that may keep its conversation is given a thread that never changes.
-    conversation:
-      conversationFrom > 0
-        ? thread.slice(conversationFrom)
-        : mayShareThread(agent)
-          ? thread
-          : state.thread,
+  const context = {
     newMessages,
     signal: signal ?? quietSignal(),
     sessionId,
     emit,
     ...turnContext(turn),
   };
+  // `conversation` reads as the thread's frozen view, made when an agent reads it (this library's
+  // `Agent` reads the thread value the context carries instead, and copies nothing).
+  carryThread(context, 'conversation', thread.since(conversationFrom));
   let response: AgentResponse | AgentPause;
   try {
     response = await traceAgentTurn(agentName, sessionId, () =>

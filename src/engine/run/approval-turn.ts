@@ -11,7 +11,7 @@ import { checkInput, trippedEvent } from './guardrail-checks.js';
 import type { TaskMessage, TaskResult } from '../runnable.js';
 import type { SessionRun } from './session-run.js';
 import type { PendingRequest, SessionState } from '../state/session-state.js';
-import { liveThread } from '../state/thread-line.js';
+import { threadOf } from '../state/state-thread.js';
 import type { StopCheck } from './session-stop.js';
 import { decisionsStep } from '../state/step-changes.js';
 
@@ -46,7 +46,7 @@ export async function continuePausedTurn(
   const tripped = await checkInput(
     guardrails,
     host.id,
-    liveThread(state),
+    threadOf(state),
     taskMessages,
     options.signal,
   );
@@ -89,7 +89,7 @@ function decidedMembers(
 ): string[] {
   const open = new Set(undecided.map((c) => c.id));
   const decided = (pending.calls ?? []).filter((c) => !open.has(c.id));
-  const owners = approvalOwners(liveThread(state), decided);
+  const owners = approvalOwners(threadOf(state), decided);
   return [...new Set(decided.map((c) => owners.get(c.id) ?? pending.agent))];
 }
 
@@ -101,7 +101,7 @@ function unfinishedMembers(state: SessionState): string[] {
   const requested = new Map<string, FunctionCall>();
   const decided: string[] = [];
   const done = new Set<string>();
-  for (const m of liveThread(state)) {
+  for (const m of threadOf(state)) {
     if (m.type === 'ToolApprovalRequestEvent') for (const c of m.content) requested.set(c.id, c);
     else if (m.type === 'ToolApprovalResponseEvent') decided.push(m.callId);
     else if (m.type === 'ToolCallExecutionEvent') for (const r of m.content) done.add(r.callId);
@@ -110,7 +110,7 @@ function unfinishedMembers(state: SessionState): string[] {
     const call = done.has(id) ? undefined : requested.get(id);
     return call === undefined ? [] : [call];
   });
-  const owners = approvalOwners(liveThread(state), open);
+  const owners = approvalOwners(threadOf(state), open);
   return [...new Set(open.flatMap((c) => owners.get(c.id) ?? []))];
 }
 

@@ -3,6 +3,7 @@ import { newId } from '../../ids.js';
 import type { AgentMessage, FunctionCall } from '../../messages/message.js';
 import { toolApprovalRequestEvent } from '../../messages/message-factories.js';
 import { messageToText } from '../../messages/message-text.js';
+import type { MessageList } from '../../messages/thread.js';
 import type { PendingRequest } from '../state/session-state.js';
 
 // A group step (several participants answering at once, e.g. a graph's nodes) in which members
@@ -63,14 +64,14 @@ export function memberPause(
  * `ToolApprovalRequestEvent` in `thread` that holds it.
  */
 export function approvalOwners(
-  thread: readonly AgentMessage[],
+  thread: MessageList,
   calls: readonly FunctionCall[],
 ): Map<string, string> {
   const owners = new Map<string, string>();
   const wanted = new Set(calls.map((c) => c.id));
   for (let i = thread.length - 1; i >= 0 && owners.size < wanted.size; i--) {
-    const m = thread[i] as AgentMessage;
-    if (m.type !== 'ToolApprovalRequestEvent') continue;
+    const m = thread.at(i);
+    if (m?.type !== 'ToolApprovalRequestEvent') continue;
     for (const c of m.content)
       if (wanted.has(c.id) && !owners.has(c.id)) owners.set(c.id, m.source);
   }

@@ -16,7 +16,7 @@ import type { TaskResult } from '../runnable.js';
 import type { SessionRun } from './session-run.js';
 import type { SessionState } from '../state/session-state.js';
 import type { Step } from '../state/step.js';
-import { liveThread } from '../state/thread-line.js';
+import { threadOf } from '../state/state-thread.js';
 import type { StopCheck } from './session-stop.js';
 import { groupAnswerStep, trippedStep } from '../state/step-changes.js';
 
@@ -94,7 +94,7 @@ export async function groupStep(
         host.id,
         agent,
         response.chatMessage,
-        () => [...liveThread(state), ...inner, response.chatMessage],
+        () => [...threadOf(state), ...inner, response.chatMessage],
         options.signal,
       );
       if (tripped !== null) {
@@ -193,7 +193,7 @@ function stillPaused(
   answering: readonly string[],
 ): PausedMember[] {
   if (pending === null || pending.calls === undefined) return [];
-  const owners = approvalOwners(liveThread(state), pending.calls);
+  const owners = approvalOwners(threadOf(state), pending.calls);
   const byAgent = new Map<string, PausedMember['calls'][number][]>();
   for (const call of pending.calls) {
     const agent = owners.get(call.id) ?? pending.agent;

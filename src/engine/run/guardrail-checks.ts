@@ -14,7 +14,7 @@ export function isAnswer(message: AgentMessage): boolean {
 export function checkInput(
   guardrails: readonly Guardrail[] | undefined,
   sessionId: string,
-  thread: readonly AgentMessage[],
+  thread: Iterable<AgentMessage>,
   task: readonly AgentMessage[],
   signal: AbortSignal | undefined,
 ): Promise<Tripped | null> | null {

@@ -5,7 +5,6 @@ import { trippedReason } from '../../agents/guardrail.js';
 import type { AgentEvent, AgentMessage } from '../../messages/message.js';
 import { untilAborted } from '../../until-aborted.js';
 import {
-  appended,
   chooseSpeaker,
   respondAs,
   resumeWithoutTask,
@@ -21,7 +20,7 @@ import type { StateMeta } from '../orchestration.js';
 import type { RunOptions, Task, TaskResult } from '../runnable.js';
 import { NO_MESSAGES, type SessionState, withThread } from '../state/session-state.js';
 import type { Step } from '../state/step.js';
-import { liveThread } from '../state/thread-line.js';
+import { threadOf } from '../state/state-thread.js';
 import type { StopCheck } from './session-stop.js';
 import {
   answerStep,
@@ -245,7 +244,7 @@ export class SessionRun {
     announceSpeakers(options, [agent], this.streamed);
     // The selector's choice is part of what the chosen agent sees (it is committed with its answer).
     const seen =
-      selection === undefined ? state : withThread(state, appended(liveThread(state), selection));
+      selection === undefined ? state : withThread(state, threadOf(state).append([selection]));
     const response: AgentResponse | AgentPause = await respondAs(
       host,
       agent,
@@ -272,7 +271,7 @@ export class SessionRun {
             host.id,
             agent,
             chatMessage,
-            () => [...liveThread(state), ...before, ...inner, chatMessage],
+            () => [...threadOf(state), ...before, ...inner, chatMessage],
             options.signal,
           );
     // Without output guardrails nothing is awaited: every await on the hot path costs a tick.

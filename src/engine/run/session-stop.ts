@@ -12,7 +12,7 @@ async function ruleVerdict(
   sessionId: string,
   delta: readonly AgentMessage[],
   conditionState: unknown,
-  thread: readonly AgentMessage[],
+  thread: Iterable<AgentMessage>,
   before: readonly AgentMessage[],
 ): Promise<StopCheck> {
   try {
@@ -67,7 +67,7 @@ export class SessionStop {
   check(
     delta: readonly AgentMessage[],
     conditionState: unknown,
-    thread: readonly AgentMessage[],
+    thread: Iterable<AgentMessage>,
     before: readonly AgentMessage[],
   ): StopCheck | Promise<StopCheck> {
     const rule = (this.#rule ??= this.#workflowRule?.forSession(this.#sessionId));

@@ -1,5 +1,4 @@
 import { trippedReason } from '../../agents/guardrail.js';
-import type { AgentMessage } from '../../messages/message.js';
 import { untilAborted } from '../../until-aborted.js';
 import { undecidedAfter } from './approval-decisions.js';
 import { checkInput, trippedEvent } from './guardrail-checks.js';
@@ -7,7 +6,7 @@ import type { TaskMessage, TaskResult } from '../runnable.js';
 import type { SessionRun } from './session-run.js';
 import type { StopCheck } from './session-stop.js';
 import { inputStep } from '../state/step-changes.js';
-import { liveThread } from '../state/thread-line.js';
+import { threadOf } from '../state/state-thread.js';
 
 /**
  * A new task given to a session that is not paused for approvals: routed into the machine,
@@ -39,7 +38,7 @@ export async function takeInput(
   const checkingInput = checkInput(
     guardrails,
     host.id,
-    liveThread(state),
+    threadOf(state),
     taskMessages,
     options.signal,
   );
@@ -62,7 +61,8 @@ export async function takeInput(
   if (committing !== undefined) await committing;
   if (options.outputTaskMessages !== false) for (const m of taskMessages) run.emit(m);
   if (tripped !== null) {
-    run.emit(liveThread(host.state).at(-1) as AgentMessage);
+    const tripwire = threadOf(host.state).at(-1);
+    if (tripwire !== undefined) run.emit(tripwire);
     return run.result('terminated', trippedReason(tripped));
   }
   if (check.stop !== null) return run.result('terminated', check.stop.content);

@@ -5,7 +5,7 @@ import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
 import type { SessionRuntime } from './session-runtime.js';
 import type { SessionState } from '../state/session-state.js';
-import { liveThread } from '../state/thread-line.js';
+import { threadOf } from '../state/state-thread.js';
 import type { CheckpointedSession } from './workflow-runner.js';
 
 // The handle `workflow.session(id)` returns: it holds no state, only the id and the runner's hooks.
@@ -65,7 +65,7 @@ export class SessionHandle implements CheckpointedSession {
   }
 
   messages(): Promise<AgentMessage[]> {
-    return this.#use(async (runtime) => [...liveThread(await runtime.current())]);
+    return this.#use(async (runtime) => threadOf(await runtime.current()).slice());
   }
 
   info(): Promise<SessionInfo> {

@@ -1,8 +1,6 @@
 import type { PendingRequest } from '../state/session-state.js';
-import { liveThread } from '../state/thread-line.js';
 import { ConfigError, SessionBusyError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
-import { releaseIndex } from '../../messages/thread-index.js';
 import { traceRun } from '../../observability/gen-ai-spans.js';
 import type { CheckpointLink } from '../log/checkpoint-link.js';
 import type { MachineDriver } from '../run/machine-driver.js';
@@ -10,8 +8,9 @@ import type { Orchestration } from '../orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
 import { type MessageSink, type RunHost, SessionRun } from '../run/session-run.js';
-import { applyStep, NO_MESSAGES, type SessionState } from '../state/session-state.js';
+import { applyStep, NO_MESSAGES, owningThread, type SessionState } from '../state/session-state.js';
 import type { Step } from '../state/step.js';
+import { threadOf } from '../state/state-thread.js';
 import { type StopCheck, SessionStop } from '../run/session-stop.js';
 import type { StopChange } from '../state/step-changes.js';
 
@@ -108,7 +107,7 @@ export class SessionRuntime implements RunHost {
   async current(): Promise<SessionState> {
     await this.#ready();
     if (this.#link !== undefined && !this.#running)
-      this.#state = await this.#link.catchUp(this.#state);
+      this.#state = owningThread(await this.#link.catchUp(this.#state));
     return this.#state;
   }
 
@@ -117,7 +116,7 @@ export class SessionRuntime implements RunHost {
     await this.#exclusive(async () => {
       const state = { ...next(this.#state), step: this.#state.step + 1 };
       await this.#link?.replace(state, event);
-      this.#state = state;
+      this.#state = owningThread(state);
     });
   }
 
@@ -159,8 +158,8 @@ export class SessionRuntime implements RunHost {
         try {
           return await new SessionRun(this, options, sink).run(task);
         } finally {
-          // A paused session keeps no index of its thread (a few recent ones stay cached).
-          releaseIndex(liveThread(this.#state));
+          // A paused session keeps no index of its thread (its next run builds it in one pass).
+          threadOf(this.#state).releaseIndex();
         }
       }),
     );
@@ -177,7 +176,7 @@ export class SessionRuntime implements RunHost {
       if (this.#link !== undefined) {
         await this.#link.lease.acquire(this.#state.step + 1);
         leased = true;
-        this.#state = await this.#link.catchUp(this.#state);
+        this.#state = owningThread(await this.#link.catchUp(this.#state));
       }
       return await work();
     } finally {
@@ -191,10 +190,11 @@ export class SessionRuntime implements RunHost {
       const link = this.#link;
       if (link === undefined) return;
       const fork = this.#origin.fork;
-      this.#state =
+      this.#state = owningThread(
         fork === undefined
           ? await link.load(this.#state)
-          : await link.fork(fork.session, fork.step);
+          : await link.fork(fork.session, fork.step),
+      );
     })()
       .then(() => {
         this.#loaded = true;
@@ -238,7 +238,7 @@ export class SessionRuntime implements RunHost {
     if (this.#stop === undefined && this.orchestration.stopRule === undefined) {
       return { stop: null, state: conditionState };
     }
-    return this.#stops().check(delta, conditionState, liveThread(this.#state), before);
+    return this.#stops().check(delta, conditionState, threadOf(this.#state), before);
   }
 
   stopChange(machineState: string, conditionState: unknown): Promise<StopChange> {

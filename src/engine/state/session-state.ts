@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 import type { AgentMessage, FunctionCall } from '../../messages/message.js';
 import { AgentMessageSchema, FunctionCallSchema } from '../../messages/message-schema.js';
+import { carriedThread, type Thread } from '../../messages/thread.js';
+import { giveThread, threadOf } from './state-thread.js';
 import type { Step, StepBody, StepFields } from './step.js';
-import { extendThread } from './thread-line.js';
 
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
@@ -131,16 +132,27 @@ export const NO_MESSAGES: readonly AgentMessage[] = Object.freeze([]);
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
- * `state` without its thread (see `extendThread`), to be changed before it is frozen. Written out
+ * `state` without its thread (see `giveThread`), to be changed before it is frozen. Written out
  * field by field, in the schema's order: V8 copies a frozen object with a spread several times
  * slower.
  */
-function copyState(state: SessionState): Mutable<SessionState> {
-  // A state stored before `progress` existed has none, and keeps none until a step sets it (rare:
-  // a spread is fine there).
+function copyState(state: SessionState): Mutable<Omit<SessionState, 'thread'>> {
+  // A state stored before `progress` existed has none, and keeps none until a step sets it (rare).
   if (!Object.hasOwn(state, 'progress')) {
-    const { thread: _thread, ...rest } = state;
-    return rest as Mutable<SessionState>;
+    const { version, machineState, resumeState, status, pendingRequest, turn } = state;
+    const { termination, bookmarks, lastSpeaker, step } = state;
+    return {
+      version,
+      machineState,
+      resumeState,
+      status,
+      pendingRequest,
+      turn,
+      termination,
+      bookmarks,
+      lastSpeaker,
+      step,
+    };
   }
   return {
     version: state.version,
@@ -154,18 +166,30 @@ function copyState(state: SessionState): Mutable<SessionState> {
     lastSpeaker: state.lastSpeaker,
     progress: state.progress,
     step: state.step,
-  } as Mutable<SessionState>;
+  };
 }
 
 /** `state` with `thread` as its thread: what an agent is shown before a step is committed. */
-export function withThread(state: SessionState, thread: readonly AgentMessage[]): SessionState {
+export function withThread(state: SessionState, thread: Thread): SessionState {
   const next = copyState(state);
-  next.thread = thread;
+  giveThread(next, thread);
   return Object.freeze(next);
 }
 
+/**
+ * `state` as a state a step made: one that carries its thread (a copy of the array, once), so that
+ * the steps after it append without copying it again. A state that carries one is returned as is.
+ */
+export function owningThread(state: SessionState): SessionState {
+  return carriedThread(state) === undefined ? withThread(state, threadOf(state)) : state;
+}
+
 /** Moves `responder`'s bookmark to `seen` (a new bookmarks object, when it moves). */
-function bookmark(next: Mutable<SessionState>, responder: string, seen: number): void {
+function bookmark(
+  next: Mutable<Omit<SessionState, 'thread'>>,
+  responder: string,
+  seen: number,
+): void {
   const bookmarks = next.bookmarks;
   if (Object.hasOwn(bookmarks, responder) && bookmarks[responder] === seen) return;
   next.bookmarks = Object.freeze({ ...bookmarks, [responder]: seen });
@@ -188,13 +212,15 @@ function moved(
  * and says what it changed (`CommittedStep.change`, what a store keeps). Only what the step
  * changes is touched, so that record grows with the step's new messages, never with the length of
  * the thread: the state is a flat record whose changes are known field by field, and the thread
- * only grows (extended in place where no one else holds it, see `extendThread`).
+ * is a value that appends without copying what it shares (`Thread.append`).
  */
 export function applyStep(state: SessionState, step: Step): CommittedStep {
   const append = step.append ?? NO_MESSAGES;
   for (let i = 0; i < append.length; i++) freezeDeep(append[i]);
   const next = copyState(state);
-  const length = extendThread(state, next, append);
+  const thread = threadOf(state).append(append);
+  giveThread(next, thread);
+  const length = thread.length;
   const change: { -readonly [K in keyof StepBody]: StepBody[K] } =
     append.length === 0 ? {} : { append };
   const written: Record<string, unknown> = next;

@@ -9,7 +9,7 @@ import {
   type SpeakerChoice,
 } from '../../engine/orchestration.js';
 import type { SessionState } from '../../engine/state/session-state.js';
-import { liveThread } from '../../engine/state/thread-line.js';
+import { threadOf } from '../../engine/state/state-thread.js';
 import type { StopRule } from '../../engine/state/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import { selectSpeakerEvent, textMessage } from '../../messages/message-factories.js';
@@ -112,7 +112,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     if (target === null || target === 'user') return { event: ASKS_USER };
     // The router picked a specialist that already declined this user turn: ask the user rather
     // than send the request round the same loop again.
-    if (lazy !== undefined && declinedThisTurn(liveThread(state), lazy.phrase).has(target)) {
+    if (lazy !== undefined && declinedThisTurn(threadOf(state), lazy.phrase).has(target)) {
       return { event: ASKS_USER };
     }
     if (!topology.participants.has(target) || target === routerName(router)) {
@@ -156,7 +156,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     ) {
       // At most participants - 1 reroutes per user turn, and only to someone who has not declined
       // in it; otherwise this answer is the question to the user (a normal pause).
-      const declined = declinedThisTurn(liveThread(state), lazy.phrase).add(agent);
+      const declined = declinedThisTurn(threadOf(state), lazy.phrase).add(agent);
       const left = candidates.filter((name) => !declined.has(name));
       if (left.length === 0 || declined.size > topology.participants.size - 1) {
         return { event: ASKS_USER };
@@ -190,17 +190,15 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     router?.kind === 'function'
       ? async (state: SessionState): Promise<SpeakerChoice> => {
           const declined =
-            lazy === undefined
-              ? new Set<string>()
-              : declinedThisTurn(liveThread(state), lazy.phrase);
+            lazy === undefined ? new Set<string>() : declinedThisTurn(threadOf(state), lazy.phrase);
           const infos = [...topology.participants.values()]
             .filter((a) => !declined.has(a.name))
             .map((a) => ({ name: a.name, description: a.description }));
-          const agent = await router.classify(latestUserText(liveThread(state)), infos);
+          const agent = await router.classify(latestUserText(threadOf(state)), infos);
           if (declined.has(agent)) {
             // It picked someone who declined this user turn (it was not offered them): rather
             // than send the request round the same loop, the latest decline is asked of the user.
-            return { askUser: latestDecline(liveThread(state), lazy?.phrase ?? '') };
+            return { askUser: latestDecline(threadOf(state), lazy?.phrase ?? '') };
           }
           if (!infos.some((i) => i.name === agent)) {
             throw new ConfigError(
@@ -229,7 +227,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
     turnOptions: (agent, speaking, state) => {
       if (speaking === ROUTER_STATE) {
         if (lazy === undefined || routerOptions.handoffs === undefined) return routerOptions;
-        const declined = declinedThisTurn(liveThread(state), lazy.phrase);
+        const declined = declinedThisTurn(threadOf(state), lazy.phrase);
         if (declined.size === 0) return routerOptions;
         return {
           ...routerOptions,
@@ -240,7 +238,7 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
       if (lazy?.contextTurns === undefined) return options;
       return {
         ...options,
-        conversationFrom: contextStart(liveThread(state), agent, lazy.contextTurns),
+        conversationFrom: contextStart(threadOf(state), agent, lazy.contextTurns),
       };
     },
     routeResponse,

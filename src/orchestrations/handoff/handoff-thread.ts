@@ -1,6 +1,7 @@
 import type { SessionState } from '../../engine/state/session-state.js';
-import { liveThread } from '../../engine/state/thread-line.js';
-import { type AgentMessage, isChatMessage } from '../../messages/message.js';
+import { threadOf } from '../../engine/state/state-thread.js';
+import { isChatMessage } from '../../messages/message.js';
+import type { MessageList } from '../../messages/thread.js';
 import { messageToText } from '../../messages/message-text.js';
 import { saysPhrase } from './handoff-router.js';
 
@@ -17,13 +18,10 @@ export const CLASSIFIER_SOURCE = 'classifier';
  * The agents that said the lazy-routing phrase since the latest real user message: the classifier
  * is not offered them again in this user turn.
  */
-export function declinedThisTurn(
-  thread: readonly AgentMessage[],
-  phrase: string | RegExp,
-): Set<string> {
+export function declinedThisTurn(thread: MessageList, phrase: string | RegExp): Set<string> {
   const declined = new Set<string>();
   for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
+    const m = thread.at(i);
     if (m === undefined) break;
     if (m.source === 'user') {
       if (m.metadata[AUTONOMOUS_PROMPT_KEY] === true || !isChatMessage(m)) continue;
@@ -38,11 +36,11 @@ export function declinedThisTurn(
 
 /** The latest answer that said the lazy-routing phrase, as a request to the user. */
 export function latestDecline(
-  thread: readonly AgentMessage[],
+  thread: MessageList,
   phrase: string | RegExp,
 ): { agent: string; prompt: string } {
   for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
+    const m = thread.at(i);
     if (m === undefined || !isChatMessage(m) || m.type === 'HandoffMessage') continue;
     const text = messageToText(m);
     if (m.source !== 'user' && saysPhrase(phrase, text)) return { agent: m.source, prompt: text };
@@ -51,9 +49,9 @@ export function latestDecline(
 }
 
 /** The text of the latest real user message (autonomous prompts aside). */
-export function latestUserText(thread: readonly AgentMessage[]): string {
+export function latestUserText(thread: MessageList): string {
   for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
+    const m = thread.at(i);
     if (m?.source === 'user' && m.metadata[AUTONOMOUS_PROMPT_KEY] !== true && isChatMessage(m)) {
       return messageToText(m);
     }
@@ -65,14 +63,10 @@ export function latestUserText(thread: readonly AgentMessage[]): string {
  * Where a lazily routed specialist's view of the thread starts: `turns` user turns before the
  * message that routed the request to it (a handoff to it, or the classifier's choice).
  */
-export function contextStart(
-  thread: readonly AgentMessage[],
-  agent: string,
-  turns: number,
-): number {
+export function contextStart(thread: MessageList, agent: string, turns: number): number {
   let routedAt = -1;
   for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
+    const m = thread.at(i);
     if (
       (m?.type === 'HandoffMessage' && m.target === agent) ||
       (m?.type === 'SelectSpeakerEvent' && m.source === CLASSIFIER_SOURCE && m.content[0] === agent)
@@ -84,7 +78,7 @@ export function contextStart(
   if (routedAt < 0) return 0;
   let seen = 0;
   for (let i = routedAt; i >= 0; i--) {
-    const m = thread[i];
+    const m = thread.at(i);
     if (
       m?.source === 'user' &&
       m.type === 'TextMessage' &&
@@ -103,9 +97,9 @@ export function contextStart(
  */
 export function answersInARow(state: SessionState, agent: string): number {
   let count = 0;
-  const thread = liveThread(state);
+  const thread = threadOf(state);
   for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread[i];
+    const m = thread.at(i);
     if (m === undefined) break;
     if (m.source === 'user') {
       if (m.metadata[AUTONOMOUS_PROMPT_KEY] === true) continue;

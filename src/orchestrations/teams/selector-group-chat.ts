@@ -1,7 +1,7 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { SessionState } from '../../engine/state/session-state.js';
-import { liveThread } from '../../engine/state/thread-line.js';
+import { threadOf } from '../../engine/state/state-thread.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/log/checkpointing.js';
 import { toStopRule } from '../../engine/state/stop-rule.js';
 import { NO_PROGRESS } from '../../engine/orchestration.js';
@@ -110,7 +110,8 @@ export class SelectorGroupChat extends WorkflowRunner {
       const only = single(candidates);
       if (only !== undefined) return only;
       if (client === undefined) return previous ?? names[0];
-      const history = liveThread(state)
+      const history = threadOf(state)
+        .slice()
         .filter(isChatMessage)
         .map((m) => `${m.source}: ${messageToText(m)}`)
         .join('\n');

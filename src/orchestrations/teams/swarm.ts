@@ -1,12 +1,13 @@
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { SessionState } from '../../engine/state/session-state.js';
-import { liveThread } from '../../engine/state/thread-line.js';
+import { threadOf } from '../../engine/state/state-thread.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/log/checkpointing.js';
 import { toStopRule } from '../../engine/state/stop-rule.js';
 import { NO_PROGRESS } from '../../engine/orchestration.js';
 import { WorkflowRunner } from '../../engine/session/workflow-runner.js';
 import type { AgentMessage, HandoffMessage } from '../../messages/message.js';
+import type { MessageList } from '../../messages/thread.js';
 import { HandoffTermination } from '../../termination/message-conditions.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import { fieldOf } from '../../unknown-value.js';
@@ -35,9 +36,9 @@ function handoffTerminationTargets(condition: TerminationCondition | undefined):
   return children.flatMap((c: TerminationCondition) => handoffTerminationTargets(c));
 }
 
-function latestHandoff(messages: readonly AgentMessage[]): HandoffMessage | undefined {
+function latestHandoff(messages: MessageList): HandoffMessage | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
+    const m = messages.at(i);
     if (m?.type === 'HandoffMessage') return m;
   }
   return undefined;
@@ -92,7 +93,7 @@ export class Swarm extends WorkflowRunner {
         return fromInput.target;
       }
       if (state.resumeState !== null && names.includes(state.resumeState)) return state.resumeState;
-      const fromThread = latestHandoff(liveThread(state));
+      const fromThread = latestHandoff(threadOf(state));
       if (fromThread !== undefined && !names.includes(fromThread.target))
         throw outside(fromThread.target);
       return fromThread?.target ?? first;
@@ -124,7 +125,7 @@ export class Swarm extends WorkflowRunner {
         },
         routeUserInput: (state, messages) => ({ type: `reply.${speakerFor(messages, state)}` }),
         checkWaiting: (state) => {
-          const handoff = latestHandoff(liveThread(state));
+          const handoff = latestHandoff(threadOf(state));
           if (handoff !== undefined && !names.includes(handoff.target))
             throw outside(handoff.target);
         },
