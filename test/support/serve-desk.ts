@@ -79,6 +79,7 @@ export function serveDesk(options: { store?: CheckpointStore; gate?: Gate } = {}
   const triage = new Agent({
     name: 'triage',
     description: 'Routes the customer.',
+    stream: true,
     client: new ScriptedChatClient(async (request): Promise<ScriptedStep> => {
       const text = lastUser(request);
       if (text.includes('slow')) await gate.pass();
@@ -92,6 +93,7 @@ export function serveDesk(options: { store?: CheckpointStore; gate?: Gate } = {}
     name: 'billing',
     description: 'Refunds invoices.',
     tools: [refund],
+    maxToolIterations: 2,
     client: new ScriptedChatClient((request): ScriptedStep => {
       if (lastIsToolResult(request, 'Refunded')) return { content: 'Your refund is done.' };
       if (lastIsToolResult(request, 'Tool call "refund" was rejected')) return { content: 'No refund then.' };
