@@ -5,11 +5,12 @@ import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { OBSERVE_RUN, type ObservedRun } from '../engine/run-observer.js';
 import type { Task, TaskResult } from '../engine/runnable.js';
 import { type Reading, type StepView, stepViewOf, stepViews } from '../engine/step-messages.js';
-import type { CheckpointedSession, WorkflowRunner } from '../engine/workflow-runner.js';
+import type { CheckpointedSession } from '../engine/workflow-runner.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
 import { sessionBusy } from './http-error.js';
 import { LiveRun } from './live-run.js';
+import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
 
 /** How often a process looks at the store for what another process does. */
@@ -25,7 +26,7 @@ const STOP_OWNER = 'baton.stop';
  * short-lived lease on a key of its own in the shared store.
  */
 export class RunHub {
-  readonly workflow: WorkflowRunner;
+  readonly workflow: ServedWorkflow;
   readonly store: CheckpointStore | undefined;
   readonly tenancy: Tenancy;
   readonly #live = new Map<string, LiveRun>();
@@ -39,7 +40,7 @@ export class RunHub {
   readonly #results = new Map<string, { step: number; result: TaskResult }>();
   #closing = false;
 
-  constructor(workflow: WorkflowRunner, tenancy: Tenancy) {
+  constructor(workflow: ServedWorkflow, tenancy: Tenancy) {
     this.workflow = workflow;
     this.store = workflow.checkpointStore;
     this.tenancy = tenancy;
