@@ -57,7 +57,8 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
   }
   const port = parsePort(args.options.get('port'));
   const host = args.options.get('host') ?? '127.0.0.1';
-  const given = env.BATON_TOKEN === undefined || env.BATON_TOKEN === '' ? undefined : env.BATON_TOKEN;
+  const given =
+    env.BATON_TOKEN === undefined || env.BATON_TOKEN === '' ? undefined : env.BATON_TOKEN;
   if (given === undefined && !LOOPBACK.test(host)) {
     throw new UsageError(
       `baton serve: --host ${host} is reachable from other machines; set BATON_TOKEN to the ` +

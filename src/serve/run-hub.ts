@@ -47,7 +47,10 @@ export class RunHub {
   }
 
   session(id: string, owner?: string): CheckpointedSession {
-    return this.workflow.session(id, this.store === undefined || owner === undefined ? {} : { owner });
+    return this.workflow.session(
+      id,
+      this.store === undefined || owner === undefined ? {} : { owner },
+    );
   }
 
   live(id: string): LiveRun | undefined {
@@ -129,13 +132,19 @@ export class RunHub {
    * Runs `start` once the session is free: at once when it is; after the running run ends when
    * `wait`, stopping it first when `interrupt` (inputs wait in the order they came).
    */
-  async whenFree<T>(id: string, mode: 'enqueue' | 'interrupt', start: () => Promise<T>): Promise<T> {
+  async whenFree<T>(
+    id: string,
+    mode: 'enqueue' | 'interrupt',
+    start: () => Promise<T>,
+  ): Promise<T> {
     const before = this.#queues.get(id) ?? Promise.resolve();
-    const turn = before.catch(() => {}).then(async () => {
-      if (mode === 'interrupt' && (await this.running(id))) await this.stop(id);
-      await this.#idle(id);
-      return start();
-    });
+    const turn = before
+      .catch(() => {})
+      .then(async () => {
+        if (mode === 'interrupt' && (await this.running(id))) await this.stop(id);
+        await this.#idle(id);
+        return start();
+      });
     this.#queues.set(id, turn);
     try {
       return await turn;

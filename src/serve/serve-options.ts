@@ -100,9 +100,12 @@ export function checkOptions(
   }
   const origins = cors?.origins ?? [];
   if (!Array.isArray(origins) || origins.some((o) => typeof o !== 'string')) {
-    throw new ConfigError('serve(): `cors.origins` must be a list of origins, e.g. ["https://desk.example"].', {
-      path: 'cors.origins',
-    });
+    throw new ConfigError(
+      'serve(): `cors.origins` must be a list of origins, e.g. ["https://desk.example"].',
+      {
+        path: 'cors.origins',
+      },
+    );
   }
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new ConfigError(

@@ -68,7 +68,9 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
       if (isServedWorkflow(workflow)) return hubOf(workflow);
       const runner = await workflow(principal);
       if (!isServedWorkflow(runner)) {
-        throw new ConfigError('serve(): the (principal) => workflow function returned no workflow.');
+        throw new ConfigError(
+          'serve(): the (principal) => workflow function returned no workflow.',
+        );
       }
       return hubOf(runner);
     },
@@ -92,12 +94,19 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
   agUiRoute(app, ctx);
   for (const [path, methods] of ROUTES) {
     app.all(path, (c) => {
-      throw new HttpError(405, 'method_not_allowed', `${c.req.method} ${c.req.path}: use ${methods}.`, {
-        allow: methods,
-      });
+      throw new HttpError(
+        405,
+        'method_not_allowed',
+        `${c.req.method} ${c.req.path}: use ${methods}.`,
+        {
+          allow: methods,
+        },
+      );
     });
   }
-  app.notFound((c) => errorResponse(new HttpError(404, 'not_found', `No route ${c.req.method} ${c.req.path}.`)));
+  app.notFound((c) =>
+    errorResponse(new HttpError(404, 'not_found', `No route ${c.req.method} ${c.req.path}.`)),
+  );
   app.onError((error) => errorResponse(asHttpError(error)));
 
   return {

@@ -32,7 +32,12 @@ async function runOnce(agent: HttpAgent, resume?: ReturnType<typeof buildResumeA
 
 const kinds = (events: readonly BaseEvent[]) =>
   events.map((e) => {
-    const x = e as BaseEvent & { stepName?: string; name?: string; delta?: string; toolCallName?: string };
+    const x = e as BaseEvent & {
+      stepName?: string;
+      name?: string;
+      delta?: string;
+      toolCallName?: string;
+    };
     const detail = x.stepName ?? x.toolCallName ?? x.name ?? x.delta;
     return detail === undefined ? e.type : `${e.type} ${detail}`;
   });
@@ -41,7 +46,11 @@ describe('serve(): AG-UI 1.0', () => {
   it('HttpAgent runs the desk, gets an approval interrupt, and resumes it', async () => {
     const desk = serveDesk({ store: new MemoryCheckpointStore() });
     server = await listen(serve(desk.workflow, { authenticate: twoTenants }));
-    const agent = new HttpAgent({ url: `${server.url}/ag-ui`, headers: { authorization: `Bearer ${TOKEN}` }, threadId: 'ag-1' });
+    const agent = new HttpAgent({
+      url: `${server.url}/ag-ui`,
+      headers: { authorization: `Bearer ${TOKEN}` },
+      threadId: 'ag-1',
+    });
     agent.addMessage({ id: 'm1', role: 'user', content: 'hello' });
     const first = await runOnce(agent);
     expect(kinds(first.events)).toEqual([
@@ -55,11 +64,28 @@ describe('serve(): AG-UI 1.0', () => {
       'RUN_FINISHED',
     ]);
     expect(first.interrupts).toEqual([
-      { id: expect.any(String), reason: 'input_required', message: 'How can I help?', responseSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+      {
+        id: expect.any(String),
+        reason: 'input_required',
+        message: 'How can I help?',
+        responseSchema: {
+          type: 'object',
+          properties: { text: { type: 'string' } },
+          required: ['text'],
+        },
+      },
     ]);
 
     // Answer the question through its interrupt.
-    const second = await runOnce(agent, buildResumeArray(first.interrupts, { [first.interrupts[0]?.id ?? '']: { status: 'resolved', payload: { text: 'I want a refund' } } }));
+    const second = await runOnce(
+      agent,
+      buildResumeArray(first.interrupts, {
+        [first.interrupts[0]?.id ?? '']: {
+          status: 'resolved',
+          payload: { text: 'I want a refund' },
+        },
+      }),
+    );
     expect(kinds(second.events)).toEqual([
       'RUN_STARTED',
       'STEP_STARTED triage',
@@ -78,7 +104,11 @@ describe('serve(): AG-UI 1.0', () => {
     ]);
     const [approval] = second.interrupts;
     expect(second.interrupts).toEqual([
-      expect.objectContaining({ id: expect.stringMatching(/^refund-/), reason: 'tool_call', toolCallId: approval?.id }),
+      expect.objectContaining({
+        id: expect.stringMatching(/^refund-/),
+        reason: 'tool_call',
+        toolCallId: approval?.id,
+      }),
     ]);
 
     // A new user message while the call awaits its decision: RUN_ERROR, nothing committed.
@@ -87,13 +117,26 @@ describe('serve(): AG-UI 1.0', () => {
     const refused = await fetch(`${server.url}/ag-ui`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ threadId: 'ag-1', runId: 'r-x', messages: [{ id: 'm2', role: 'user', content: 'never mind' }], tools: [], context: [] }),
+      body: JSON.stringify({
+        threadId: 'ag-1',
+        runId: 'r-x',
+        messages: [{ id: 'm2', role: 'user', content: 'never mind' }],
+        tools: [],
+        context: [],
+      }),
     });
-    const refusedEvents = parseSse(await refused.text()).map((e) => EventSchemas.parse(JSON.parse(e.data)));
+    const refusedEvents = parseSse(await refused.text()).map((e) =>
+      EventSchemas.parse(JSON.parse(e.data)),
+    );
     expect(refusedEvents.map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_ERROR']);
     expect((await client(server.url)('GET', '/sessions/ag-1')).json).toEqual(before.json);
 
-    const third = await runOnce(agent, buildResumeArray(second.interrupts, { [approval?.id ?? '']: { status: 'resolved', payload: { approved: true } } }));
+    const third = await runOnce(
+      agent,
+      buildResumeArray(second.interrupts, {
+        [approval?.id ?? '']: { status: 'resolved', payload: { approved: true } },
+      }),
+    );
     expect(kinds(third.events)).toEqual([
       'RUN_STARTED',
       'STEP_STARTED billing',

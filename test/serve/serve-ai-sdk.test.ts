@@ -45,7 +45,10 @@ class TestChat extends AbstractChat<UIMessage> {
 }
 
 const transport = (url: string) =>
-  new DefaultChatTransport<UIMessage>({ api: `${url}/chat`, headers: { authorization: `Bearer ${TOKEN}` } });
+  new DefaultChatTransport<UIMessage>({
+    api: `${url}/chat`,
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
 
 /** What a UI message shows, part by part. */
 function shown(message: UIMessage | undefined): string[] {
@@ -67,7 +70,11 @@ describe('serve(): the AI SDK UI message stream', () => {
     const raw = await fetch(`${server.url}/chat`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'ai-1', trigger: 'submit-message', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }] }),
+      body: JSON.stringify({
+        id: 'ai-1',
+        trigger: 'submit-message',
+        messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+      }),
     });
     expect(raw.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
     await raw.text();
@@ -90,8 +97,16 @@ describe('serve(): the AI SDK UI message stream', () => {
     );
     for await (const message of readUIMessageStream({ stream: tee })) last = message;
     const approval = seen.find((c) => c.type === 'tool-approval-request');
-    expect(approval).toEqual({ type: 'tool-approval-request', approvalId: expect.stringMatching(/^refund-/), toolCallId: approval?.type === 'tool-approval-request' ? approval.approvalId : '' });
-    expect(seen.filter((c) => c.type === 'message-metadata').map((c) => (c as { messageMetadata: unknown }).messageMetadata)).toEqual([
+    expect(approval).toEqual({
+      type: 'tool-approval-request',
+      approvalId: expect.stringMatching(/^refund-/),
+      toolCallId: approval?.type === 'tool-approval-request' ? approval.approvalId : '',
+    });
+    expect(
+      seen
+        .filter((c) => c.type === 'message-metadata')
+        .map((c) => (c as { messageMetadata: unknown }).messageMetadata),
+    ).toEqual([
       { agent: 'triage' },
       { agent: 'billing' },
       {
@@ -119,15 +134,28 @@ describe('serve(): the AI SDK UI message stream', () => {
     });
     await chat.sendMessage({ text: 'hello' });
     expect(shown(state.messages[1])).toEqual(['text: How can I help?']);
-    expect(state.messages[1]?.metadata).toEqual({ agent: 'triage', status: 'awaiting_input', pendingRequest: expect.objectContaining({ kind: 'input', prompt: 'How can I help?' }) });
+    expect(state.messages[1]?.metadata).toEqual({
+      agent: 'triage',
+      status: 'awaiting_input',
+      pendingRequest: expect.objectContaining({ kind: 'input', prompt: 'How can I help?' }),
+    });
 
     await chat.sendMessage({ text: 'I want a refund' });
     const asking = state.messages[3];
-    const refund = asking?.parts.find((p) => p.type === 'tool-refund') as { toolCallId: string; state: string };
+    const refund = asking?.parts.find((p) => p.type === 'tool-refund') as {
+      toolCallId: string;
+      state: string;
+    };
     expect(refund.state).toBe('approval-requested');
 
     await chat.addToolApprovalResponse({ id: refund.toolCallId, approved: true });
-    for (let i = 0; i < 400 && (chat.status !== 'ready' || shown(state.messages.at(-1)).at(-1) !== 'text: Your refund is done.'); i++) {
+    for (
+      let i = 0;
+      i < 400 &&
+      (chat.status !== 'ready' ||
+        shown(state.messages.at(-1)).at(-1) !== 'text: Your refund is done.');
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 10));
     }
     expect(state.messages).toHaveLength(4); // the approval continued the same assistant message
@@ -136,7 +164,10 @@ describe('serve(): the AI SDK UI message stream', () => {
       'tool-refund output-available {"invoiceId":"42"} -> "Refunded invoice 42."',
       'text: Your refund is done.',
     ]);
-    expect(state.messages[3]?.metadata).toMatchObject({ agent: 'billing', status: 'awaiting_input' });
+    expect(state.messages[3]?.metadata).toMatchObject({
+      agent: 'billing',
+      status: 'awaiting_input',
+    });
     expect(desk.refunds).toEqual([`42@${refund.toolCallId}`]);
 
     // Reconnecting while nothing runs: 204, nothing changes.

@@ -23,12 +23,24 @@ describe('serve(): the plain routes', () => {
       const desk = serveDesk(stored ? { store: new MemoryCheckpointStore() } : {});
       server = await listen(serve(desk.workflow, { authenticate: twoTenants }));
       const call = client(server.url);
-      expect(await call('POST', '/sessions', { id: 's1' })).toMatchObject({ status: 201, json: { id: 's1' } });
+      expect(await call('POST', '/sessions', { id: 's1' })).toMatchObject({
+        status: 201,
+        json: { id: 's1' },
+      });
       const base = stored ? 1 : 0; // with a store, creating the session commits its first step
       const first = await call('POST', '/sessions/s1/runs', { input: 'hello' });
       expect(first.status).toBe(200);
-      expect(first.json).toMatchObject({ type: 'TaskResult', status: 'awaiting_input', sessionId: 's1', stopReason: null });
-      expect(first.json.messages.map((m: { type: string }) => m.type)).toEqual(['TextMessage', 'TextMessage', 'UserInputRequestedEvent']);
+      expect(first.json).toMatchObject({
+        type: 'TaskResult',
+        status: 'awaiting_input',
+        sessionId: 's1',
+        stopReason: null,
+      });
+      expect(first.json.messages.map((m: { type: string }) => m.type)).toEqual([
+        'TextMessage',
+        'TextMessage',
+        'UserInputRequestedEvent',
+      ]);
 
       const sse = await call('POST', '/sessions/s1/runs', { input: 'I want a refund' }, SSE);
       expect(sse.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -44,14 +56,26 @@ describe('serve(): the plain routes', () => {
         `${s(5)}.3 result`,
       ]);
       const result = JSON.parse(events.at(-1)?.data ?? '');
-      expect(result.pendingRequest).toMatchObject({ kind: 'approval', agent: 'billing', calls: [{ name: 'refund' }] });
+      expect(result.pendingRequest).toMatchObject({
+        kind: 'approval',
+        agent: 'billing',
+        calls: [{ name: 'refund' }],
+      });
       const callId = result.pendingRequest.calls[0].id as string;
 
       const info = await call('GET', '/sessions/s1');
-      expect(info).toMatchObject({ status: 200, json: { status: 'awaiting_input', step: s(5), pendingRequest: { kind: 'approval' } } });
+      expect(info).toMatchObject({
+        status: 200,
+        json: { status: 'awaiting_input', step: s(5), pendingRequest: { kind: 'approval' } },
+      });
 
-      const decided = await call('POST', '/sessions/s1/runs', { decisions: [{ callId, approve: true }] });
-      expect(decided.json).toMatchObject({ status: 'awaiting_input', pendingRequest: { kind: 'input', agent: 'billing', prompt: 'Your refund is done.' } });
+      const decided = await call('POST', '/sessions/s1/runs', {
+        decisions: [{ callId, approve: true }],
+      });
+      expect(decided.json).toMatchObject({
+        status: 'awaiting_input',
+        pendingRequest: { kind: 'input', agent: 'billing', prompt: 'Your refund is done.' },
+      });
       expect(desk.refunds).toEqual([`42@${callId}`]);
 
       const all = await call('GET', '/sessions/s1/messages');
@@ -65,7 +89,16 @@ describe('serve(): the plain routes', () => {
       expect(all.json.messages.slice(-4)).toEqual(after.json.messages);
 
       const list = await call('GET', '/sessions');
-      expect(list.json).toEqual({ sessions: [{ id: 's1', status: 'awaiting_input', step: expect.any(Number), updatedAt: expect.any(String) }] });
+      expect(list.json).toEqual({
+        sessions: [
+          {
+            id: 's1',
+            status: 'awaiting_input',
+            step: expect.any(Number),
+            updatedAt: expect.any(String),
+          },
+        ],
+      });
 
       expect((await call('DELETE', '/sessions/s1')).status).toBe(204);
       expect((await call('GET', '/sessions/s1')).status).toBe(404);
@@ -78,18 +111,27 @@ describe('serve(): the plain routes', () => {
     server = await listen(serve(desk.workflow, { authenticate: twoTenants }));
     const call = client(server.url);
     await call('POST', '/sessions', { id: 'r1' });
-    const whole = parseSse((await call('POST', '/sessions/r1/runs', { input: 'I want a refund' }, SSE)).text);
+    const whole = parseSse(
+      (await call('POST', '/sessions/r1/runs', { input: 'I want a refund' }, SSE)).text,
+    );
     // Every prefix: reconnecting after event i gives exactly the events after it.
     for (let i = 0; i < whole.length; i++) {
-      const again = await call('GET', '/sessions/r1/stream', undefined, { ...SSE, 'last-event-id': whole[i]?.id ?? '' });
+      const again = await call('GET', '/sessions/r1/stream', undefined, {
+        ...SSE,
+        'last-event-id': whole[i]?.id ?? '',
+      });
       if (i === whole.length - 1) {
         expect(again.status).toBe(204);
         continue;
       }
-      expect(parseSse(again.text).map((e) => `${e.id} ${e.event}`)).toEqual(whole.slice(i + 1).map((e) => `${e.id} ${e.event}`));
+      expect(parseSse(again.text).map((e) => `${e.id} ${e.event}`)).toEqual(
+        whole.slice(i + 1).map((e) => `${e.id} ${e.event}`),
+      );
     }
     // From the start of the log (cursor 0.0): the first run up to its pause.
-    const fromStart = parseSse((await call('GET', '/sessions/r1/stream', undefined, { 'last-event-id': '0.0' })).text);
+    const fromStart = parseSse(
+      (await call('GET', '/sessions/r1/stream', undefined, { 'last-event-id': '0.0' })).text,
+    );
     expect(fromStart).toEqual(whole);
     // No cursor and nothing running: 204.
     expect((await call('GET', '/sessions/r1/stream')).status).toBe(204);
@@ -153,7 +195,10 @@ describe('serve(): the plain routes', () => {
     expect(deleting.status).toBe(409);
     expect((await call('POST', '/sessions/b1/stop')).status).toBe(202);
     gate.open();
-    expect((await running).json).toMatchObject({ status: 'terminated', stopReason: 'External termination requested' });
+    expect((await running).json).toMatchObject({
+      status: 'terminated',
+      stopReason: 'External termination requested',
+    });
   });
 
   it('busy: "interrupt" stops the running run and runs the new input; "enqueue" runs it after', async () => {
@@ -170,7 +215,9 @@ describe('serve(): the plain routes', () => {
       gate.open();
       const [a, b] = await Promise.all([first, second]);
       expect([busy, a.json.status, b.json.status]).toEqual(
-        busy === 'interrupt' ? [busy, 'terminated', 'awaiting_input'] : [busy, 'awaiting_input', 'awaiting_input'],
+        busy === 'interrupt'
+          ? [busy, 'terminated', 'awaiting_input']
+          : [busy, 'awaiting_input', 'awaiting_input'],
       );
       await server.close();
       server = undefined;

@@ -10,8 +10,15 @@ import { PostgresCheckpointStore, serve } from '../../src/index.js';
 import { listenOnNode } from '../../src/serve/node-listen.js';
 import { Gate, serveDesk } from './serve-desk.js';
 
-const config = JSON.parse(process.argv[2] ?? '{}') as { connectionString: string; table: string; token: string };
-const store = new PostgresCheckpointStore({ connectionString: config.connectionString, table: config.table });
+const config = JSON.parse(process.argv[2] ?? '{}') as {
+  connectionString: string;
+  table: string;
+  token: string;
+};
+const store = new PostgresCheckpointStore({
+  connectionString: config.connectionString,
+  table: config.table,
+});
 const gate = new Gate();
 const desk = serveDesk({ store, gate });
 const listening = await listenOnNode(serve(desk.workflow, { token: config.token }), 0, '127.0.0.1');
