@@ -191,6 +191,22 @@ describe('serve(): the plain routes', () => {
     expect(busy.status).toBe(409);
     expect(busy.headers.get('retry-after')).toBe('1');
     expect(busy.json.error.code).toBe('session_busy');
+    const chat = await call('POST', '/chat', {
+      id: 'b1',
+      messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+    });
+    const agUi = await call('POST', '/ag-ui', {
+      threadId: 'b1',
+      runId: 'r',
+      messages: [{ id: 'u', role: 'user', content: 'hi' }],
+    });
+    for (const answer of [chat, agUi]) {
+      expect([answer.status, answer.headers.get('retry-after'), answer.json.error.code]).toEqual([
+        409,
+        '1',
+        'session_busy',
+      ]);
+    }
     const deleting = await call('DELETE', '/sessions/b1');
     expect(deleting.status).toBe(409);
     expect((await call('POST', '/sessions/b1/stop')).status).toBe(202);
