@@ -170,9 +170,29 @@ describe('serve(): the AI SDK UI message stream', () => {
     });
     expect(desk.refunds).toEqual([`42@${refund.toolCallId}`]);
 
+    // A second refund, rejected: the tool part is denied.
+    await chat.sendMessage({ text: 'another refund' });
+    const second = state.messages.at(-1)?.parts.find((p) => p.type === 'tool-refund') as {
+      toolCallId: string;
+      state: string;
+    };
+    await chat.addToolApprovalResponse({ id: second.toolCallId, approved: false, reason: 'no' });
+    for (
+      let i = 0;
+      i < 400 &&
+      (chat.status !== 'ready' || shown(state.messages.at(-1)).at(-1) !== 'text: No refund then.');
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(shown(state.messages.at(-1)).filter((p) => p.startsWith('tool-refund'))).toEqual([
+      'tool-refund output-denied {"invoiceId":"42"}',
+    ]);
+    expect(state.messages).toHaveLength(6);
+
     // Reconnecting while nothing runs: 204, nothing changes.
     await chat.resumeStream();
-    expect(state.messages).toHaveLength(4);
+    expect(state.messages).toHaveLength(6);
   });
 
   it("reconnects to a live run with GET /chat/:id/stream, from the run's start (204 once it ended)", async () => {
