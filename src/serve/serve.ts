@@ -79,7 +79,10 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
     },
   };
 
-  const app = new Hono<ServeEnv>();
+  const app =
+    checked.basePath === ''
+      ? new Hono<ServeEnv>()
+      : new Hono<ServeEnv>().basePath(checked.basePath);
   app.use('*', corsMiddleware(checked.origins));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   const page = checked.page;
