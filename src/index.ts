@@ -141,6 +141,14 @@ export type {
   ScriptedStep,
   ScriptedSteps,
 } from './models/scripted-chat-client.js';
+export { serve } from './serve/serve.js';
+export type {
+  Principal,
+  Servable,
+  ServedWorkflow,
+  ServeHandler,
+  ServeOptions,
+} from './serve/serve-options.js';
 export type {
   AttributeValue,
   FinishedSpan,

@@ -7,8 +7,15 @@ import type { MachineDriver } from '../run/machine-driver.js';
 import type { Orchestration } from '../orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
+import { observerOf, type RunObserver, tell } from '../run/run-observer.js';
 import { type MessageSink, type RunHost, SessionRun } from '../run/session-run.js';
-import { applyStep, NO_MESSAGES, owningThread, type SessionState } from '../state/session-state.js';
+import {
+  applyStep,
+  type CommittedStep,
+  NO_MESSAGES,
+  owningThread,
+  type SessionState,
+} from '../state/session-state.js';
 import type { Step } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
 import { type StopCheck, SessionStop } from '../run/session-stop.js';
@@ -47,6 +54,8 @@ export class SessionRuntime implements RunHost {
   #running = false;
   /** This session's own stop rule and `stop()` requests. */
   #stop: SessionStop | undefined;
+  /** The observer of the run in progress (see `OBSERVE_RUN`), told of each committed step. */
+  #observer: RunObserver | undefined;
 
   constructor(
     id: string,
@@ -155,9 +164,11 @@ export class SessionRuntime implements RunHost {
   run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
     return traceRun(this.orchestration.name, this.id, () =>
       this.#exclusive(async () => {
+        this.#observer = observerOf(options);
         try {
           return await new SessionRun(this, options, sink).run(task);
         } finally {
+          this.#observer = undefined;
           // A paused session keeps no index of its thread (its next run builds it in one pass).
           threadOf(this.#state).releaseIndex();
         }
@@ -221,12 +232,18 @@ export class SessionRuntime implements RunHost {
     if (link === undefined) {
       this.#state = committed.state;
       if (step.status === 'terminated') this.#stop?.committedStop();
+      if (this.#observer !== undefined) this.#told(committed);
       return undefined;
     }
     return link.commit(committed).then(() => {
       this.#state = committed.state;
       if (step.status === 'terminated') this.#stop?.committedStop();
+      if (this.#observer !== undefined) this.#told(committed);
     });
+  }
+
+  #told({ state, change }: CommittedStep): void {
+    tell(this.#observer, (o) => o.step?.(state.step, change.append ?? NO_MESSAGES, state));
   }
 
   checkStop(

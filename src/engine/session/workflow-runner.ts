@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { AnyStateMachine } from 'xstate';
 
+import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import { ConfigError, SessionBusyError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
 import { CheckpointLink, fingerprintOf } from '../log/checkpoint-link.js';
@@ -104,6 +105,11 @@ export class WorkflowRunner implements Runnable {
    */
   get sessionsInMemory(): number {
     return this.#sessions.size;
+  }
+
+  /** The checkpoint store sessions are kept in, if any (`serve()` reads step logs and owners there). */
+  get checkpointStore(): CheckpointStore | undefined {
+    return this.#checkpointing?.store;
   }
 
   /** The compiled XState machine this workflow runs. */
