@@ -1,22 +1,36 @@
+import { createHash } from 'node:crypto';
+
 import { CHAT_PAGE_SCRIPT } from './chat-page-script.js';
 import { CHAT_PAGE_STYLE } from './chat-page-style.js';
 
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/**
+ * The page's Content-Security-Policy, in a `<meta>` so that the page carries it wherever it is
+ * served: only its own inline style and script (by their hashes) run, and it talks to its own
+ * origin only.
+ */
+const POLICY =
+  `default-src 'none'; script-src ${sha256(CHAT_PAGE_SCRIPT)}; style-src ${sha256(CHAT_PAGE_STYLE)}; ` +
+  "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'";
+
 /**
  * The customer chat page of `baton serve --ui`: one self-contained HTML document (no CDN, no
- * framework, no build step). It holds no secret: the token reaches the script through the URL
- * fragment, which browsers never send to a server. Its style and script carry `nonce`, so the
- * Content-Security-Policy of `chatPageResponse()` refuses every other script.
+ * framework, no build step), served at `/` without authentication. It holds no secret: the token
+ * reaches its script through the URL fragment (`/#token=…`), which browsers never send to a
+ * server, and every request the script makes carries it as `Authorization: Bearer`.
  */
-export function chatPageHtml(nonce: string, title = 'Support'): string {
+export function chatPage(title = 'Support'): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
-<style nonce="${nonce}">${CHAT_PAGE_STYLE}</style>
+<style>${CHAT_PAGE_STYLE}</style>
 </head>
 <body>
 <header>
@@ -39,7 +53,7 @@ export function chatPageHtml(nonce: string, title = 'Support'): string {
     </div>
   </div>
 </form>
-<script nonce="${nonce}">${CHAT_PAGE_SCRIPT}</script>
+<script>${CHAT_PAGE_SCRIPT}</script>
 </body>
 </html>
 `;

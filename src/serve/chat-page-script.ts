@@ -139,6 +139,11 @@ ${CHAT_STREAM_SCRIPT}
     $('reply').focus();
   });
 
+  // Framed by another page, the buttons could be clicked for the customer: the page does nothing.
+  if (window.top !== window.self) {
+    document.body.textContent = 'This page does not work inside a frame.';
+    return;
+  }
   readToken();
   load();
   rebuild();
