@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { AnyStateMachine } from 'xstate';
 
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
 import { CheckpointLink, fingerprintOf } from './checkpoint-link.js';
@@ -97,6 +98,14 @@ export class WorkflowRunner implements Runnable {
   /** Sessions held in memory right now (running ones included). */
   get sessionsInMemory(): number {
     return this.#sessions.size;
+  }
+
+  /**
+   * The checkpoint store sessions are kept in, if any.
+   * @internal for `serve()`, which reads step logs and owners from it; not part of the public API.
+   */
+  get checkpointStore(): CheckpointStore | undefined {
+    return this.#checkpointing?.store;
   }
 
   /** The compiled XState machine this workflow runs. */

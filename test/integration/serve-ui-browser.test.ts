@@ -18,7 +18,7 @@ const runs = existsSync(CHROMIUM) || process.env.BATON_REQUIRE_SERVICES === '1';
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
 const results = join(root, 'test-results');
-const DESK = 'test/support/serve-desk.ts';
+const DESK = 'test/support/serve-ui-desk.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
