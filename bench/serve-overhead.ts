@@ -211,7 +211,6 @@ async function streams(): Promise<void> {
     JSON.stringify({
       bench: 'serve-overhead',
       mode: 'streams',
-      streams: STREAMS,
       ...counted,
       expectedEvents: STREAMS * EVENTS_PER_TURN,
       heapPerRunInProcessBytes: localHeap / STREAMS,

@@ -107,7 +107,9 @@ function transcript(page: Page): Promise<string[]> {
         return `${text('.who')}: ${text('.body')}${el.classList.contains('draft') ? ' (typing)' : ''}`;
       if (el.classList.contains('approval')) {
         const calls = [...el.querySelectorAll('.call')].map((row) =>
-          [...row.children].map((c) => (c.tagName === 'BUTTON' ? `[${c.textContent}]` : c.textContent)).join(' '),
+          [...row.children]
+            .map((c) => (c.tagName === 'BUTTON' ? `[${c.textContent}]` : c.textContent))
+            .join(' '),
         );
         return `${text('.who')}: ${calls.join('; ')}`;
       }
@@ -173,7 +175,10 @@ describe('the customer chat page of `baton serve --ui` in Chromium', () => {
     await page.locator('#transcript .note.handoff').waitFor();
     expect(await page.textContent('#status')).toBe('answering…');
     const before = await transcript(page);
-    expect(before).toEqual(['You: I was charged twice for INV-1003', 'triage handed over to billing']);
+    expect(before).toEqual([
+      'You: I was charged twice for INV-1003',
+      'triage handed over to billing',
+    ]);
     await page.reload();
     // The page shows what it had, then follows the run from its last event.
     await page.locator('#status.awaiting_input').waitFor();

@@ -7,5 +7,6 @@ import { OfflineDeskModel } from '../../src/cli/demo-model.js';
 
 const thinkMs = Number(process.env.BATON_DESK_THINK_MS ?? '0');
 
-export const workflow = createSupportDesk((role) => new OfflineDeskModel(role, { thinkMs }))
-  .workflow;
+export const workflow = createSupportDesk(
+  (role) => new OfflineDeskModel(role, { thinkMs }),
+).workflow;

@@ -43,7 +43,10 @@ for (let s = 0; s < WARM_UP + SESSIONS; s++) {
   ).json()) as { thread_id: string };
   for (let t = 1; t <= LENGTH; t++) {
     let start = process.hrtime.bigint();
-    await local.invoke({ messages: [new HumanMessage(userTurn(t))], activeAgent: 'triage' }, config);
+    await local.invoke(
+      { messages: [new HumanMessage(userTurn(t))], activeAgent: 'triage' },
+      config,
+    );
     const a = Number(process.hrtime.bigint() - start) / 1000;
     start = process.hrtime.bigint();
     const response = await fetch(`${base}/threads/${thread.thread_id}/runs/stream`, {
