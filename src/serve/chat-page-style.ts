@@ -21,6 +21,7 @@ main { flex: 1; min-height: 0; overflow-y: auto; padding: 16px; }
   border: 1px solid var(--line); overflow-wrap: anywhere; white-space: pre-wrap; }
 .msg .who { font-size: 12px; font-weight: 600; color: var(--dim); margin-bottom: 2px; white-space: normal; }
 .msg.user { align-self: flex-end; background: var(--accent); border-color: var(--accent); color: #fff; }
+.msg.user .who { color: #dbe6fd; }
 .msg.agent { align-self: flex-start; }
 .msg.draft { opacity: .75; border-style: dashed; }
 .note { align-self: center; font-size: 13px; color: var(--dim); text-align: center; overflow-wrap: anywhere; }
