@@ -90,6 +90,9 @@ async function turns(storeKind: string): Promise<void> {
   const [sessions, length, warmUp] = storeKind === 'postgres' ? [8, 20, 2] : [30, 50, 10];
   const inProcess: number[] = [];
   const overHttp: number[] = [];
+  // The added cost by the turn's place in its session: the first 10 turns against the last 10.
+  const addedEarly: number[] = [];
+  const addedLate: number[] = [];
   let lostEvents = 0;
   for (let s = 0; s < warmUp + sessions; s++) {
     const local = workflow.session(`local-${s}`);
@@ -106,6 +109,8 @@ async function turns(storeKind: string): Promise<void> {
       if (s >= warmUp) {
         inProcess.push(a);
         overHttp.push(b);
+        if (t <= 10) addedEarly.push(b - a);
+        if (t > length - 10) addedLate.push(b - a);
       }
     }
   }
@@ -137,6 +142,9 @@ async function turns(storeKind: string): Promise<void> {
       addedP50Us: percentile(sortedB, 0.5) - percentile(sortedA, 0.5),
       addedP99Us: percentile(sortedB, 0.99) - percentile(sortedA, 0.99),
       addedMedianOfPairsUs: median(overHttp.map((b, i) => b - (inProcess[i] as number))),
+      turnsPerSession: length,
+      addedEarlyUs: median(addedEarly),
+      addedLateUs: median(addedLate),
       lostEvents,
     }),
   );
