@@ -166,8 +166,9 @@ describe('the customer chat page of `baton serve --ui` in Chromium', () => {
   }, 90_000);
 
   it('resumes the stream after a reload mid-run: nothing missed, nothing shown twice', async () => {
-    // Every model call takes 700 ms: the first run is 3 calls, the refund 2 more.
-    const url = await serveUi(700);
+    // Every model call takes 1.5 s (the first run is 3 calls, the refund 2 more): long enough that
+    // nothing else arrives between a check and the reload, even on a loaded machine.
+    const url = await serveUi(1500);
     const { page, errors } = await browser();
     await page.goto(url);
     await send(page, 'I was charged twice for INV-1003');
