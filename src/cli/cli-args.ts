@@ -9,6 +9,8 @@ export interface OptionSpec {
   /** What the value is, for the error when it is missing: `an id`, `a directory`. */
   readonly value: string;
   readonly example: string;
+  /** A flag (`--ui`) takes no value; parsed, its value is `"yes"`. */
+  readonly flag?: boolean;
 }
 
 /** What a command accepts. */
@@ -28,7 +30,7 @@ export interface ParsedArgs {
 
 /**
  * Parses `argv` (the words after the command) against `spec`: `--name value` or `--name=value`
- * for options, `--help`/`-h` anywhere. Throws `UsageError` with a one-line message naming the bad
+ * for options, `--name` alone for flags, `--help`/`-h` anywhere. Throws `UsageError` with a one-line message naming the bad
  * word and the help command.
  */
 export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
@@ -59,6 +61,12 @@ export function parseCommandArgs(spec: CommandSpec, argv: readonly string[]): Pa
       fail(`unknown argument "${arg}"${meant === undefined ? '.' : `: did you mean ${meant}?`}`);
     }
     const known = option;
+    if (known.flag === true) {
+      if (inline !== undefined) fail(`--${known.name} takes no value, got "${arg}".`);
+      if (options.has(known.name)) fail(`--${known.name} is given twice.`);
+      options.set(known.name, 'yes');
+      continue;
+    }
     const value = inline ?? argv[i + 1];
     if (value === undefined || value === '' || (inline === undefined && value.startsWith('-'))) {
       fail(`--${known.name} needs ${known.value}, e.g. ${known.example}.`);

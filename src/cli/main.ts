@@ -14,9 +14,10 @@ Usage:
   baton graph <module>          print the workflow's routing graph as Mermaid text
   baton dev <module> [--port <n>] [--store <dir>]
                                 serve the devtools page: live graph, transcript, reply box, Stop
-  baton serve <module> [--port 8787] [--host 127.0.0.1] [--store <dir>]
+  baton serve <module> [--port 8787] [--host 127.0.0.1] [--store <dir>] [--ui]
                                 serve the workflow's sessions over HTTP: JSON/SSE routes, the AI
-                                SDK's useChat (/chat) and AG-UI (/ag-ui); token from BATON_TOKEN
+                                SDK's useChat (/chat) and AG-UI (/ag-ui); token from BATON_TOKEN;
+                                --ui adds a customer chat page at /
   baton demo [--session <id>]   run the support-desk demo (offline model unless OPENAI_API_KEY or
                                 OPENAI_BASE_URL is set); sessions are kept in .baton/ in the
                                 current directory, and --session resumes one

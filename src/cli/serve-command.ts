@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
+import { chatPage } from '../serve/chat-page-html.js';
 import { listenOnNode } from '../serve/node-listen.js';
 import { serve } from '../serve/serve.js';
 import { isServedWorkflow } from '../serve/serve-options.js';
@@ -14,11 +15,12 @@ export const SERVE_SPEC: CommandSpec = {
     { name: 'port', value: 'a port number', example: '--port 8787' },
     { name: 'host', value: 'an address', example: '--host 127.0.0.1' },
     { name: 'store', value: 'a directory', example: '--store .baton' },
+    { name: 'ui', value: 'no value', example: '--ui', flag: true },
   ],
   positionals: [{ name: 'workflow module', example: 'baton serve samples/support-desk.ts' }],
 };
 
-export const SERVE_HELP = `Usage: baton serve <module> [--port 8787] [--host 127.0.0.1] [--store <dir>]
+export const SERVE_HELP = `Usage: baton serve <module> [--port 8787] [--host 127.0.0.1] [--store <dir>] [--ui]
 
 Serves a workflow module's sessions over HTTP (docs/serving.md) and prints one line:
   Baton serve: http://127.0.0.1:8787
@@ -31,6 +33,8 @@ one is generated and printed when BATON_TOKEN is not set.
                   address needs BATON_TOKEN
   --store <dir>   keep sessions in a FileCheckpointStore in <dir>; the module must export
                   createWorkflow({ checkpointStore })
+  --ui            also serve a customer chat page at / and print its address; the token rides
+                  in the address's #fragment, which the browser never sends to the server
 
 Ctrl-C stops the server; runs in progress finish first.
 `;
@@ -75,7 +79,8 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
   if (!isServedWorkflow(module.workflow)) {
     throw new UsageError(`baton serve: "${path}" exports no built workflow or team.`);
   }
-  const handler = serve(module.workflow, { token });
+  const ui = args.options.has('ui');
+  const handler = serve(module.workflow, { token, ...(ui ? { page: chatPage(module.name) } : {}) });
   let listening: Awaited<ReturnType<typeof listenOnNode>>;
   try {
     listening = await listenOnNode(handler, port, host);
@@ -93,6 +98,14 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
       ? `Token (send as Authorization: Bearer <token>): ${token}\n`
       : 'Token: the value of BATON_TOKEN\n',
   );
+  if (ui) {
+    // The page reads the token from the fragment and keeps it in the tab's sessionStorage.
+    process.stdout.write(
+      given === undefined
+        ? `Chat page: ${listening.url}/#token=${token}\n`
+        : `Chat page: ${listening.url}/#token=<the value of BATON_TOKEN>\n`,
+    );
+  }
   // Exit codes follow the shell's 128 + signal convention: 130 after Ctrl-C, 143 after SIGTERM.
   const code = await new Promise<number>((resolve) => {
     const onInterrupt = () => stop(130);
