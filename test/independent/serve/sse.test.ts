@@ -1,0 +1,237 @@
+// Independent suite for API.md §15 plain SSE (`POST /sessions/:id/runs` with
+// `Accept: text/event-stream`, `GET /sessions/:id/stream`), over real HTTP. Written from API.md
+// alone. Readings where the page is open:
+// - ids `<step>.<n>` are strictly increasing in (step, n) order along one stream; a committed
+//   message's step is a step of `session.checkpoints()`, and a chunk's step is the step of the
+//   message it becomes;
+// - the message events of a run (chunks aside) are exactly its `TaskResult.messages`, in order;
+// - a replay of committed events (no run going) is compared on its message events; whether such a
+//   replay also sends a `result` event is left open (the page does not say); a cursor equal to
+//   the `result` event's id with no run going has "nothing after" it: 204;
+// - a second process sharing the store knows the session's owner (owners live in the store).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { FileCheckpointStore, MemoryCheckpointStore, serve } from '../../../src/index.js';
+import {
+  allEvents,
+  authenticate,
+  client,
+  desk,
+  Gate,
+  listen,
+  type Server,
+  type SseEvent,
+  sseEvents,
+} from './support.js';
+
+const servers: Server[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function start(options: Parameters<typeof desk>[0] = {}) {
+  const made = desk({ store: new MemoryCheckpointStore(), ...options });
+  const server = await listen(serve(made.workflow, { authenticate }));
+  servers.push(server);
+  return { ...made, server, alice: client(server.url, 'alice') };
+}
+
+const cursor = (id: string | undefined): [number, number] => {
+  expect(id).toMatch(/^\d+\.\d+$/);
+  const [step, n] = id!.split('.').map(Number);
+  return [step!, n!];
+};
+const increasing = (events: SseEvent[]) => {
+  for (let i = 1; i < events.length; i++) {
+    const [s0, n0] = cursor(events[i - 1]!.id);
+    const [s1, n1] = cursor(events[i]!.id);
+    expect(s1 > s0 || (s1 === s0 && n1 > n0), `${events[i - 1]!.id} then ${events[i]!.id}`).toBe(true);
+  }
+};
+const messagesOf = (events: SseEvent[]) =>
+  events
+    .filter((e) => e.event !== 'result' && e.event !== 'ModelClientStreamingChunkEvent')
+    .map((e) => JSON.parse(e.data) as { type: string; source: string; content?: unknown });
+const resultOf = (events: SseEvent[]) =>
+  JSON.parse(events.find((e) => e.event === 'result')!.data) as {
+    type: string;
+    status: string;
+    messages: unknown[];
+  };
+
+function streamRun(server: Server, id: string, input: string, signal?: AbortSignal) {
+  return fetch(`${server.url}/sessions/${id}/runs`, {
+    method: 'POST',
+    headers: {
+      ...client(server.url, 'alice').auth,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+    },
+    body: JSON.stringify({ input }),
+    signal,
+  });
+}
+
+function getStream(server: Server, id: string, lastEventId?: string) {
+  return fetch(`${server.url}/sessions/${id}/stream`, {
+    headers: {
+      ...client(server.url, 'alice').auth,
+      accept: 'text/event-stream',
+      ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+    },
+  });
+}
+
+describe('POST /sessions/:id/runs as SSE (API.md §15)', () => {
+  it('sends one event per message (event = type, data = JSON), then `result`, ids <step>.<n>', async () => {
+    const { server, alice, workflow } = await start();
+    await alice.post('/sessions', { id: 'sse-run' });
+    const response = await streamRun(server, 'sse-run', 'hello');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = await allEvents(response);
+    expect(events.map((e) => e.event)).toEqual([
+      'TextMessage',
+      'ToolCallRequestEvent',
+      'ToolCallExecutionEvent',
+      'HandoffMessage',
+      'TextMessage',
+      'UserInputRequestedEvent',
+      'result',
+    ]);
+    for (const e of events.slice(0, -1)) expect(JSON.parse(e.data).type).toBe(e.event);
+    increasing(events);
+    const result = resultOf(events);
+    expect(result.type).toBe('TaskResult');
+    expect(result.status).toBe('awaiting_input');
+    expect(messagesOf(events)).toEqual(result.messages);
+    const session = workflow.session('sse-run');
+    const steps = (await session.checkpoints()).map((c) => c.step);
+    for (const e of events.slice(0, -1)) expect(steps).toContain(cursor(e.id)[0]);
+    expect(cursor(events.at(-2)!.id)[0]).toBe((await session.info()).step);
+  });
+
+  it('streams chunks with the id of the step being made, and keeps them out of the TaskResult', async () => {
+    const { server, alice } = await start({ chunks: true });
+    await alice.post('/sessions', { id: 'sse-chunks' });
+    const events = await allEvents(await streamRun(server, 'sse-chunks', 'hello'));
+    increasing(events);
+    const chunks = events.filter((e) => e.event === 'ModelClientStreamingChunkEvent');
+    expect(chunks.map((e) => JSON.parse(e.data).content)).toEqual(['Billing: ', 'hello']);
+    const answer = events.find(
+      (e) => e.event === 'TextMessage' && JSON.parse(e.data).source === 'billing',
+    )!;
+    expect(JSON.parse(answer.data).content).toBe('Billing: hello');
+    for (const chunk of chunks) expect(cursor(chunk.id)[0]).toBe(cursor(answer.id)[0]);
+    expect(messagesOf(events)).toEqual(resultOf(events).messages);
+  });
+});
+
+describe('GET /sessions/:id/stream (API.md §15)', () => {
+  it('answers 204 with no run going and no cursor, and with nothing after the cursor', async () => {
+    const { server, alice } = await start();
+    await alice.post('/sessions', { id: 'sse-204' });
+    expect((await getStream(server, 'sse-204')).status).toBe(204);
+    const events = await allEvents(await streamRun(server, 'sse-204', 'hello'));
+    expect((await getStream(server, 'sse-204')).status).toBe(204);
+    expect((await getStream(server, 'sse-204', events.at(-1)!.id)).status).toBe(204);
+  });
+
+  it('replays from the step log what came after Last-Event-ID: nothing missed, nothing repeated', async () => {
+    const { server, alice } = await start();
+    await alice.post('/sessions', { id: 'sse-replay' });
+    const events = await allEvents(await streamRun(server, 'sse-replay', 'hello'));
+    const messages = events.filter((e) => e.event !== 'result');
+    for (let k = 0; k < messages.length - 1; k++) {
+      const response = await getStream(server, 'sse-replay', messages[k]!.id);
+      expect(response.status).toBe(200);
+      const replay = (await allEvents(response)).filter((e) => e.event !== 'result');
+      expect(replay).toEqual(messages.slice(k + 1));
+    }
+  });
+
+  it('replays the runs that came after the cursor, however long after', async () => {
+    const { server, alice } = await start();
+    await alice.post('/sessions', { id: 'sse-later' });
+    const first = await allEvents(await streamRun(server, 'sse-later', 'one'));
+    const second = await allEvents(await streamRun(server, 'sse-later', 'two'));
+    const third = await allEvents(await streamRun(server, 'sse-later', 'three'));
+    const lastOfFirst = first.filter((e) => e.event !== 'result').at(-1)!;
+    const replay = (await allEvents(await getStream(server, 'sse-later', lastOfFirst.id))).filter(
+      (e) => e.event !== 'result',
+    );
+    expect(replay).toEqual([...second, ...third].filter((e) => e.event !== 'result'));
+  });
+
+  it('with no cursor during a run: the current run from its start, then live, then `result`', async () => {
+    const gate = new Gate();
+    const { server, alice } = await start({ gate });
+    await alice.post('/sessions', { id: 'sse-live' });
+    const run = alice.post('/sessions/sse-live/runs', { input: 'slow hello' });
+    await gate.started;
+    const response = await getStream(server, 'sse-live');
+    expect(response.status).toBe(200);
+    const reading = allEvents(response);
+    gate.open();
+    const events = await reading;
+    const result = (await run).json as { messages: unknown[] };
+    increasing(events);
+    expect(events.at(-1)!.event).toBe('result');
+    expect(messagesOf(events)).toEqual(result.messages);
+    expect(resultOf(events)).toEqual(result);
+  });
+
+  it('reconnecting mid-run with Last-Event-ID misses nothing and repeats nothing', async () => {
+    const gate = new Gate();
+    const { server, alice, workflow } = await start({ gate });
+    await alice.post('/sessions', { id: 'sse-reconnect' });
+    const abort = new AbortController();
+    const response = await streamRun(server, 'sse-reconnect', 'slow hello', abort.signal);
+    const before: SseEvent[] = [];
+    for await (const event of sseEvents(response.body!)) {
+      before.push(event);
+      if (event.event === 'HandoffMessage') break;
+    }
+    await gate.started;
+    abort.abort();
+    const again = await getStream(server, 'sse-reconnect', before.at(-1)!.id);
+    expect(again.status).toBe(200);
+    const reading = allEvents(again);
+    gate.open();
+    const after = await reading;
+    increasing([...before, ...after]);
+    expect(after.at(-1)!.event).toBe('result');
+    const thread = await workflow.session('sse-reconnect').messages();
+    expect(messagesOf([...before, ...after])).toEqual(JSON.parse(JSON.stringify(thread)));
+    expect(resultOf(after).messages).toEqual(JSON.parse(JSON.stringify(thread)));
+  });
+
+  it('follows a run of another process sharing the store', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'baton-serve-sse-'));
+    dirs.push(directory);
+    const gate = new Gate();
+    const one = desk({ store: new FileCheckpointStore(directory), gate });
+    const two = desk({ store: new FileCheckpointStore(directory) });
+    const a = await listen(serve(one.workflow, { authenticate }));
+    const b = await listen(serve(two.workflow, { authenticate }));
+    servers.push(a, b);
+    const alice = client(a.url, 'alice');
+    await alice.post('/sessions', { id: 'sse-process' });
+    const run = alice.post('/sessions/sse-process/runs', { input: 'slow hello' });
+    await gate.started;
+    const response = await getStream(b, 'sse-process');
+    expect(response.status).toBe(200);
+    const reading = allEvents(response);
+    gate.open();
+    const events = await reading;
+    const result = (await run).json as { messages: unknown[] };
+    increasing(events);
+    expect(messagesOf(events)).toEqual(result.messages);
+  });
+});
