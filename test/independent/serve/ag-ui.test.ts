@@ -1,0 +1,238 @@
+// Independent suite for API.md §15, AG-UI 1.0 on `POST /ag-ui`: `@ag-ui/client`'s HttpAgent runs and
+// resumes the session, every event passes `@ag-ui/core`'s schemas. Written from API.md alone.
+// Readings where the page is open:
+// - a pause ends with RUN_FINISHED whose `outcome` is `{type: "interrupt", interrupts}`; a question
+//   is one interrupt `{reason: "input_required", id: <pending request id>, responseSchema}` whose
+//   schema describes an object with a string property `text`;
+// - the handoff's CUSTOM event is named `baton.handoff` (its value is not asserted: the page does
+//   not give its shape);
+// - RUN_ERROR for a request without `resume` while tool-call interrupts are open comes in a 200 SSE
+//   answer (AG-UI reports run errors as events), and nothing is committed: the step log, the
+//   thread and info() are unchanged and no tool ran.
+import { HttpAgent } from '@ag-ui/client';
+import { type BaseEvent, EventSchemas, EventType } from '@ag-ui/core';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { MemoryCheckpointStore, serve } from '../../../src/index.js';
+import {
+  allEvents,
+  authenticate,
+  client,
+  desk,
+  listen,
+  type Server,
+  TOKENS,
+  wire,
+} from './support.js';
+
+let server: Server | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start() {
+  const made = desk({ store: new MemoryCheckpointStore() });
+  server = await listen(serve(made.workflow, { authenticate }));
+  return { ...made, alice: client(server.url, 'alice') };
+}
+
+function agentFor(threadId: string) {
+  return new HttpAgent({
+    url: `${server!.url}/ag-ui`,
+    headers: { authorization: `Bearer ${TOKENS.alice}` },
+    threadId,
+  });
+}
+
+async function runOnce(agent: HttpAgent, parameters: Parameters<HttpAgent['runAgent']>[0] = {}) {
+  const events: BaseEvent[] = [];
+  await agent.runAgent(parameters, {
+    onEvent: ({ event }) => {
+      events.push(event);
+    },
+  });
+  return events;
+}
+
+type Interrupt = { id: string; reason: string; toolCallId?: string; responseSchema?: Record<string, unknown> };
+const interruptsOf = (events: BaseEvent[]) => {
+  const finished = events.at(-1) as { type: string; outcome?: { type: string; interrupts?: Interrupt[] } };
+  expect(finished.type).toBe(EventType.RUN_FINISHED);
+  expect(finished.outcome?.type).toBe('interrupt');
+  return finished.outcome!.interrupts!;
+};
+const textsOf = (events: BaseEvent[]) => {
+  const byId = new Map<string, string>();
+  for (const e of events as { type: string; messageId?: string; delta?: string }[]) {
+    if (e.type === EventType.TEXT_MESSAGE_START) byId.set(e.messageId!, '');
+    if (e.type === EventType.TEXT_MESSAGE_CONTENT) byId.set(e.messageId!, byId.get(e.messageId!)! + e.delta);
+  }
+  return [...byId.values()];
+};
+
+/** Raw POST /ag-ui: the SSE `data` of every event, each checked against `@ag-ui/core`. */
+async function rawRun(body: unknown) {
+  const response = await fetch(`${server!.url}/ag-ui`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TOKENS.alice}`,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+    },
+    body: JSON.stringify(body),
+  });
+  const events = (await allEvents(response)).map((e) => JSON.parse(e.data) as { type: string });
+  for (const event of events) {
+    const parsed = EventSchemas.safeParse(event);
+    expect(parsed.success, JSON.stringify(event)).toBe(true);
+  }
+  return { status: response.status, contentType: response.headers.get('content-type'), events };
+}
+
+describe('POST /ag-ui (API.md §15)', () => {
+  it('runs a new thread: every event passes @ag-ui/core, steps per agent, handoff, input_required interrupt', async () => {
+    const { alice, workflow } = await start();
+    const { status, contentType, events } = await rawRun({
+      threadId: 'agui-new',
+      runId: 'run-1',
+      messages: [{ id: 'm-1', role: 'user', content: 'hello' }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    });
+    expect(status).toBe(200);
+    expect(contentType).toMatch(/^text\/event-stream/);
+    const typed = events as unknown as BaseEvent[];
+    expect(typed[0]).toMatchObject({ type: EventType.RUN_STARTED, threadId: 'agui-new', runId: 'run-1' });
+    const steps = (typed as { type: string; stepName?: string }[])
+      .filter((e) => e.type === EventType.STEP_STARTED || e.type === EventType.STEP_FINISHED)
+      .map((e) => `${e.type}:${e.stepName}`);
+    expect(steps).toEqual([
+      'STEP_STARTED:triage',
+      'STEP_FINISHED:triage',
+      'STEP_STARTED:billing',
+      'STEP_FINISHED:billing',
+    ]);
+    expect(typed.filter((e) => e.type === EventType.CUSTOM).map((e) => (e as { name: string }).name)).toEqual([
+      'baton.handoff',
+    ]);
+    expect(textsOf(typed)).toEqual(['Billing: hello']);
+    const info = await workflow.session('agui-new').info();
+    const [interrupt, ...others] = interruptsOf(typed);
+    expect(others).toEqual([]);
+    expect(interrupt!.reason).toBe('input_required');
+    expect(interrupt!.id).toBe(info.pendingRequest!.id);
+    const schema = interrupt!.responseSchema as {
+      type: string;
+      properties: { text: { type: string } };
+      required?: string[];
+    };
+    expect(schema.type).toBe('object');
+    expect(schema.properties.text.type).toBe('string');
+    expect(schema.required).toEqual(['text']);
+    expect((await alice.get('/sessions/agui-new')).status).toBe(200);
+    expect((await client(server!.url, 'bob').get('/sessions/agui-new')).status).toBe(404);
+  });
+
+  it('HttpAgent: a tool_call interrupt per approval, resumed with {approved: true}', async () => {
+    const { refunds, workflow } = await start();
+    const agent = agentFor('agui-approve');
+    agent.addMessage({ id: 'm-1', role: 'user', content: 'refund please' });
+    const first = await runOnce(agent, { runId: 'run-1' });
+    const info = await workflow.session('agui-approve').info();
+    const callId = (info.pendingRequest as { calls: { id: string }[] }).calls[0]!.id;
+    expect(interruptsOf(first)).toEqual([
+      expect.objectContaining({ id: callId, reason: 'tool_call', toolCallId: callId }),
+    ]);
+    const started = first.filter((e) => e.type === EventType.TOOL_CALL_START) as unknown as {
+      toolCallId: string;
+      toolCallName: string;
+    }[];
+    expect(started.map((e) => [e.toolCallName, e.toolCallId])).toContainEqual(['refund', callId]);
+    const results = (events: BaseEvent[]) =>
+      (events.filter((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as {
+        toolCallId: string;
+        content: string;
+      }[]).filter((e) => e.toolCallId === callId);
+    expect(results(first)).toEqual([]);
+    expect(refunds).toEqual([]);
+
+    const second = await runOnce(agent, {
+      runId: 'run-2',
+      resume: [{ interruptId: callId, status: 'resolved', payload: { approved: true } }],
+    });
+    expect(refunds).toEqual(['42']);
+    expect(results(second).map((e) => e.content)).toEqual(['refunded 42']);
+    expect(textsOf(second)).toEqual(['Done: refunded 42']);
+    expect(interruptsOf(second).map((i) => i.reason)).toEqual(['input_required']);
+  });
+
+  it('HttpAgent: {approved: false, reason} rejects the call', async () => {
+    const { refunds, workflow } = await start();
+    const agent = agentFor('agui-reject');
+    agent.addMessage({ id: 'm-1', role: 'user', content: 'refund please' });
+    await runOnce(agent, { runId: 'run-1' });
+    const info = await workflow.session('agui-reject').info();
+    const callId = (info.pendingRequest as { calls: { id: string }[] }).calls[0]!.id;
+    const second = await runOnce(agent, {
+      runId: 'run-2',
+      resume: [{ interruptId: callId, status: 'resolved', payload: { approved: false, reason: 'no' } }],
+    });
+    expect(refunds).toEqual([]);
+    expect(textsOf(second)).toEqual(['Done: Tool call "refund" was rejected by the user: no']);
+  });
+
+  it('HttpAgent: an input_required interrupt answered by {text}, and by a new user message', async () => {
+    const { workflow } = await start();
+    const agent = agentFor('agui-input');
+    agent.addMessage({ id: 'm-1', role: 'user', content: 'hello' });
+    const first = await runOnce(agent, { runId: 'run-1' });
+    const [question] = interruptsOf(first);
+    const second = await runOnce(agent, {
+      runId: 'run-2',
+      resume: [{ interruptId: question!.id, status: 'resolved', payload: { text: 'more please' } }],
+    });
+    expect(textsOf(second)).toEqual(['Billing: more please']);
+    agent.addMessage({ id: 'm-3', role: 'user', content: 'and again' });
+    const third = await runOnce(agent, { runId: 'run-3' });
+    expect(textsOf(third)).toEqual(['Billing: and again']);
+    const users = (await workflow.session('agui-input').messages())
+      .filter((m) => m.source === 'user' && m.type === 'TextMessage')
+      .map((m) => (m as { content: string }).content);
+    expect(users).toEqual(['hello', 'more please', 'and again']);
+  });
+
+  it('answers RUN_ERROR and commits nothing when resume is missing while tool-call interrupts are open', async () => {
+    const { workflow, refunds } = await start();
+    const agent = agentFor('agui-missing');
+    agent.addMessage({ id: 'm-1', role: 'user', content: 'refund please' });
+    await runOnce(agent, { runId: 'run-1' });
+    const session = workflow.session('agui-missing');
+    const before = {
+      log: await session.checkpoints(),
+      thread: wire(await session.messages()),
+      info: wire(await session.info()),
+    };
+    const { status, events } = await rawRun({
+      threadId: 'agui-missing',
+      runId: 'run-2',
+      messages: [
+        { id: 'm-1', role: 'user', content: 'refund please' },
+        { id: 'm-2', role: 'user', content: 'just do it' },
+      ],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    });
+    expect(status).toBe(200);
+    expect(events.at(-1)!.type).toBe(EventType.RUN_ERROR);
+    expect(events.filter((e) => e.type === EventType.RUN_FINISHED)).toEqual([]);
+    expect(refunds).toEqual([]);
+    expect(await session.checkpoints()).toEqual(before.log);
+    expect(wire(await session.messages())).toEqual(before.thread);
+    expect(wire(await session.info())).toEqual(before.info);
+  });
+});
