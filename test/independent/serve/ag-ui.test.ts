@@ -10,7 +10,8 @@
 //   answer (AG-UI reports run errors as events), and nothing is committed: the step log, the
 //   thread and info() are unchanged and no tool ran.
 import { HttpAgent } from '@ag-ui/client';
-import { type BaseEvent, EventSchemas, EventType } from '@ag-ui/core';
+import { type BaseEvent, EventType } from '@ag-ui/core';
+import { EventSchemas } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { MemoryCheckpointStore, serve } from '../../../src/index.js';
@@ -55,9 +56,17 @@ async function runOnce(agent: HttpAgent, parameters: Parameters<HttpAgent['runAg
   return events;
 }
 
-type Interrupt = { id: string; reason: string; toolCallId?: string; responseSchema?: Record<string, unknown> };
+type Interrupt = {
+  id: string;
+  reason: string;
+  toolCallId?: string;
+  responseSchema?: Record<string, unknown>;
+};
 const interruptsOf = (events: BaseEvent[]) => {
-  const finished = events.at(-1) as { type: string; outcome?: { type: string; interrupts?: Interrupt[] } };
+  const finished = events.at(-1) as {
+    type: string;
+    outcome?: { type: string; interrupts?: Interrupt[] };
+  };
   expect(finished.type).toBe(EventType.RUN_FINISHED);
   expect(finished.outcome?.type).toBe('interrupt');
   return finished.outcome!.interrupts!;
@@ -66,7 +75,8 @@ const textsOf = (events: BaseEvent[]) => {
   const byId = new Map<string, string>();
   for (const e of events as { type: string; messageId?: string; delta?: string }[]) {
     if (e.type === EventType.TEXT_MESSAGE_START) byId.set(e.messageId!, '');
-    if (e.type === EventType.TEXT_MESSAGE_CONTENT) byId.set(e.messageId!, byId.get(e.messageId!)! + e.delta);
+    if (e.type === EventType.TEXT_MESSAGE_CONTENT)
+      byId.set(e.messageId!, byId.get(e.messageId!)! + e.delta);
   }
   return [...byId.values()];
 };
@@ -105,7 +115,11 @@ describe('POST /ag-ui (API.md §15)', () => {
     expect(status).toBe(200);
     expect(contentType).toMatch(/^text\/event-stream/);
     const typed = events as unknown as BaseEvent[];
-    expect(typed[0]).toMatchObject({ type: EventType.RUN_STARTED, threadId: 'agui-new', runId: 'run-1' });
+    expect(typed[0]).toMatchObject({
+      type: EventType.RUN_STARTED,
+      threadId: 'agui-new',
+      runId: 'run-1',
+    });
     const steps = (typed as { type: string; stepName?: string }[])
       .filter((e) => e.type === EventType.STEP_STARTED || e.type === EventType.STEP_FINISHED)
       .map((e) => `${e.type}:${e.stepName}`);
@@ -115,9 +129,11 @@ describe('POST /ag-ui (API.md §15)', () => {
       'STEP_STARTED:billing',
       'STEP_FINISHED:billing',
     ]);
-    expect(typed.filter((e) => e.type === EventType.CUSTOM).map((e) => (e as { name: string }).name)).toEqual([
-      'baton.handoff',
-    ]);
+    expect(
+      typed
+        .filter((e) => e.type === EventType.CUSTOM)
+        .map((e) => (e as unknown as { name: string }).name),
+    ).toEqual(['baton.handoff']);
     expect(textsOf(typed)).toEqual(['Billing: hello']);
     const info = await workflow.session('agui-new').info();
     const [interrupt, ...others] = interruptsOf(typed);
@@ -142,7 +158,7 @@ describe('POST /ag-ui (API.md §15)', () => {
     agent.addMessage({ id: 'm-1', role: 'user', content: 'refund please' });
     const first = await runOnce(agent, { runId: 'run-1' });
     const info = await workflow.session('agui-approve').info();
-    const callId = (info.pendingRequest as { calls: { id: string }[] }).calls[0]!.id;
+    const callId = info.pendingRequest!.calls![0]!.id;
     expect(interruptsOf(first)).toEqual([
       expect.objectContaining({ id: callId, reason: 'tool_call', toolCallId: callId }),
     ]);
@@ -152,10 +168,12 @@ describe('POST /ag-ui (API.md §15)', () => {
     }[];
     expect(started.map((e) => [e.toolCallName, e.toolCallId])).toContainEqual(['refund', callId]);
     const results = (events: BaseEvent[]) =>
-      (events.filter((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as {
-        toolCallId: string;
-        content: string;
-      }[]).filter((e) => e.toolCallId === callId);
+      (
+        events.filter((e) => e.type === EventType.TOOL_CALL_RESULT) as unknown as {
+          toolCallId: string;
+          content: string;
+        }[]
+      ).filter((e) => e.toolCallId === callId);
     expect(results(first)).toEqual([]);
     expect(refunds).toEqual([]);
 
@@ -175,10 +193,12 @@ describe('POST /ag-ui (API.md §15)', () => {
     agent.addMessage({ id: 'm-1', role: 'user', content: 'refund please' });
     await runOnce(agent, { runId: 'run-1' });
     const info = await workflow.session('agui-reject').info();
-    const callId = (info.pendingRequest as { calls: { id: string }[] }).calls[0]!.id;
+    const callId = info.pendingRequest!.calls![0]!.id;
     const second = await runOnce(agent, {
       runId: 'run-2',
-      resume: [{ interruptId: callId, status: 'resolved', payload: { approved: false, reason: 'no' } }],
+      resume: [
+        { interruptId: callId, status: 'resolved', payload: { approved: false, reason: 'no' } },
+      ],
     });
     expect(refunds).toEqual([]);
     expect(textsOf(second)).toEqual(['Done: Tool call "refund" was rejected by the user: no']);

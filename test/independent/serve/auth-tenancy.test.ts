@@ -66,7 +66,7 @@ describe('authentication (API.md §15)', () => {
         fetch(server!.url + path, {
           method,
           headers: { authorization: 'Bearer not-a-token', 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         }),
     };
     for (const caller of [nobody, impostor]) {
@@ -92,7 +92,13 @@ describe('authentication (API.md §15)', () => {
         },
         body: JSON.stringify({ id: 'token-one' }),
       }).then(answer);
-    for (const bad of [undefined, 'Bearer wrong-token-xyz', `Basic ${token}`, `Bearer ${token}x`, token]) {
+    for (const bad of [
+      undefined,
+      'Bearer wrong-token-xyz',
+      `Basic ${token}`,
+      `Bearer ${token}x`,
+      token,
+    ]) {
       const a = await post(bad);
       expect(a.status, String(bad)).toBe(401);
       expect(a.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
@@ -140,7 +146,9 @@ describe('tenants (API.md §15)', () => {
     const before = wire(await workflow.session('tenant-a').messages());
     const beforeInfo = wire(await workflow.session('tenant-a').info());
 
-    for (const [method, path, body] of routes('tenant-a').filter(([, p]) => p.includes('tenant-a') && !p.endsWith('-new'))) {
+    for (const [method, path, body] of routes('tenant-a').filter(
+      ([, p]) => p.includes('tenant-a') && !p.endsWith('-new'),
+    )) {
       const a = await answer(await bob.raw(method, path, body));
       expect(a.status, `${method} ${path}`).toBe(404);
       errorOf(a);
@@ -159,7 +167,9 @@ describe('tenants (API.md §15)', () => {
     await bob.post('/sessions', { id: 'tenant-list-b' });
     await bob.post('/sessions/tenant-list-b/runs', { input: 'hello' });
     const ids = (c: typeof alice) =>
-      c.get('/sessions').then((a) => (a.json as { sessions: { id: string }[] }).sessions.map((s) => s.id));
+      c
+        .get('/sessions')
+        .then((a) => (a.json as { sessions: { id: string }[] }).sessions.map((s) => s.id));
     expect(await ids(alice)).toEqual(['tenant-list-a']);
     expect(await ids(bob)).toEqual(['tenant-list-b']);
   });

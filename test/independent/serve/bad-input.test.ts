@@ -117,7 +117,8 @@ describe('unknown callId (API.md §15, §10)', () => {
     server = await listen(serve(workflow, { authenticate }));
     const alice = client(server.url, 'alice');
     await alice.post('/sessions', { id: 'unknown-call' });
-    const paused = (await alice.post('/sessions/unknown-call/runs', { input: 'refund it' })).json as {
+    const paused = (await alice.post('/sessions/unknown-call/runs', { input: 'refund it' }))
+      .json as {
       pendingRequest: { calls: { id: string }[] };
     };
     const callId = paused.pendingRequest.calls[0]!.id;
@@ -174,7 +175,9 @@ describe('CORS (API.md §15)', () => {
     const allowed = (a.headers.get('access-control-allow-headers') ?? '')
       .split(',')
       .map((h) => h.trim().toLowerCase());
-    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'last-event-id']));
+    expect(allowed).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'last-event-id']),
+    );
   });
 
   it('gives an origin that is not listed no CORS headers, on preflights and requests', async () => {

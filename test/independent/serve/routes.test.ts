@@ -10,16 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { serve, textMessage } from '../../../src/index.js';
-import {
-  authenticate,
-  client,
-  desk,
-  errorOf,
-  Gate,
-  listen,
-  type Server,
-  wire,
-} from './support.js';
+import { authenticate, client, desk, errorOf, Gate, listen, type Server, wire } from './support.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -154,7 +145,9 @@ describe('POST /sessions/:id/runs as JSON (API.md §15)', () => {
     expect(paused.status).toBe('awaiting_input');
     expect(paused.pendingRequest?.kind).toBe('approval');
     const calls = paused.pendingRequest?.calls as { id: string; name: string; arguments: string }[];
-    expect(calls).toEqual([{ id: expect.any(String), name: 'refund', arguments: '{"invoiceId":"42"}' }]);
+    expect(calls).toEqual([
+      { id: expect.any(String), name: 'refund', arguments: '{"invoiceId":"42"}' },
+    ]);
     expect(refunds).toEqual([]);
     const decided = await alice.post('/sessions/routes-approve/runs', {
       decisions: [{ callId: calls[0]!.id, approve: true }],
@@ -229,7 +222,11 @@ describe('GET /sessions (API.md §15)', () => {
       cursor?: string;
     };
     expect(body.cursor).toBeUndefined();
-    expect(body.sessions.map((s) => s.id)).toEqual(['routes-list-c', 'routes-list-b', 'routes-list-a']);
+    expect(body.sessions.map((s) => s.id)).toEqual([
+      'routes-list-c',
+      'routes-list-b',
+      'routes-list-a',
+    ]);
     for (const s of body.sessions) {
       const info = await workflow.session(s.id).info();
       expect(Object.keys(s).sort()).toEqual(['id', 'status', 'step', 'updatedAt']);
@@ -321,7 +318,12 @@ describe('unknown routes and wrong methods (API.md §15)', () => {
       const a = await (async () => {
         const r = await alice.raw(method, path, method === 'GET' ? undefined : {});
         const text = await r.text();
-        return { status: r.status, headers: r.headers, text, json: text ? JSON.parse(text) : undefined };
+        return {
+          status: r.status,
+          headers: r.headers,
+          text,
+          json: text ? JSON.parse(text) : undefined,
+        };
       })();
       expect(a.status, `${method} ${path}`).toBe(405);
       errorOf(a);

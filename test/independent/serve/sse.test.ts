@@ -51,7 +51,9 @@ const increasing = (events: SseEvent[]) => {
   for (let i = 1; i < events.length; i++) {
     const [s0, n0] = cursor(events[i - 1]!.id);
     const [s1, n1] = cursor(events[i]!.id);
-    expect(s1 > s0 || (s1 === s0 && n1 > n0), `${events[i - 1]!.id} then ${events[i]!.id}`).toBe(true);
+    expect(s1 > s0 || (s1 === s0 && n1 > n0), `${events[i - 1]!.id} then ${events[i]!.id}`).toBe(
+      true,
+    );
   }
 };
 const messagesOf = (events: SseEvent[]) =>
@@ -74,7 +76,7 @@ function streamRun(server: Server, id: string, input: string, signal?: AbortSign
       accept: 'text/event-stream',
     },
     body: JSON.stringify({ input }),
-    signal,
+    ...(signal ? { signal } : {}),
   });
 }
 

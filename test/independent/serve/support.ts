@@ -14,7 +14,7 @@ import {
   type HandoffWorkflow,
   type ModelRequest,
   ScriptedChatClient,
-  serve,
+  type serve,
   tool,
 } from '../../../src/index.js';
 
@@ -132,7 +132,12 @@ export async function answer(response: Response): Promise<Answer> {
 /** A client of `url` speaking as `user` (or as nobody). */
 export function client(url: string, user?: User) {
   const auth: Record<string, string> = user ? { authorization: `Bearer ${TOKENS[user]}` } : {};
-  const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  const send = (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
     fetch(url + path, {
       method,
       headers: {
@@ -140,7 +145,9 @@ export function client(url: string, user?: User) {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...headers,
       },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      ...(body === undefined
+        ? {}
+        : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
   return {
     auth,
@@ -260,8 +267,8 @@ export function desk(options: DeskOptions = {}) {
 
 /** One plain SSE event. */
 export interface SseEvent {
-  id?: string;
-  event?: string;
+  id?: string | undefined;
+  event?: string | undefined;
   data: string;
 }
 

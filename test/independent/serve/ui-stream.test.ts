@@ -26,16 +26,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { serve } from '../../../src/index.js';
-import {
-  authenticate,
-  client,
-  desk,
-  Gate,
-  listen,
-  type Server,
-  TOKENS,
-  until,
-} from './support.js';
+import { authenticate, client, desk, Gate, listen, type Server, TOKENS, until } from './support.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -88,8 +79,8 @@ async function snapshots(chunks: UIMessageChunk[], message?: UIMessage): Promise
   const out: UIMessage[] = [];
   for await (const snapshot of readUIMessageStream({
     stream,
-    message,
-    onError: (e) => errors.push(e),
+    ...(message ? { message } : {}),
+    onError: (e) => void errors.push(e),
   })) {
     out.push(snapshot);
   }
@@ -155,17 +146,23 @@ describe('POST /chat (API.md §15)', () => {
     const chunks = await chunksOf(await postChat('ui-approve', [user]));
     const paused = (await snapshots(chunks)).at(-1)!;
     const info = await workflow.session('ui-approve').info();
-    const pending = info.pendingRequest as { calls?: { id: string }[] };
-    const callId = pending.calls![0]!.id;
+    const callId = info.pendingRequest!.calls![0]!.id;
     expect(chunks.filter((c) => c.type === 'tool-approval-request')).toEqual([
-      expect.objectContaining({ type: 'tool-approval-request', approvalId: callId, toolCallId: callId }),
+      expect.objectContaining({
+        type: 'tool-approval-request',
+        approvalId: callId,
+        toolCallId: callId,
+      }),
     ]);
     const part = toolPart(paused, 'refund')!;
     expect(part.toolCallId).toBe(callId);
     expect(part.state).toBe('approval-requested');
     expect(part.input).toEqual({ invoiceId: '42' });
     expect(part.approval?.id).toBe(callId);
-    const meta = paused.metadata as { status: string; pendingRequest: { kind: string; calls: unknown[] } };
+    const meta = paused.metadata as {
+      status: string;
+      pendingRequest: { kind: string; calls: unknown[] };
+    };
     expect(meta.status).toBe('awaiting_input');
     expect(meta.pendingRequest.kind).toBe('approval');
     expect(meta.pendingRequest.calls).toEqual([
@@ -177,7 +174,11 @@ describe('POST /chat (API.md §15)', () => {
       ...paused,
       parts: paused.parts.map((p) =>
         isToolUIPart(p) && p.toolCallId === callId
-          ? ({ ...p, state: 'approval-responded', approval: { id: callId, approved: true } } as typeof p)
+          ? ({
+              ...p,
+              state: 'approval-responded',
+              approval: { id: callId, approved: true },
+            } as typeof p)
           : p,
       ),
     };
@@ -192,7 +193,10 @@ describe('POST /chat (API.md §15)', () => {
     expect(done.state).toBe('output-available');
     expect(done.output).toBe('refunded 42');
     expect(textOf(final).at(-1)).toBe('Done: refunded 42');
-    const finalMeta = final.metadata as { status: string; pendingRequest: { kind: string; prompt: string } };
+    const finalMeta = final.metadata as {
+      status: string;
+      pendingRequest: { kind: string; prompt: string };
+    };
     expect(finalMeta.status).toBe('awaiting_input');
     expect(finalMeta.pendingRequest.kind).toBe('input');
     expect(finalMeta.pendingRequest.prompt).toBe('Done: refunded 42');
@@ -276,16 +280,16 @@ describe('useChat’s AbstractChat against /chat (API.md §15)', () => {
     const assistant = chat.messages[1]!;
     const part = toolPart(assistant, 'refund')!;
     expect(part.state).toBe('approval-requested');
-    const callId = ((await workflow.session('ui-abstract').info()).pendingRequest as {
-      calls: { id: string }[];
-    }).calls[0]!.id;
+    const callId = (await workflow.session('ui-abstract').info()).pendingRequest!.calls![0]!.id;
     expect(part.approval?.id).toBe(callId);
 
     await chat.addToolApprovalResponse({ id: callId, approved: false, reason: 'no' });
     await until(
       () =>
         chat.status === 'ready' &&
-        textOf(chat.messages.at(-1)!).includes('Done: Tool call "refund" was rejected by the user: no'),
+        textOf(chat.messages.at(-1)!).includes(
+          'Done: Tool call "refund" was rejected by the user: no',
+        ),
     );
     expect(chat.error).toBeUndefined();
     expect(chat.messages.map((m) => [m.role, m.id])).toEqual([
