@@ -4,8 +4,9 @@
 // runs). Written from API.md alone. Readings where the page is open:
 // - "one assistant UI message per response" is one per HTTP response: every snapshot of one
 //   `/chat` answer has the same message id (the agent changes inside it through metadata);
-// - the `{agent}` metadata comes in `message-metadata` chunks, one per change of speaker, so a
-//   triage → billing run sends exactly agents ["triage", "billing"] in that order;
+// - the `{agent}` metadata comes in `message-metadata` chunks (the first may ride on the `start`
+//   chunk's messageMetadata), one per change of speaker, so a triage → billing run sends exactly
+//   agents ["triage", "billing"] in that order;
 // - "the final metadata {status, pendingRequest}" merges into the message metadata, so the final
 //   message's metadata is `{agent, status, pendingRequest}`; `pendingRequest` is the TaskResult's;
 // - a tool part's output is the tool result's content (the string the tool returned).
@@ -88,10 +89,11 @@ async function snapshots(chunks: UIMessageChunk[], message?: UIMessage): Promise
   return out;
 }
 
+/** The `{agent}` metadata in stream order (a `start` chunk may carry the first one). */
 const agentsOf = (chunks: UIMessageChunk[]) =>
   chunks
-    .filter((c) => c.type === 'message-metadata')
-    .map((c) => (c as { messageMetadata: { agent?: string } }).messageMetadata)
+    .filter((c) => c.type === 'message-metadata' || c.type === 'start')
+    .map((c) => (c as { messageMetadata?: { agent?: string } }).messageMetadata)
     .filter((m) => m && 'agent' in m)
     .map((m) => m.agent);
 
