@@ -239,6 +239,7 @@ export function desk(options: DeskOptions = {}) {
   const billing = new Agent({
     name: 'billing',
     tools: [refund],
+    maxToolIterations: 3,
     stream: options.chunks ?? false,
     client: new ScriptedChatClient(async (request) => {
       const last = (request.messages as LLM[]).at(-1);
