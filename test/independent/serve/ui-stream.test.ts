@@ -94,7 +94,7 @@ const agentsOf = (chunks: UIMessageChunk[]) =>
   chunks
     .filter((c) => c.type === 'message-metadata' || c.type === 'start')
     .map((c) => (c as { messageMetadata?: { agent?: string } }).messageMetadata)
-    .filter((m) => m && 'agent' in m)
+    .filter((m): m is { agent?: string } => m !== undefined && m !== null && 'agent' in m)
     .map((m) => m.agent);
 
 const textOf = (message: UIMessage) =>
