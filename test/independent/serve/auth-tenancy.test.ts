@@ -6,7 +6,7 @@
 // - the order "authentication, route and method, body, ownership" means: no principal → 401 even
 //   on an unknown route, a wrong method or a bad body; a wrong method → 405 even with a bad body;
 //   a bad body on another principal's session → 400/413, not 404.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { serve } from '../../../src/index.js';
 import {
@@ -82,6 +82,12 @@ describe('authentication (API.md §15)', () => {
 
   it('with `token`: accepts exactly `Authorization: Bearer <token>` and never echoes a token', async () => {
     const token = 'tok-3f9a1c77e2';
+    const logged: string[] = [];
+    const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map(String).join(' '));
+      }),
+    );
     server = await listen(serve(desk().workflow, { token }));
     const post = (authorization?: string) =>
       fetch(`${server!.url}/sessions`, {
@@ -110,6 +116,10 @@ describe('authentication (API.md §15)', () => {
     expect(ok.status).toBe(201);
     expect(ok.json).toEqual({ id: 'token-one' });
     expect(ok.text).not.toContain(token);
+    for (const spy of spies) spy.mockRestore();
+    expect(
+      logged.filter((line) => line.includes(token) || line.includes('wrong-token-xyz')),
+    ).toEqual([]);
   });
 
   it('passes the principal to a workflow factory `(principal) => workflow`', async () => {
