@@ -145,6 +145,8 @@ export type {
   ScriptedStep,
   ScriptedSteps,
 } from './models/scripted-chat-client.js';
+export { serve } from './serve/serve.js';
+export type { Principal, Servable, ServeHandler, ServeOptions } from './serve/serve-options.js';
 export type {
   AttributeValue,
   FinishedSpan,

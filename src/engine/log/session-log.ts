@@ -114,7 +114,8 @@ function checksum(sessionId: string, step: number, body: string): string {
   return crc32(`${sessionId}\n${step}\n${body}`).toString(16).padStart(8, '0');
 }
 
-function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEntry | CompactStep {
+/** Checks and reads one record (see `replayLog`). @throws CheckpointError naming the step. */
+export function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEntry | CompactStep {
   const body = record.data.slice(8);
   if (
     record.data.length < 8 ||

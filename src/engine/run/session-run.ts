@@ -21,6 +21,7 @@ import type { StateMeta } from '../orchestration.js';
 import type { RunOptions, Task, TaskResult } from '../runnable.js';
 import { NO_MESSAGES, type SessionState, type StepChange, withThread } from '../state/session-state.js';
 import { liveThread } from '../state/thread-line.js';
+import { observedSink } from '../run-observer.js';
 import type { StopCheck } from './session-stop.js';
 import {
   answerStep,
@@ -94,6 +95,7 @@ export class SessionRun {
   constructor(host: RunHost, options: RunOptions, sink: MessageSink | undefined) {
     this.host = host;
     this.options = options;
+    sink = observedSink(options, sink);
     this.sink =
       sink === undefined
         ? undefined

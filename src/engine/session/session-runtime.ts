@@ -13,6 +13,7 @@ import { type MessageSink, type RunHost, SessionRun } from '../run/session-run.j
 import { applyStep, NO_MESSAGES, type SessionState, type StepChange } from '../state/session-state.js';
 import { type StopCheck, SessionStop } from '../run/session-stop.js';
 import type { StopChange } from '../state/step-changes.js';
+import { observerOf, type RunObserver, tell } from '../run-observer.js';
 
 export type { MessageSink } from '../run/session-run.js';
 
@@ -47,6 +48,8 @@ export class SessionRuntime implements RunHost {
   #running = false;
   /** This session's own stop rule and `stop()` requests. */
   #stop: SessionStop | undefined;
+  /** The observer of the run in progress (see `OBSERVE_RUN`), told of each committed step. */
+  #observer: RunObserver | undefined;
 
   constructor(
     id: string,
@@ -155,9 +158,11 @@ export class SessionRuntime implements RunHost {
   run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
     return traceRun(this.orchestration.name, this.id, () =>
       this.#exclusive(async () => {
+        this.#observer = observerOf(options);
         try {
           return await new SessionRun(this, options, sink).run(task);
         } finally {
+          this.#observer = undefined;
           // A paused session keeps no index of its thread (a few recent ones stay cached).
           releaseIndex(liveThread(this.#state));
         }
@@ -220,12 +225,18 @@ export class SessionRuntime implements RunHost {
     if (link === undefined) {
       this.#state = step.state;
       if (change.status === 'terminated') this.#stop?.committedStop();
+      if (this.#observer !== undefined) this.#told(step.state, change);
       return undefined;
     }
     return link.commit(step).then(() => {
       this.#state = step.state;
       if (change.status === 'terminated') this.#stop?.committedStop();
+      if (this.#observer !== undefined) this.#told(step.state, change);
     });
+  }
+
+  #told(state: SessionState, change: StepChange): void {
+    tell(this.#observer, (o) => o.step?.(state.step, change.append ?? NO_MESSAGES, state));
   }
 
   checkStop(

@@ -7,6 +7,7 @@ import type { AgentMessage } from '../../messages/message.js';
 import { CheckpointLink, fingerprintOf } from '../log/checkpoint-link.js';
 import { type Checkpointing, DEFAULT_SESSION_CACHE_SIZE } from '../log/checkpointing.js';
 import { MachineDriver } from '../run/machine-driver.js';
+import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import { type HandleHooks, SessionHandle } from './session-handle.js';
 import { SessionLease } from '../log/session-lease.js';
 import type { Orchestration } from '../orchestration.js';
@@ -97,6 +98,14 @@ export class WorkflowRunner implements Runnable {
   /** Sessions held in memory right now (running ones included). */
   get sessionsInMemory(): number {
     return this.#sessions.size;
+  }
+
+  /**
+   * The checkpoint store sessions are kept in, if any.
+   * @internal for `serve()`, which reads step logs and owners from it; not part of the public API.
+   */
+  get checkpointStore(): CheckpointStore | undefined {
+    return this.#checkpointing?.store;
   }
 
   /** The compiled XState machine this workflow runs. */

@@ -1,0 +1,50 @@
+import type { AgentMessage } from '../messages/message.js';
+import type { RunOptions } from './runnable.js';
+import type { SessionState } from './state/session-state.js';
+
+/**
+ * Internal, not part of API.md: a `RunOptions` key whose observer hears a run as it happens,
+ * synchronously and in order: every message put on the run's stream (streaming chunks included),
+ * and every step it commits with the messages that step appends to the thread. `serve()` builds its
+ * event cursors from it: a committed step's messages are exactly what its step log record replays.
+ */
+export const OBSERVE_RUN = Symbol('baton.observeRun');
+
+/** What `OBSERVE_RUN` hears. A throwing observer is ignored: it cannot break the run it watches. */
+export interface RunObserver {
+  /** A message the run streams, as it streams it. */
+  message?(message: AgentMessage): void;
+  /** A step was committed: its number, the messages it appended, and the state it made. */
+  step?(step: number, appended: readonly AgentMessage[], state: SessionState): void;
+}
+
+/** `RunOptions` with an observer. */
+export type ObservedRun = RunOptions & { readonly [OBSERVE_RUN]?: RunObserver };
+
+/** The observer `options` carry, if any. */
+export function observerOf(options: RunOptions | undefined): RunObserver | undefined {
+  return (options as ObservedRun | undefined)?.[OBSERVE_RUN];
+}
+
+/** Calls `hear` on the observer, ignoring what it throws. */
+export function tell(observer: RunObserver | undefined, hear: (o: RunObserver) => void): void {
+  if (observer === undefined) return;
+  try {
+    hear(observer);
+  } catch {
+    // An observer cannot break the run it watches.
+  }
+}
+
+/** `sink`, also telling the observer of `options` (if it hears messages) of every message. */
+export function observedSink<S extends (message: AgentMessage) => void>(
+  options: RunOptions,
+  sink: S | undefined,
+): S | ((message: AgentMessage) => void) | undefined {
+  const observer = observerOf(options);
+  if (observer?.message === undefined) return sink;
+  return (message) => {
+    tell(observer, (o) => o.message?.(message));
+    sink?.(message);
+  };
+}

@@ -1,0 +1,176 @@
+import type { BaseEvent, EventType, Interrupt, RunFinishedOutcome } from '@ag-ui/core';
+
+import type { TaskResult } from '../engine/runnable.js';
+import type { FunctionCall } from '../messages/message.js';
+import type { FeedEvent } from './live-run.js';
+import type { SseFrame } from './sse-response.js';
+
+/** The answer schema of a question interrupt: `{text}`. */
+export const TEXT_ANSWER_SCHEMA = {
+  type: 'object',
+  properties: { text: { type: 'string' } },
+  required: ['text'],
+} as const;
+
+type Event = BaseEvent & Record<string, unknown>;
+const ev = (type: keyof typeof EventType, fields: Record<string, unknown> = {}): Event =>
+  ({ type: type as EventType, ...fields }) as Event;
+
+/** The interrupts of a paused run: one per call awaiting approval, or one question. */
+export function interruptsOf(result: TaskResult): Interrupt[] {
+  const pending = result.pendingRequest;
+  if (result.status !== 'awaiting_input' || pending === undefined) return [];
+  if (pending.kind === 'approval') {
+    return (pending.calls ?? []).map((call) => ({
+      id: call.id,
+      reason: 'tool_call',
+      toolCallId: call.id,
+      message: `${pending.agent} asks to run ${call.name}(${call.arguments})`,
+      responseSchema: {
+        type: 'object',
+        properties: { approved: { type: 'boolean' }, reason: { type: 'string' } },
+        required: ['approved'],
+      },
+    }));
+  }
+  return [
+    { id: pending.id, reason: 'input_required', message: pending.prompt, responseSchema: { ...TEXT_ANSWER_SCHEMA } },
+  ];
+}
+
+/**
+ * AG-UI 1.0 events of a run: `RUN_STARTED`, `STEP_STARTED`/`STEP_FINISHED` around each agent
+ * turn (`stepName` = the agent), `TEXT_MESSAGE_*` (streamed chunk by chunk when the model
+ * streams), `TOOL_CALL_*` and `TOOL_CALL_RESULT`, a `CUSTOM` `baton.handoff` per handoff, then
+ * `RUN_FINISHED` (with the interrupt outcome for a pause) or `RUN_ERROR`.
+ */
+export class AgUiEncoder {
+  readonly #threadId: string;
+  readonly #runId: string;
+  /** The agent turn open now: its step and agent. */
+  #turn: { step: number; agent: string } | undefined;
+  #text: string | undefined;
+  readonly #calls = new Set<string>();
+
+  constructor(threadId: string, runId: string) {
+    this.#threadId = threadId;
+    this.#runId = runId;
+  }
+
+  start(): Event[] {
+    return [ev('RUN_STARTED', { threadId: this.#threadId, runId: this.#runId })];
+  }
+
+  /** A run that could not start: `RUN_STARTED` then `RUN_ERROR`. */
+  refused(message: string, code: string): Event[] {
+    return [...this.start(), ev('RUN_ERROR', { message, code })];
+  }
+
+  event(event: FeedEvent): Event[] {
+    if (event.kind === 'error') {
+      return [...this.#endTurn(), ev('RUN_ERROR', { message: event.message, code: 'run_failed' })];
+    }
+    if (event.kind === 'result') {
+      const interrupts = interruptsOf(event.result);
+      const outcome: RunFinishedOutcome | undefined =
+        interrupts.length > 0
+          ? { type: 'interrupt', interrupts }
+          : event.result.status === 'cancelled'
+            ? { type: 'cancelled' }
+            : undefined;
+      const { status, stopReason } = event.result;
+      return [
+        ...this.#endTurn(),
+        ev('RUN_FINISHED', {
+          threadId: this.#threadId,
+          runId: this.#runId,
+          result: { status, stopReason },
+          ...(outcome === undefined ? {} : { outcome }),
+        }),
+      ];
+    }
+    const m = event.message;
+    if (m.source === 'user') return [];
+    const out: Event[] = [];
+    if (this.#turn?.step !== event.id.step || this.#turn.agent !== m.source) {
+      out.push(...this.#endTurn(), ev('STEP_STARTED', { stepName: m.source }));
+      this.#turn = { step: event.id.step, agent: m.source };
+    }
+    switch (m.type) {
+      case 'ModelClientStreamingChunkEvent':
+        if (m.content === '') break;
+        if (this.#text === undefined) {
+          this.#text = m.id;
+          out.push(ev('TEXT_MESSAGE_START', { messageId: m.id, role: 'assistant', name: m.source }));
+        }
+        out.push(ev('TEXT_MESSAGE_CONTENT', { messageId: this.#text, delta: m.content }));
+        break;
+      case 'TextMessage':
+        if (this.#text === undefined && m.content !== '') {
+          out.push(
+            ev('TEXT_MESSAGE_START', { messageId: m.id, role: 'assistant', name: m.source }),
+            ev('TEXT_MESSAGE_CONTENT', { messageId: m.id, delta: m.content }),
+            ev('TEXT_MESSAGE_END', { messageId: m.id }),
+          );
+        } else out.push(...this.#endText());
+        break;
+      case 'ToolCallRequestEvent':
+      case 'ToolApprovalRequestEvent':
+        out.push(...this.#endText(), ...m.content.flatMap((call) => this.#call(call, m.id)));
+        break;
+      case 'ToolCallExecutionEvent':
+        for (const result of m.content) {
+          out.push(
+            ev('TOOL_CALL_RESULT', {
+              messageId: `${m.id}:${result.callId}`,
+              toolCallId: result.callId,
+              content: result.content,
+              role: 'tool',
+            }),
+          );
+        }
+        break;
+      case 'HandoffMessage':
+        out.push(...this.#endText(), ev('CUSTOM', { name: 'baton.handoff', value: { from: m.source, to: m.target } }));
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  #call(call: FunctionCall, parentMessageId: string): Event[] {
+    if (this.#calls.has(call.id)) return [];
+    this.#calls.add(call.id);
+    return [
+      ev('TOOL_CALL_START', { toolCallId: call.id, toolCallName: call.name, parentMessageId }),
+      ...(call.arguments === '' ? [] : [ev('TOOL_CALL_ARGS', { toolCallId: call.id, delta: call.arguments })]),
+      ev('TOOL_CALL_END', { toolCallId: call.id }),
+    ];
+  }
+
+  #endText(): Event[] {
+    if (this.#text === undefined) return [];
+    const messageId = this.#text;
+    this.#text = undefined;
+    return [ev('TEXT_MESSAGE_END', { messageId })];
+  }
+
+  #endTurn(): Event[] {
+    const turn = this.#turn;
+    if (turn === undefined) return [];
+    this.#turn = undefined;
+    return [...this.#endText(), ev('STEP_FINISHED', { stepName: turn.agent })];
+  }
+}
+
+/** The SSE frames of AG-UI events (each event's JSON as `data`). */
+export async function* agUiFrames(
+  events: AsyncIterable<FeedEvent>,
+  encoder: AgUiEncoder,
+): AsyncGenerator<SseFrame> {
+  for (const event of encoder.start()) yield { data: JSON.stringify(event) };
+  for await (const event of events) {
+    for (const out of encoder.event(event)) yield { data: JSON.stringify(out) };
+  }
+}

@@ -1,0 +1,107 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+
+import type { Task } from '../engine/runnable.js';
+import type { PendingRequest } from '../engine/state/session-state.js';
+import { AgUiEncoder, agUiFrames } from './ag-ui-encoder.js';
+import { badRequest, HttpError } from './http-error.js';
+import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
+import { readJsonBody } from './request-body.js';
+import { admit, sessionOnFirstUse } from './session-access.js';
+import { liveFeed } from './session-events.js';
+import type { ServeContext, ServeEnv } from './serve-context.js';
+import { type SseFrame, sseResponse } from './sse-response.js';
+
+const ResumeSchema = z.looseObject({
+  interruptId: z.string().min(1),
+  status: z.enum(['resolved', 'cancelled']),
+  payload: z.unknown().optional(),
+});
+
+const RunAgentInputSchema = z.looseObject({
+  threadId: IdSchema,
+  runId: z.string().min(1),
+  messages: z.array(z.looseObject({ role: z.string(), content: z.unknown().optional() })),
+  resume: z.array(ResumeSchema).optional(),
+});
+
+type RunAgentInput = z.infer<typeof RunAgentInputSchema>;
+
+/** The text of an AG-UI message's content (a string, or text parts). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((p: { type?: unknown; text?: unknown }) => p?.type === 'text' && typeof p.text === 'string')
+    .map((p: { text: string }) => p.text)
+    .join('');
+}
+
+/**
+ * The task of an AG-UI request: `resume[]` answers the open interrupts (a call awaiting approval
+ * with `{approved, reason?}`, a question with `{text}`); otherwise the last user message. `null`
+ * when tool-call interrupts are open and the request does not answer them (the run errs).
+ */
+function agUiTask(input: RunAgentInput, pending: PendingRequest | undefined): Task | null {
+  const resume = input.resume ?? [];
+  if (resume.length > 0) {
+    if (pending?.kind === 'input' && resume.length === 1 && resume[0]?.interruptId === pending.id) {
+      const text = (resume[0].payload as { text?: unknown } | undefined)?.text;
+      if (resume[0].status === 'resolved' && typeof text !== 'string') {
+        throw badRequest('body.resume[0].payload.text', 'answer the question with {text: string}');
+      }
+      return typeof text === 'string' ? text : 'cancelled';
+    }
+    const decisions = resume.map((entry, i): Decision => {
+      const payload = (entry.payload ?? {}) as { approved?: unknown; reason?: unknown };
+      if (entry.status === 'resolved' && typeof payload.approved !== 'boolean') {
+        throw badRequest(`body.resume[${i}].payload.approved`, 'answer a tool call with {approved: boolean, reason?}');
+      }
+      const reason = typeof payload.reason === 'string' ? payload.reason : entry.status === 'cancelled' ? 'cancelled' : undefined;
+      return { callId: entry.interruptId, approve: entry.status === 'resolved' && payload.approved === true, reason };
+    });
+    return decisionsTask(decisions, pending, 'body.resume');
+  }
+  if (pending?.kind === 'approval') return null;
+  for (let i = input.messages.length - 1; i >= 0; i--) {
+    const message = input.messages[i] as RunAgentInput['messages'][number];
+    if (message.role === 'user') {
+      const text = textOf(message.content);
+      if (text === '') throw badRequest(`body.messages[${i}].content`, 'the user message has no text');
+      return text;
+    }
+  }
+  throw badRequest('body.messages', 'no user message and no resume[] to run');
+}
+
+/** `POST /ag-ui`: AG-UI 1.0 over SSE; `threadId` is the session id, created on first use. */
+export function agUiRoute(app: Hono<ServeEnv>, ctx: ServeContext): void {
+  const { options } = ctx;
+  app.post('/ag-ui', async (c) => {
+    const input = checked(RunAgentInputSchema, await readJsonBody(c.req.raw, options.maxBodyBytes));
+    const principal = c.get('principal');
+    const hub = await ctx.hub(principal);
+    const id = input.threadId;
+    await sessionOnFirstUse(hub, principal, id);
+    const encoder = new AgUiEncoder(id, input.runId);
+    const leave = new AbortController();
+    let refused: HttpError | undefined;
+    const live = await admit(hub, id, options.busy, async () => {
+      const task = agUiTask(input, (await hub.session(id).info()).pendingRequest);
+      if (task !== null) return hub.start(id, task);
+      refused = new HttpError(409, 'approvals_pending', 'Tool calls await a decision: answer their interrupts with resume[] ({approved, reason?}).');
+      return undefined;
+    });
+    if (live === undefined) {
+      const error = refused as HttpError;
+      const frames = encoder.refused(error.message, error.code).map((e): SseFrame => ({ data: JSON.stringify(e) }));
+      return sseResponse(listed(frames), leave);
+    }
+    return sseResponse(agUiFrames(liveFeed(live, leave.signal), encoder), leave);
+  });
+}
+
+// eslint-disable-next-line @typescript-eslint/require-await
+async function* listed(frames: readonly SseFrame[]): AsyncGenerator<SseFrame> {
+  yield* frames;
+}

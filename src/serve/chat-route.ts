@@ -1,0 +1,99 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+
+import type { Task } from '../engine/runnable.js';
+import { badRequest } from './http-error.js';
+import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
+import { readJsonBody } from './request-body.js';
+import { admit, ownedBy, sessionOnFirstUse } from './session-access.js';
+import { liveFeed, openEvents } from './session-events.js';
+import type { ServeContext, ServeEnv } from './serve-context.js';
+import { sseResponse } from './sse-response.js';
+import { UI_MESSAGE_STREAM_HEADERS, UiMessageEncoder, uiMessageFrames } from './ui-message-encoder.js';
+
+const PartSchema = z.looseObject({ type: z.string() });
+const ChatBodySchema = z.looseObject({
+  id: IdSchema,
+  messages: z.array(z.looseObject({ id: z.string(), role: z.string(), parts: z.array(PartSchema) })).min(1),
+  trigger: z.string().optional(),
+});
+
+type ChatInput = { text: string } | { decisions: Decision[]; messageId: string };
+
+/** The input of a `useChat` request: the last user message's text, or the approval responses. */
+function chatInput(body: z.infer<typeof ChatBodySchema>): ChatInput {
+  const at = body.messages.length - 1;
+  const last = body.messages[at] as z.infer<typeof ChatBodySchema>['messages'][number];
+  if (last.role === 'user') {
+    const text = last.parts
+      .filter((p) => p.type === 'text' && typeof p.text === 'string')
+      .map((p) => p.text as string)
+      .join('');
+    if (text === '') throw badRequest(`body.messages[${at}].parts`, 'the user message has no text part');
+    return { text };
+  }
+  const decisions: Decision[] = [];
+  for (const part of last.parts) {
+    const approval = part.approval as { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
+    if (part.state !== 'approval-responded' || approval === undefined) continue;
+    if (typeof approval.id !== 'string' || typeof approval.approved !== 'boolean') {
+      throw badRequest(`body.messages[${at}].parts`, 'an approval response needs {id: string, approved: boolean}');
+    }
+    decisions.push({
+      callId: approval.id,
+      approve: approval.approved,
+      reason: typeof approval.reason === 'string' ? approval.reason : undefined,
+    });
+  }
+  if (decisions.length === 0) {
+    throw badRequest(`body.messages[${at}]`, 'the last message is neither a user message nor approval responses');
+  }
+  return { decisions, messageId: last.id };
+}
+
+/**
+ * The AI SDK routes: `POST /chat` (the `useChat` transport; the session is created on first use)
+ * and `GET /chat/:id/stream` (its reconnect: 204 when nothing runs, else the live run's stream
+ * from its start).
+ */
+export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
+  const { options } = ctx;
+
+  app.post('/chat', async (c) => {
+    const body = checked(ChatBodySchema, await readJsonBody(c.req.raw, options.maxBodyBytes));
+    const input = chatInput(body);
+    const principal = c.get('principal');
+    const hub = await ctx.hub(principal);
+    const id = body.id;
+    await sessionOnFirstUse(hub, principal, id);
+    let known: string[] = [];
+    const live = await admit(hub, id, options.busy, async () => {
+      let task: Task;
+      if ('text' in input) task = input.text;
+      else {
+        const pending = (await hub.session(id).info()).pendingRequest;
+        known = (pending?.calls ?? []).map((call) => call.id);
+        task = decisionsTask(input.decisions, pending, `body.messages[${body.messages.length - 1}].parts.approval`);
+      }
+      return hub.start(id, task);
+    });
+    const messageId = 'text' in input ? `${id}:${live.base.step + 1}` : input.messageId;
+    const leave = new AbortController();
+    const encoder = new UiMessageEncoder(messageId, known);
+    return sseResponse(uiMessageFrames(liveFeed(live, leave.signal), encoder), leave, UI_MESSAGE_STREAM_HEADERS);
+  });
+
+  app.get('/chat/:id/stream', async (c) => {
+    const principal = c.get('principal');
+    const hub = await ctx.hub(principal);
+    const id = c.req.param('id');
+    await ownedBy(hub, principal, id);
+    const live = hub.live(id);
+    const leave = new AbortController();
+    const events = await openEvents(hub, id, undefined, leave.signal);
+    if (events === undefined) return c.body(null, 204);
+    const start = live?.base.step ?? (await hub.session(id).info()).step;
+    const encoder = new UiMessageEncoder(`${id}:${start + 1}`);
+    return sseResponse(uiMessageFrames(events, encoder), leave, UI_MESSAGE_STREAM_HEADERS);
+  });
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+import type { PendingRequest } from '../engine/state/session-state.js';
+import type { Task } from '../engine/runnable.js';
+import { approve, reject } from '../messages/message-factories.js';
+import { ChatMessageSchema } from '../messages/message-schema.js';
+import { firstIssue } from '../zod-issues.js';
+import { badRequest, HttpError } from './http-error.js';
+
+/** One decision on a call awaiting approval. */
+export interface Decision {
+  readonly callId: string;
+  readonly approve: boolean;
+  readonly reason?: string | undefined;
+}
+
+const DecisionSchema = z.strictObject({
+  callId: z.string().min(1),
+  approve: z.boolean(),
+  reason: z.string().optional(),
+});
+
+const RunsBodySchema = z.object({
+  input: z.union([z.string(), ChatMessageSchema]).optional(),
+  decisions: z.array(DecisionSchema).min(1).optional(),
+});
+
+const IdSchema = z.string().min(1).max(256);
+
+const CreateBodySchema = z.object({ id: IdSchema.optional() });
+
+/** A body checked by `schema`, or 400 naming the first bad field (`body.<path>`). */
+export function checked<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = firstIssue(parsed.error);
+  throw badRequest(`body.${issue.path === '(root)' ? '' : issue.path}`.replace(/\.$/, ''), issue.text.slice(issue.path.length + 2));
+}
+
+/** `POST /sessions`: the id asked for, if any. */
+export function createBody(body: unknown): string | undefined {
+  return checked(CreateBodySchema, body).id;
+}
+
+/** `POST /sessions/:id/runs`: the input and the decisions. */
+export function runsBody(body: unknown): { input?: Task; decisions?: Decision[] } {
+  const parsed = checked(RunsBodySchema, body);
+  if (parsed.input !== undefined && parsed.decisions !== undefined) {
+    throw badRequest('body.decisions', 'give `input` or `decisions`, not both');
+  }
+  return {
+    ...(parsed.input === undefined ? {} : { input: parsed.input as Task }),
+    ...(parsed.decisions === undefined ? {} : { decisions: parsed.decisions }),
+  };
+}
+
+/**
+ * The decisions as a task, checked against the calls awaiting approval: a call id that is not
+ * one of them answers 400 (before anything is run or committed).
+ */
+export function decisionsTask(decisions: readonly Decision[], pending: PendingRequest | undefined, field: string): Task {
+  const open = new Set(pending?.kind === 'approval' ? (pending.calls ?? []).map((c) => c.id) : []);
+  decisions.forEach((d, i) => {
+    if (!open.has(d.callId)) {
+      throw new HttpError(
+        400,
+        'unknown_call',
+        `${field}[${i}].callId: no call "${d.callId}" awaits a decision` +
+          (open.size === 0 ? ' (none does)' : ` (awaiting: ${[...open].join(', ')})`),
+      );
+    }
+  });
+  return decisions.map((d) => (d.approve ? approve(d.callId) : reject(d.callId, d.reason)));
+}
+
+/** A query parameter as a non-negative integer, or 400 naming it. */
+export function integerParam(name: string, value: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(value) || Number(value) > max) {
+    throw badRequest(name, `must be an integer from 0 to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+export { IdSchema };

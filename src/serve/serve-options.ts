@@ -1,0 +1,115 @@
+import type { WorkflowRunner } from '../engine/session/workflow-runner.js';
+import { ConfigError } from '../errors.js';
+
+/** Who sends a request: sessions belong to the principal that created them (API.md §15). */
+export interface Principal {
+  readonly id: string;
+}
+
+/** What `serve()` serves: a built workflow or team, or one per principal. */
+export type Servable =
+  WorkflowRunner | ((principal: Principal) => WorkflowRunner | Promise<WorkflowRunner>);
+
+/** Options of `serve()`. */
+export interface ServeOptions {
+  /**
+   * Who sends `request`, or `null` to answer 401. Runs on every request but `/healthz`, CORS
+   * preflights and the page. @default `Authorization: Bearer <token>` checked against `token`
+   */
+  authenticate?: (request: Request) => Principal | null | Promise<Principal | null>;
+  /** The token of the default `authenticate`; its principal's id is `"default"`. */
+  token?: string;
+  /** Origins allowed to call from a browser page. @default none: no cross-origin access */
+  cors?: { origins: string[] };
+  /** The largest request body in bytes; more answers 413. @default 1_000_000 */
+  maxBodyBytes?: number;
+  /**
+   * Input while the session runs: `"reject"` answers 409 with `Retry-After`; `"interrupt"` stops
+   * the running run (as `session.stop()` does) and runs the input when it has ended; `"enqueue"`
+   * waits for the running run to end, then runs the input (inputs in the order received).
+   * @default "reject"
+   */
+  busy?: 'reject' | 'enqueue' | 'interrupt';
+  /**
+   * HTML served at `GET /` without authentication (e.g. a chat page that asks for the token).
+   * @internal what `baton serve --ui` uses; not part of API.md.
+   */
+  page?: string;
+}
+
+/** The Fetch API handler `serve()` returns. */
+export interface ServeHandler {
+  /** Answers one request (Node, Next.js route handlers, Hono, Bun, Deno). */
+  fetch(request: Request): Promise<Response>;
+  /** Stops following streams and waits for the runs this handler started to end. */
+  close(): Promise<void>;
+}
+
+/** The options once checked, with their defaults. */
+export interface CheckedOptions {
+  readonly authenticate: (request: Request) => Principal | null | Promise<Principal | null>;
+  readonly origins: ReadonlySet<string>;
+  readonly maxBodyBytes: number;
+  readonly busy: 'reject' | 'enqueue' | 'interrupt';
+  readonly page: string | undefined;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
+
+/**
+ * Checks `serve()`'s options; `bearer` makes the default authenticate from a token.
+ * @throws ConfigError naming the option.
+ */
+export function checkOptions(
+  options: ServeOptions,
+  bearer: (token: string) => CheckedOptions['authenticate'],
+): CheckedOptions {
+  const { authenticate, token, cors, maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options ?? {};
+  const busy = options?.busy ?? 'reject';
+  if (authenticate !== undefined && typeof authenticate !== 'function') {
+    throw new ConfigError('serve(): `authenticate` must be a function (request) => principal.', {
+      path: 'authenticate',
+    });
+  }
+  if (token !== undefined && (typeof token !== 'string' || token.length === 0)) {
+    throw new ConfigError('serve(): `token` must be a non-empty string.', { path: 'token' });
+  }
+  if (authenticate === undefined && token === undefined) {
+    throw new ConfigError(
+      'serve(): every route but /healthz needs a principal: give `token` (clients send ' +
+        '`Authorization: Bearer <token>`) or `authenticate`.',
+      { path: 'token' },
+    );
+  }
+  const origins = cors?.origins ?? [];
+  if (!Array.isArray(origins) || origins.some((o) => typeof o !== 'string')) {
+    throw new ConfigError('serve(): `cors.origins` must be a list of origins, e.g. ["https://desk.example"].', {
+      path: 'cors.origins',
+    });
+  }
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new ConfigError(
+      `serve(): \`maxBodyBytes\` must be a positive integer, got ${JSON.stringify(maxBodyBytes)}.`,
+      { path: 'maxBodyBytes' },
+    );
+  }
+  if (busy !== 'reject' && busy !== 'enqueue' && busy !== 'interrupt') {
+    throw new ConfigError(
+      `serve(): \`busy\` must be "reject", "enqueue" or "interrupt", got ${JSON.stringify(busy)}.`,
+      { path: 'busy' },
+    );
+  }
+  if ('dispatcher' in (options ?? {})) {
+    throw new ConfigError(
+      'serve(): `dispatcher` (API.md §16, workers) is not built yet; serve runs sessions in this process.',
+      { path: 'dispatcher' },
+    );
+  }
+  return {
+    authenticate: authenticate ?? bearer(token as string),
+    origins: new Set(origins),
+    maxBodyBytes,
+    busy,
+    page: options?.page,
+  };
+}

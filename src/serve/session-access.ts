@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+
+import { sessionNotFound, HttpError, sessionBusy } from './http-error.js';
+import type { LiveRun } from './live-run.js';
+import type { RunHub } from './run-hub.js';
+import type { Principal } from './serve-options.js';
+
+/** 404 unless `principal` owns the session: another tenant's session does not exist for it. */
+export async function ownedBy(hub: RunHub, principal: Principal, id: string): Promise<void> {
+  if (!(await hub.tenancy.owns(principal.id, id))) throw sessionNotFound(id);
+}
+
+/**
+ * Creates the session for `principal` (its first step records the owner, in the store when there
+ * is one); 409 when the id is taken. A generated id when none is given.
+ */
+export async function createSession(
+  hub: RunHub,
+  principal: Principal,
+  id: string = randomUUID(),
+): Promise<string> {
+  const taken = () =>
+    new HttpError(409, 'session_exists', `The session id "${id}" is taken; choose another, or leave id out for a generated one.`);
+  if (await hub.tenancy.exists(id)) throw taken();
+  if (hub.store !== undefined) {
+    // The first step records the owner in the store, so every process sharing it agrees.
+    await hub.session(id, principal.id).reset();
+    if (!(await hub.tenancy.owns(principal.id, id))) throw taken();
+  }
+  hub.tenancy.claimed(principal.id, id);
+  return id;
+}
+
+/** The session for a protocol route that creates it on first use (`/chat`, `/ag-ui`). */
+export async function sessionOnFirstUse(hub: RunHub, principal: Principal, id: string): Promise<void> {
+  if (await hub.tenancy.owns(principal.id, id)) return;
+  if (await hub.tenancy.exists(id)) throw sessionNotFound(id);
+  try {
+    await createSession(hub, principal, id);
+  } catch (error) {
+    // Another request created it first: whose it is decides.
+    if (error instanceof HttpError && error.status === 409) return ownedBy(hub, principal, id);
+    throw error;
+  }
+}
+
+/**
+ * Starts a run of the input once the busy rule allows: `reject` answers 409 with `Retry-After`
+ * while the session runs; `enqueue` and `interrupt` wait for it (stopping it first for `interrupt`).
+ */
+export async function admit<T extends LiveRun | undefined>(
+  hub: RunHub,
+  id: string,
+  busy: 'reject' | 'enqueue' | 'interrupt',
+  start: () => Promise<T>,
+): Promise<T> {
+  if (busy === 'reject') {
+    if (await hub.running(id)) throw sessionBusy(id);
+    return start();
+  }
+  return hub.whenFree(id, busy, start);
+}

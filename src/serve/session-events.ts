@@ -1,0 +1,180 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { TaskResult } from '../engine/runnable.js';
+import type { Reading, StepView } from '../engine/step-messages.js';
+import { totalUsage } from '../engine/run/task-messages.js';
+import type { AgentMessage } from '../messages/message.js';
+import { compareCursors, type Cursor } from './event-cursor.js';
+import type { FeedEvent, LiveRun } from './live-run.js';
+import { POLL_MS, type RunHub } from './run-hub.js';
+
+/** After every event of a step. */
+const WHOLE_STEP = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The one event source of every stream: the events after `cursor` — committed ones replayed from
+ * the step log, then the live run followed (in this process from its own events, chunks included;
+ * in another one from the store, step by step) — until the next pause or stop. Without a cursor
+ * it starts at the current run's start. `undefined` when nothing runs and nothing follows the
+ * cursor (the routes answer 204).
+ */
+export async function openEvents(
+  hub: RunHub,
+  id: string,
+  cursor: Cursor | undefined,
+  signal: AbortSignal,
+): Promise<AsyncIterable<FeedEvent> | undefined> {
+  const live = hub.live(id);
+  const reading: Reading = { length: 0, status: 'idle', pending: null };
+  const views = await hub.views(id, reading);
+  let from = cursor;
+  if (from === undefined) {
+    if (live !== undefined) from = { step: live.base.step, n: WHOLE_STEP };
+    else if (await hub.running(id)) from = runStart(views);
+    else return undefined;
+  }
+  const replay = replayed(hub, id, views, from);
+  if (replay.ended) return listed(replay.events);
+  if (replay.events.length === 0 && live === undefined && !(await hub.running(id))) {
+    return undefined;
+  }
+  const last = replay.events.at(-1)?.id ?? from;
+  const lastStep = views.at(-1)?.step ?? 0;
+  return follow(hub, id, replay.events, last, { views, reading, lastStep }, signal);
+}
+
+async function* follow(
+  hub: RunHub,
+  id: string,
+  replay: readonly FeedEvent[],
+  after: Cursor,
+  log: { views: StepView[]; reading: Reading; lastStep: number },
+  signal: AbortSignal,
+): AsyncGenerator<FeedEvent> {
+  yield* replay;
+  let last = after;
+  const live = hub.live(id);
+  if (live !== undefined) {
+    for (let i = 0; ; ) {
+      await live.more(i, signal);
+      if (signal.aborted) return;
+      const next = live.events[i];
+      if (next === undefined) {
+        if (live.done) return;
+        continue;
+      }
+      i++;
+      if (!isNew(next, last)) continue;
+      last = next.id;
+      yield next;
+      if (next.kind !== 'message') return;
+    }
+  }
+  // Another process runs it: follow its steps in the store.
+  let lastStep = log.lastStep;
+  for (let idle = false; !signal.aborted; ) {
+    const fresh = await hub.viewsAfter(id, lastStep, log.reading);
+    log.views.push(...fresh);
+    if (fresh.length > 0) lastStep = fresh.at(-1)?.step ?? lastStep;
+    const step = replayed(hub, id, log.views, last);
+    for (const event of step.events) {
+      last = event.id;
+      yield event;
+    }
+    if (step.ended || idle) return;
+    if (fresh.length === 0 && !(await hub.running(id))) idle = true;
+    else await sleep(POLL_MS);
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/require-await
+async function* listed(events: readonly FeedEvent[]): AsyncGenerator<FeedEvent> {
+  yield* events;
+}
+
+/** True when `event` comes after `last` (a chunk: while its step has no message yet). */
+function isNew(event: FeedEvent, last: Cursor): boolean {
+  if (event.kind === 'message' && event.message.type === 'ModelClientStreamingChunkEvent') {
+    return event.id.step > last.step || (event.id.step === last.step && last.n === 0);
+  }
+  return compareCursors(event.id, last) > 0;
+}
+
+/** The cursor before the run that is going on: after the last step that ended a run. */
+function runStart(views: readonly StepView[]): Cursor {
+  for (let i = views.length - 1; i >= 0; i--) {
+    const view = views[i] as StepView;
+    if (view.status !== 'idle') return { step: view.step, n: WHOLE_STEP };
+  }
+  return { step: 0, n: 0 };
+}
+
+/** The committed events after `from`, up to the first result after it. */
+function replayed(
+  hub: RunHub,
+  id: string,
+  views: readonly StepView[],
+  from: Cursor,
+): { events: FeedEvent[]; ended: boolean } {
+  const events: FeedEvent[] = [];
+  let runFirst = 0;
+  for (let i = 0; i < views.length; i++) {
+    const view = views[i] as StepView;
+    if (view.step >= from.step) {
+      view.messages.forEach((message, j) => {
+        const at = { step: view.step, n: j + 1 };
+        if (compareCursors(at, from) > 0) events.push({ id: at, kind: 'message', message });
+      });
+    }
+    if (view.status === 'idle') continue;
+    const at = { step: view.step, n: view.messages.length + 1 };
+    if (compareCursors(at, from) > 0) {
+      const result = hub.resultAt(id, view.step) ?? resultOf(id, views.slice(runFirst, i + 1));
+      events.push({ id: at, kind: 'result', result });
+      return { events, ended: true };
+    }
+    runFirst = i + 1;
+  }
+  return { events, ended: false };
+}
+
+/** The result of a run read back from its steps (the stop reason is not in the log). */
+function resultOf(sessionId: string, steps: readonly StepView[]): TaskResult {
+  const end = steps.at(-1) as StepView;
+  const messages: AgentMessage[] = steps.flatMap((s) => s.messages);
+  const status = end.status as TaskResult['status'];
+  return {
+    type: 'TaskResult',
+    messages,
+    stopReason: status === 'terminated' ? stopReasonOf(messages) : null,
+    status,
+    ...(status === 'awaiting_input' && end.pendingRequest !== null
+      ? { pendingRequest: end.pendingRequest }
+      : {}),
+    sessionId,
+    usage: totalUsage(messages),
+  };
+}
+
+function stopReasonOf(messages: readonly AgentMessage[]): string | null {
+  const last = messages.at(-1);
+  if (last?.type === 'StopMessage') return last.content;
+  if (last?.type === 'GuardrailTrippedEvent') return `Guardrail "${last.source}" tripped`;
+  return null;
+}
+
+/** Every event of `live` from its start (the answer of the request that started it). */
+export async function* liveFeed(live: LiveRun, signal: AbortSignal): AsyncGenerator<FeedEvent> {
+  for (let i = 0; ; ) {
+    await live.more(i, signal);
+    if (signal.aborted) return;
+    const next = live.events[i];
+    if (next === undefined) {
+      if (live.done) return;
+      continue;
+    }
+    i++;
+    yield next;
+    if (next.kind !== 'message') return;
+  }
+}

@@ -1,0 +1,110 @@
+import type { Hono } from 'hono';
+
+import { type Cursor, parseCursor } from './event-cursor.js';
+import { badRequest, HttpError, sessionBusy } from './http-error.js';
+import { createBody, decisionsTask, integerParam, runsBody } from './input-shapes.js';
+import { plainFrames } from './plain-events.js';
+import { readJsonBody } from './request-body.js';
+import { admit, createSession, ownedBy } from './session-access.js';
+import { liveFeed, openEvents } from './session-events.js';
+import type { ServeContext, ServeEnv } from './serve-context.js';
+import { sseResponse } from './sse-response.js';
+import { jsonOfRun } from './run-answer.js';
+
+/** The plain routes of API.md §15: sessions, their threads, runs, streams, stop and delete. */
+export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
+  const { options } = ctx;
+
+  app.post('/sessions', async (c) => {
+    const wanted = createBody(await readJsonBody(c.req.raw, options.maxBodyBytes));
+    const principal = c.get('principal');
+    const id = await createSession(await ctx.hub(principal), principal, wanted);
+    return c.json({ id }, 201);
+  });
+
+  app.get('/sessions', async (c) => {
+    const limit = integerParam('limit', c.req.query('limit'), 1000);
+    const principal = c.get('principal');
+    const hub = await ctx.hub(principal);
+    const page = await hub.tenancy.list(principal.id, c.req.query('cursor'), limit);
+    const sessions = await Promise.all(
+      page.sessions.map(async ({ id, updatedAt }) => {
+        const info = await hub.session(id).info();
+        return { id, status: info.status, step: info.step, updatedAt };
+      }),
+    );
+    return c.json(page.cursor === undefined ? { sessions } : { sessions, cursor: page.cursor });
+  });
+
+  app.get('/sessions/:id', async (c) => {
+    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+    return c.json(await hub.session(id).info());
+  });
+
+  app.get('/sessions/:id/messages', async (c) => {
+    const after = integerParam('after', c.req.query('after'));
+    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+    if (after === undefined) return c.json({ messages: await hub.session(id).messages() });
+    const views = await hub.views(id);
+    return c.json({ messages: views.filter((v) => v.step > after).flatMap((v) => v.messages) });
+  });
+
+  app.post('/sessions/:id/runs', async (c) => {
+    const body = runsBody(await readJsonBody(c.req.raw, options.maxBodyBytes));
+    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+    const live = await admit(hub, id, options.busy, async () => {
+      const task =
+        body.decisions === undefined
+          ? body.input
+          : decisionsTask(body.decisions, (await hub.session(id).info()).pendingRequest, 'body.decisions');
+      return hub.start(id, task);
+    });
+    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return jsonOfRun(live);
+    const leave = new AbortController();
+    return sseResponse(plainFrames(liveFeed(live, leave.signal)), leave);
+  });
+
+  app.get('/sessions/:id/stream', async (c) => {
+    const header = c.req.header('last-event-id');
+    let cursor: Cursor | undefined;
+    if (header !== undefined && header !== '') {
+      cursor = parseCursor(header);
+      if (cursor === undefined) throw badRequest('last-event-id', `must be a cursor <step>.<n> as sent in id:, got ${JSON.stringify(header.slice(0, 40))}`);
+    }
+    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+    const leave = new AbortController();
+    const events = await openEvents(hub, id, cursor, leave.signal);
+    if (events === undefined) return c.body(null, 204);
+    return sseResponse(plainFrames(events), leave);
+  });
+
+  app.post('/sessions/:id/stop', async (c) => {
+    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+    await hub.stop(id);
+    return c.json({}, 202);
+  });
+
+  app.delete('/sessions/:id', async (c) => {
+    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+    if (await hub.running(id)) throw deleteWhileRunning(id);
+    try {
+      await hub.session(id).delete();
+    } catch (error) {
+      if (error instanceof Error && error.name === 'SessionBusyError') throw deleteWhileRunning(id);
+      throw error;
+    }
+    hub.forget(id);
+    return c.body(null, 204);
+  });
+}
+
+async function owned(ctx: ServeContext, principal: { id: string }, id: string) {
+  const hub = await ctx.hub(principal);
+  await ownedBy(hub, principal, id);
+  return { hub, id };
+}
+
+function deleteWhileRunning(id: string): HttpError {
+  const busy = sessionBusy(id);
+  return new HttpError(409, busy.code, `Session "${id}" is running; delete it once the run has ended.`, busy.headers);
+}

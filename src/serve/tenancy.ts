@@ -1,0 +1,78 @@
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import { type ListEntry, listQuery, pageOf, type SessionPage } from '../checkpoint/session-list.js';
+
+/**
+ * Who owns which session. With a checkpoint store the owner is recorded with the session's first
+ * step (`session(id, { owner })`) and read back through `store.list({ owner })`, so every process
+ * sharing the store agrees; without one, sessions and owners live in this process.
+ */
+export class Tenancy {
+  readonly #store: CheckpointStore | undefined;
+  /** Without a store: every session this process created. With one: owners already confirmed. */
+  readonly #owners = new Map<string, { owner: string; at: number; step: number }>();
+
+  constructor(store: CheckpointStore | undefined) {
+    this.#store = store;
+  }
+
+  get stored(): boolean {
+    return this.#store !== undefined;
+  }
+
+  /** True when the session exists (for anyone): its id is taken. */
+  async exists(id: string): Promise<boolean> {
+    if (this.#store === undefined) return this.#owners.has(id);
+    if (this.#owners.has(id)) return true;
+    return (await this.#store.read(id, { from: 'start', upTo: 1 })).length > 0;
+  }
+
+  /** True when `owner` owns the session. */
+  async owns(owner: string, id: string): Promise<boolean> {
+    const known = this.#owners.get(id);
+    if (known !== undefined) return known.owner === owner;
+    const store = this.#store;
+    if (store === undefined) return false;
+    let cursor: string | undefined;
+    do {
+      const page = await store.list({ owner, limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+      const found = page.sessions.find((s) => s.id === id);
+      if (found !== undefined) {
+        this.#owners.set(id, { owner, at: 0, step: 0 });
+        return true;
+      }
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    return false;
+  }
+
+  /** Notes that `owner` created the session (the store records it itself, with the first step). */
+  claimed(owner: string, id: string): void {
+    this.#owners.set(id, { owner, at: Date.now(), step: 0 });
+  }
+
+  /** Without a store: notes the session's last step (for `list()`). */
+  touched(id: string, step: number): void {
+    const entry = this.#owners.get(id);
+    if (entry !== undefined && this.#store === undefined) {
+      this.#owners.set(id, { ...entry, at: Date.now(), step });
+    }
+  }
+
+  /** Forgets the session (it was deleted). */
+  forget(id: string): void {
+    this.#owners.delete(id);
+  }
+
+  /** A page of `owner`'s sessions, newest first. @throws ConfigError for a bad cursor or limit. */
+  async list(owner: string, cursor: string | undefined, limit: number | undefined): Promise<SessionPage> {
+    const options = {
+      owner,
+      ...(cursor === undefined ? {} : { cursor }),
+      ...(limit === undefined ? {} : { limit }),
+    };
+    if (this.#store !== undefined) return this.#store.list(options);
+    const entries: ListEntry[] = [];
+    for (const [id, entry] of this.#owners) entries.push({ id, ...entry });
+    return pageOf(entries, listQuery('serve', options));
+  }
+}
