@@ -204,7 +204,7 @@ describe('POST /ag-ui (API.md §15)', () => {
     expect(textsOf(second)).toEqual(['Done: Tool call "refund" was rejected by the user: no']);
   });
 
-  it('HttpAgent: an input_required interrupt answered by {text}, and by a new user message', async () => {
+  it('an input_required interrupt answered by {text} (HttpAgent), and by a new user message (raw POST)', async () => {
     const { workflow } = await start();
     const agent = agentFor('agui-input');
     agent.addMessage({ id: 'm-1', role: 'user', content: 'hello' });
@@ -215,9 +215,19 @@ describe('POST /ag-ui (API.md §15)', () => {
       resume: [{ interruptId: question!.id, status: 'resolved', payload: { text: 'more please' } }],
     });
     expect(textsOf(second)).toEqual(['Billing: more please']);
-    agent.addMessage({ id: 'm-3', role: 'user', content: 'and again' });
-    const third = await runOnce(agent, { runId: 'run-3' });
-    expect(textsOf(third)).toEqual(['Billing: and again']);
+    // HttpAgent itself refuses a run that leaves an interrupt unanswered ("Thread has 1 pending
+    // interrupt(s) not addressed by resume"), so the new-message answer goes as a raw RunAgentInput.
+    const third = await rawRun({
+      threadId: 'agui-input',
+      runId: 'run-3',
+      messages: [...agent.messages, { id: 'm-3', role: 'user', content: 'and again' }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    });
+    expect(third.status).toBe(200);
+    expect(textsOf(third.events as unknown as BaseEvent[])).toEqual(['Billing: and again']);
     const users = (await workflow.session('agui-input').messages())
       .filter((m) => m.source === 'user' && m.type === 'TextMessage')
       .map((m) => (m as { content: string }).content);

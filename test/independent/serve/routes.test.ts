@@ -179,6 +179,24 @@ describe('POST /sessions/:id/runs as JSON (API.md §15)', () => {
   });
 });
 
+describe('POST /sessions/:id/runs with no input (API.md §15, §10)', () => {
+  it('while approvals are pending: the same request again, nothing run, nothing committed', async () => {
+    const { alice, workflow, refunds } = await start();
+    await alice.post('/sessions', { id: 'routes-no-input' });
+    const paused = (await alice.post('/sessions/routes-no-input/runs', { input: 'refund it' }))
+      .json as Result;
+    const session = workflow.session('routes-no-input');
+    const thread = wire(await session.messages());
+    const again = await alice.post('/sessions/routes-no-input/runs', {});
+    expect(again.status).toBe(200);
+    const result = again.json as Result;
+    expect(result.status).toBe('awaiting_input');
+    expect(result.pendingRequest).toEqual(paused.pendingRequest);
+    expect(refunds).toEqual([]);
+    expect(wire(await session.messages())).toEqual(thread);
+  });
+});
+
 describe('GET /sessions/:id/messages (API.md §15)', () => {
   it('answers {messages}: the thread, or what was committed after `step`', async () => {
     const { alice, workflow } = await start();

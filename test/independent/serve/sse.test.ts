@@ -6,8 +6,12 @@
 //   message it becomes;
 // - the message events of a run (chunks aside) are exactly its `TaskResult.messages`, in order;
 // - a replay of committed events (no run going) is compared on its message events; whether such a
-//   replay also sends a `result` event is left open (the page does not say); a cursor equal to
-//   the `result` event's id with no run going has "nothing after" it: 204;
+//   replay also sends a `result` event is left open in the single-run test; a cursor equal to the
+//   last run's `result` id with no run going has "nothing after" it: 204;
+// - "the stream ends at the next pause or stop" holds for replays too, so a client catches up on
+//   several later runs by reconnecting from the last id it got; walking so, it receives every
+//   event the live streams sent (chunks excepted: they are not committed) exactly once, with the
+//   same ids and the same data, `result` events included;
 // - a second process sharing the store knows the session's owner (owners live in the store).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +19,15 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { FileCheckpointStore, MemoryCheckpointStore, serve } from '../../../src/index.js';
+import {
+  Agent,
+  type ChatClient,
+  FileCheckpointStore,
+  HandoffBuilder,
+  MemoryCheckpointStore,
+  type ModelResult,
+  serve,
+} from '../../../src/index.js';
 import {
   allEvents,
   authenticate,
@@ -161,19 +173,26 @@ describe('GET /sessions/:id/stream (API.md §15)', () => {
     }
   });
 
-  it('replays the runs that came after the cursor, however long after', async () => {
+  it('walks every later run with Last-Event-ID, however long after: each event exactly once, then 204', async () => {
     const { server, alice } = await start();
     await alice.post('/sessions', { id: 'sse-later' });
-    const first = await allEvents(await streamRun(server, 'sse-later', 'one'));
-    const second = await allEvents(await streamRun(server, 'sse-later', 'two'));
-    const third = await allEvents(await streamRun(server, 'sse-later', 'three'));
-    const lastOfFirst = first.filter((e) => e.event !== 'result').at(-1)!;
-    const replay = (await allEvents(await getStream(server, 'sse-later', lastOfFirst.id))).filter(
-      (e) => e.event !== 'result',
-    );
-    expect(parsed(replay)).toEqual(
-      parsed([...second, ...third].filter((e) => e.event !== 'result')),
-    );
+    const live: SseEvent[] = [];
+    for (const input of ['one', 'two', 'three']) {
+      live.push(...(await allEvents(await streamRun(server, 'sse-later', input))));
+    }
+    // A client that saw only the first event reconnects, again and again, from the last id it got.
+    const seen: SseEvent[] = [live[0]!];
+    for (let reconnects = 0; reconnects < 10; reconnects++) {
+      const response = await getStream(server, 'sse-later', seen.at(-1)!.id);
+      if (response.status === 204) break;
+      expect(response.status).toBe(200);
+      const got = await allEvents(response);
+      expect(got.length).toBeGreaterThan(0);
+      seen.push(...got);
+    }
+    expect((await getStream(server, 'sse-later', seen.at(-1)!.id)).status).toBe(204);
+    increasing(seen);
+    expect(parsed(seen)).toEqual(parsed(live));
   });
 
   it('with no cursor during a run: the current run from its start, then live, then `result`', async () => {
@@ -240,5 +259,62 @@ describe('GET /sessions/:id/stream (API.md §15)', () => {
     const result = (await run).json as { messages: unknown[] };
     increasing(events);
     expect(messagesOf(events)).toEqual(result.messages);
+  });
+});
+
+describe('chunks across a reconnect (API.md §15)', () => {
+  /** A streaming model that sends "a", waits at `gate`, then sends "b" and answers "ab". */
+  function splitWriter(gate: Gate) {
+    const result: ModelResult = {
+      content: 'ab',
+      toolCalls: [],
+      usage: { promptTokens: 0, completionTokens: 0 },
+    };
+    const model: ChatClient = {
+      create: async () => result,
+      async *createStream() {
+        yield 'a';
+        await gate.pass();
+        yield 'b';
+        yield result;
+      },
+    };
+    const writer = new Agent({ name: 'writer', client: model, stream: true });
+    return new HandoffBuilder({ name: 'writer', participants: [writer] })
+      .coordinator(writer)
+      .withCheckpointing(new MemoryCheckpointStore())
+      .build();
+  }
+
+  it('a client that saw the first chunk gets the second exactly once after reconnecting', async () => {
+    const gate = new Gate();
+    const server = await listen(serve(splitWriter(gate), { authenticate }));
+    servers.push(server);
+    await client(server.url, 'alice').post('/sessions', { id: 'sse-chunk-reconnect' });
+    const abort = new AbortController();
+    const response = await streamRun(server, 'sse-chunk-reconnect', 'write', abort.signal);
+    const before: SseEvent[] = [];
+    for await (const event of sseEvents(response.body!)) {
+      before.push(event);
+      if (event.event === 'ModelClientStreamingChunkEvent') break;
+    }
+    await gate.started;
+    abort.abort();
+    const again = await getStream(server, 'sse-chunk-reconnect', before.at(-1)!.id);
+    expect(again.status).toBe(200);
+    const reading = allEvents(again);
+    gate.open();
+    const after = await reading;
+    const chunkTexts = [...before, ...after]
+      .filter((e) => e.event === 'ModelClientStreamingChunkEvent')
+      .map((e) => (JSON.parse(e.data) as { content: string }).content);
+    expect(chunkTexts).toEqual(['a', 'b']);
+    expect(after.map((e) => e.event)).toEqual([
+      'ModelClientStreamingChunkEvent',
+      'TextMessage',
+      'UserInputRequestedEvent',
+      'result',
+    ]);
+    increasing([...before, ...after]);
   });
 });
