@@ -135,6 +135,20 @@ describe('POST /ag-ui (API.md §15)', () => {
         .map((e) => (e as unknown as { name: string }).name),
     ).toEqual(['baton.handoff']);
     expect(textsOf(typed)).toEqual(['Billing: hello']);
+    const calls = (typed as { type: string; toolCallId?: string }[])
+      .filter((e) => e.type.startsWith('TOOL_CALL_'))
+      .map((e) => e.type);
+    expect(calls).toEqual([
+      'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_END',
+      'TOOL_CALL_RESULT',
+    ]);
+    expect(typed.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      threadId: 'agui-new',
+      runId: 'run-1',
+    });
     const info = await workflow.session('agui-new').info();
     const [interrupt, ...others] = interruptsOf(typed);
     expect(others).toEqual([]);

@@ -122,6 +122,22 @@ describe('authentication (API.md §15)', () => {
     ).toEqual([]);
   });
 
+  it('accepts an async authenticate', async () => {
+    server = await listen(
+      serve(desk().workflow, {
+        authenticate: async (request: Request) => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          return authenticate(request);
+        },
+      }),
+    );
+    expect((await client(server.url).post('/sessions', { id: 'async-auth' })).status).toBe(401);
+    expect((await client(server.url, 'alice').post('/sessions', { id: 'async-auth' })).status).toBe(
+      201,
+    );
+    expect((await client(server.url, 'bob').get('/sessions/async-auth')).status).toBe(404);
+  });
+
   it('passes the principal to a workflow factory `(principal) => workflow`', async () => {
     const seen: string[] = [];
     const made = { alice: desk(), bob: desk() };

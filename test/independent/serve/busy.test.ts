@@ -101,6 +101,60 @@ describe('busy: "reject" (API.md §15)', () => {
 });
 
 describe('client disconnect (API.md §15)', () => {
+  for (const route of ['/chat', '/ag-ui'] as const) {
+    it(`a client that disconnects from ${route} mid-stream does not stop the run`, async () => {
+      const gate = new Gate();
+      const { workflow } = desk({ gate });
+      server = await listen(serve(workflow, { authenticate }));
+      const alice = client(server.url, 'alice');
+      const id = `disconnect-${route.slice(1)}`;
+      const body =
+        route === '/chat'
+          ? {
+              id,
+              messages: [
+                { id: 'u-1', role: 'user', parts: [{ type: 'text', text: 'slow hello' }] },
+              ],
+              trigger: 'submit-message',
+            }
+          : {
+              threadId: id,
+              runId: 'run-1',
+              messages: [{ id: 'm-1', role: 'user', content: 'slow hello' }],
+              tools: [],
+              context: [],
+              state: {},
+              forwardedProps: {},
+            };
+      const abort = new AbortController();
+      const response = await fetch(server.url + route, {
+        method: 'POST',
+        headers: { ...alice.auth, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify(body),
+        signal: abort.signal,
+      });
+      expect(response.status).toBe(200);
+      const events = sseEvents(response.body!);
+      await events.next();
+      await gate.started;
+      abort.abort();
+      await events.return(undefined).catch(() => undefined);
+      gate.open();
+      const session = workflow.session(id);
+      await until(async () => (await session.info()).status === 'awaiting_input');
+      const thread = await session.messages();
+      expect(thread.map((m) => `${m.type}:${m.source}`)).toEqual([
+        'TextMessage:user',
+        'ToolCallRequestEvent:triage',
+        'ToolCallExecutionEvent:triage',
+        'HandoffMessage:triage',
+        'TextMessage:billing',
+        'UserInputRequestedEvent:billing',
+      ]);
+      expect((thread[4] as { content: string }).content).toBe('Billing: slow hello');
+    });
+  }
+
   it('a client that disconnects from /runs mid-stream does not stop the run', async () => {
     const gate = new Gate();
     const { workflow } = desk({ gate });

@@ -161,8 +161,14 @@ export function client(url: string, user?: User) {
 }
 export type Client = ReturnType<typeof client>;
 
-/** `{error: {code, message}}` with exactly those keys, both non-empty strings. */
+/** `{error: {code, message}}` with exactly those keys, both non-empty strings, sent as JSON. */
 export function errorOf(a: Answer): { code: string; message: string } {
+  const type = a.headers.get('content-type') ?? '';
+  if (!type.startsWith('application/json')) {
+    throw new Error(
+      `an error answer (${a.status}) has Content-Type "${type}", not JSON: ${a.text}`,
+    );
+  }
   const body = a.json as { error: { code: string; message: string } };
   if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'error') {
     throw new Error(`not an error body: ${a.text}`);

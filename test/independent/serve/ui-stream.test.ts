@@ -308,3 +308,32 @@ describe('useChat’s AbstractChat against /chat (API.md §15)', () => {
     expect([response.callId, response.approved, response.reason]).toEqual([callId, false, 'no']);
   });
 });
+
+describe('a text reply on /chat while approvals are pending (API.md §15, §10)', () => {
+  it('rejects them all with that text as the reason; the tool never runs', async () => {
+    const { workflow, refunds } = await start();
+    const user = userMessage('u-1', 'refund please');
+    const paused = (await snapshots(await chunksOf(await postChat('ui-text-reply', [user])))).at(
+      -1,
+    )!;
+    const response = await postChat('ui-text-reply', [
+      user,
+      paused,
+      userMessage('u-2', 'never mind'),
+    ]);
+    expect(response.status).toBe(200);
+    await chunksOf(response);
+    expect(refunds).toEqual([]);
+    const results = (await workflow.session('ui-text-reply').messages())
+      .filter((m) => m.type === 'ToolCallExecutionEvent' && m.source === 'billing')
+      .flatMap(
+        (m) => (m as unknown as { content: { content: string; isError: boolean }[] }).content,
+      );
+    expect(results).toEqual([
+      expect.objectContaining({
+        content: 'Tool call "refund" was rejected by the user: never mind',
+        isError: true,
+      }),
+    ]);
+  });
+});
