@@ -146,7 +146,13 @@ export type {
   ScriptedSteps,
 } from './models/scripted-chat-client.js';
 export { serve } from './serve/serve.js';
-export type { Principal, Servable, ServeHandler, ServeOptions } from './serve/serve-options.js';
+export type {
+  Principal,
+  Servable,
+  ServedWorkflow,
+  ServeHandler,
+  ServeOptions,
+} from './serve/serve-options.js';
 export type {
   AttributeValue,
   FinishedSpan,

@@ -14,6 +14,9 @@ Usage:
   baton graph <module>          print the workflow's routing graph as Mermaid text
   baton dev <module> [--port <n>] [--store <dir>]
                                 serve the devtools page: live graph, transcript, reply box, Stop
+  baton serve <module> [--port 8787] [--host 127.0.0.1] [--store <dir>]
+                                serve the workflow's sessions over HTTP: JSON/SSE routes, the AI
+                                SDK's useChat (/chat) and AG-UI (/ag-ui); token from BATON_TOKEN
   baton demo [--session <id>]   run the support-desk demo (offline model unless OPENAI_API_KEY or
                                 OPENAI_BASE_URL is set); sessions are kept in .baton/ in the
                                 current directory, and --session resumes one
@@ -26,6 +29,7 @@ HandoffWorkflow or team; TypeScript loads without a build step. Every file in sa
 Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL   use a real OpenAI-compatible model in the demo
   BATON_MODEL                       the model name (default gpt-4.1-mini)
+  BATON_TOKEN                       the token baton serve requires (generated when unset)
 `;
 
 const DEMO_HELP = `Usage: baton demo [--session <id>]
@@ -87,8 +91,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./graph-command.js')).graphCommand(rest);
     case 'dev':
       return (await import('./dev-command.js')).devCommand(rest);
+    case 'serve':
+      return (await import('./serve-command.js')).serveCommand(rest);
     default: {
-      const meant = closest(command, ['run', 'graph', 'dev', 'demo', 'help']);
+      const meant = closest(command, ['run', 'graph', 'dev', 'serve', 'demo', 'help']);
       throw new UsageError(
         `baton: unknown command "${command}"${meant === undefined ? '.' : `: did you mean "${meant}"?`} ` +
           'Run "baton --help".',

@@ -8,7 +8,8 @@ import type { SessionState } from './state/session-state.js';
  * and every step it commits with the messages that step appends to the thread. `serve()` builds its
  * event cursors from it: a committed step's messages are exactly what its step log record replays.
  */
-export const OBSERVE_RUN = Symbol('baton.observeRun');
+// `Symbol.for`: a workflow built by another copy of Baton (a module the CLI loads) hears it too.
+export const OBSERVE_RUN = Symbol.for('baton.observeRun');
 
 /** What `OBSERVE_RUN` hears. A throwing observer is ignored: it cannot break the run it watches. */
 export interface RunObserver {

@@ -34,7 +34,12 @@ export function interruptsOf(result: TaskResult): Interrupt[] {
     }));
   }
   return [
-    { id: pending.id, reason: 'input_required', message: pending.prompt, responseSchema: { ...TEXT_ANSWER_SCHEMA } },
+    {
+      id: pending.id,
+      reason: 'input_required',
+      message: pending.prompt,
+      responseSchema: { ...TEXT_ANSWER_SCHEMA },
+    },
   ];
 }
 
@@ -101,7 +106,9 @@ export class AgUiEncoder {
         if (m.content === '') break;
         if (this.#text === undefined) {
           this.#text = m.id;
-          out.push(ev('TEXT_MESSAGE_START', { messageId: m.id, role: 'assistant', name: m.source }));
+          out.push(
+            ev('TEXT_MESSAGE_START', { messageId: m.id, role: 'assistant', name: m.source }),
+          );
         }
         out.push(ev('TEXT_MESSAGE_CONTENT', { messageId: this.#text, delta: m.content }));
         break;
@@ -131,7 +138,10 @@ export class AgUiEncoder {
         }
         break;
       case 'HandoffMessage':
-        out.push(...this.#endText(), ev('CUSTOM', { name: 'baton.handoff', value: { from: m.source, to: m.target } }));
+        out.push(
+          ...this.#endText(),
+          ev('CUSTOM', { name: 'baton.handoff', value: { from: m.source, to: m.target } }),
+        );
         break;
       default:
         break;
@@ -144,7 +154,9 @@ export class AgUiEncoder {
     this.#calls.add(call.id);
     return [
       ev('TOOL_CALL_START', { toolCallId: call.id, toolCallName: call.name, parentMessageId }),
-      ...(call.arguments === '' ? [] : [ev('TOOL_CALL_ARGS', { toolCallId: call.id, delta: call.arguments })]),
+      ...(call.arguments === ''
+        ? []
+        : [ev('TOOL_CALL_ARGS', { toolCallId: call.id, delta: call.arguments })]),
       ev('TOOL_CALL_END', { toolCallId: call.id }),
     ];
   }

@@ -32,7 +32,9 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .filter((p: { type?: unknown; text?: unknown }) => p?.type === 'text' && typeof p.text === 'string')
+    .filter(
+      (p: { type?: unknown; text?: unknown }) => p?.type === 'text' && typeof p.text === 'string',
+    )
     .map((p: { text: string }) => p.text)
     .join('');
 }
@@ -55,10 +57,22 @@ function agUiTask(input: RunAgentInput, pending: PendingRequest | undefined): Ta
     const decisions = resume.map((entry, i): Decision => {
       const payload = (entry.payload ?? {}) as { approved?: unknown; reason?: unknown };
       if (entry.status === 'resolved' && typeof payload.approved !== 'boolean') {
-        throw badRequest(`body.resume[${i}].payload.approved`, 'answer a tool call with {approved: boolean, reason?}');
+        throw badRequest(
+          `body.resume[${i}].payload.approved`,
+          'answer a tool call with {approved: boolean, reason?}',
+        );
       }
-      const reason = typeof payload.reason === 'string' ? payload.reason : entry.status === 'cancelled' ? 'cancelled' : undefined;
-      return { callId: entry.interruptId, approve: entry.status === 'resolved' && payload.approved === true, reason };
+      const reason =
+        typeof payload.reason === 'string'
+          ? payload.reason
+          : entry.status === 'cancelled'
+            ? 'cancelled'
+            : undefined;
+      return {
+        callId: entry.interruptId,
+        approve: entry.status === 'resolved' && payload.approved === true,
+        reason,
+      };
     });
     return decisionsTask(decisions, pending, 'body.resume');
   }
@@ -67,7 +81,8 @@ function agUiTask(input: RunAgentInput, pending: PendingRequest | undefined): Ta
     const message = input.messages[i] as RunAgentInput['messages'][number];
     if (message.role === 'user') {
       const text = textOf(message.content);
-      if (text === '') throw badRequest(`body.messages[${i}].content`, 'the user message has no text');
+      if (text === '')
+        throw badRequest(`body.messages[${i}].content`, 'the user message has no text');
       return text;
     }
   }
@@ -89,19 +104,24 @@ export function agUiRoute(app: Hono<ServeEnv>, ctx: ServeContext): void {
     const live = await admit(hub, id, options.busy, async () => {
       const task = agUiTask(input, (await hub.session(id).info()).pendingRequest);
       if (task !== null) return hub.start(id, task);
-      refused = new HttpError(409, 'approvals_pending', 'Tool calls await a decision: answer their interrupts with resume[] ({approved, reason?}).');
+      refused = new HttpError(
+        409,
+        'approvals_pending',
+        'Tool calls await a decision: answer their interrupts with resume[] ({approved, reason?}).',
+      );
       return undefined;
     });
     if (live === undefined) {
       const error = refused as HttpError;
-      const frames = encoder.refused(error.message, error.code).map((e): SseFrame => ({ data: JSON.stringify(e) }));
+      const frames = encoder
+        .refused(error.message, error.code)
+        .map((e): SseFrame => ({ data: JSON.stringify(e) }));
       return sseResponse(listed(frames), leave);
     }
     return sseResponse(agUiFrames(liveFeed(live, leave.signal), encoder), leave);
   });
 }
 
-// eslint-disable-next-line @typescript-eslint/require-await
 async function* listed(frames: readonly SseFrame[]): AsyncGenerator<SseFrame> {
   yield* frames;
 }

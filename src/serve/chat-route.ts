@@ -9,12 +9,18 @@ import { admit, ownedBy, sessionOnFirstUse } from './session-access.js';
 import { liveFeed, openEvents } from './session-events.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
-import { UI_MESSAGE_STREAM_HEADERS, UiMessageEncoder, uiMessageFrames } from './ui-message-encoder.js';
+import {
+  UI_MESSAGE_STREAM_HEADERS,
+  UiMessageEncoder,
+  uiMessageFrames,
+} from './ui-message-encoder.js';
 
 const PartSchema = z.looseObject({ type: z.string() });
 const ChatBodySchema = z.looseObject({
   id: IdSchema,
-  messages: z.array(z.looseObject({ id: z.string(), role: z.string(), parts: z.array(PartSchema) })).min(1),
+  messages: z
+    .array(z.looseObject({ id: z.string(), role: z.string(), parts: z.array(PartSchema) }))
+    .min(1),
   trigger: z.string().optional(),
 });
 
@@ -29,15 +35,20 @@ function chatInput(body: z.infer<typeof ChatBodySchema>): ChatInput {
       .filter((p) => p.type === 'text' && typeof p.text === 'string')
       .map((p) => p.text as string)
       .join('');
-    if (text === '') throw badRequest(`body.messages[${at}].parts`, 'the user message has no text part');
+    if (text === '')
+      throw badRequest(`body.messages[${at}].parts`, 'the user message has no text part');
     return { text };
   }
   const decisions: Decision[] = [];
   for (const part of last.parts) {
-    const approval = part.approval as { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
+    const approval = part.approval as
+      { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
     if (part.state !== 'approval-responded' || approval === undefined) continue;
     if (typeof approval.id !== 'string' || typeof approval.approved !== 'boolean') {
-      throw badRequest(`body.messages[${at}].parts`, 'an approval response needs {id: string, approved: boolean}');
+      throw badRequest(
+        `body.messages[${at}].parts`,
+        'an approval response needs {id: string, approved: boolean}',
+      );
     }
     decisions.push({
       callId: approval.id,
@@ -46,7 +57,10 @@ function chatInput(body: z.infer<typeof ChatBodySchema>): ChatInput {
     });
   }
   if (decisions.length === 0) {
-    throw badRequest(`body.messages[${at}]`, 'the last message is neither a user message nor approval responses');
+    throw badRequest(
+      `body.messages[${at}]`,
+      'the last message is neither a user message nor approval responses',
+    );
   }
   return { decisions, messageId: last.id };
 }
@@ -73,14 +87,22 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
       else {
         const pending = (await hub.session(id).info()).pendingRequest;
         known = (pending?.calls ?? []).map((call) => call.id);
-        task = decisionsTask(input.decisions, pending, `body.messages[${body.messages.length - 1}].parts.approval`);
+        task = decisionsTask(
+          input.decisions,
+          pending,
+          `body.messages[${body.messages.length - 1}].parts.approval`,
+        );
       }
       return hub.start(id, task);
     });
     const messageId = 'text' in input ? `${id}:${live.base.step + 1}` : input.messageId;
     const leave = new AbortController();
     const encoder = new UiMessageEncoder(messageId, known);
-    return sseResponse(uiMessageFrames(liveFeed(live, leave.signal), encoder), leave, UI_MESSAGE_STREAM_HEADERS);
+    return sseResponse(
+      uiMessageFrames(liveFeed(live, leave.signal), encoder),
+      leave,
+      UI_MESSAGE_STREAM_HEADERS,
+    );
   });
 
   app.get('/chat/:id/stream', async (c) => {

@@ -34,7 +34,10 @@ export function checked<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = firstIssue(parsed.error);
-  throw badRequest(`body.${issue.path === '(root)' ? '' : issue.path}`.replace(/\.$/, ''), issue.text.slice(issue.path.length + 2));
+  throw badRequest(
+    `body.${issue.path === '(root)' ? '' : issue.path}`.replace(/\.$/, ''),
+    issue.text.slice(issue.path.length + 2),
+  );
 }
 
 /** `POST /sessions`: the id asked for, if any. */
@@ -58,7 +61,11 @@ export function runsBody(body: unknown): { input?: Task; decisions?: Decision[] 
  * The decisions as a task, checked against the calls awaiting approval: a call id that is not
  * one of them answers 400 (before anything is run or committed).
  */
-export function decisionsTask(decisions: readonly Decision[], pending: PendingRequest | undefined, field: string): Task {
+export function decisionsTask(
+  decisions: readonly Decision[],
+  pending: PendingRequest | undefined,
+  field: string,
+): Task {
   const open = new Set(pending?.kind === 'approval' ? (pending.calls ?? []).map((c) => c.id) : []);
   decisions.forEach((d, i) => {
     if (!open.has(d.callId)) {
@@ -74,7 +81,11 @@ export function decisionsTask(decisions: readonly Decision[], pending: PendingRe
 }
 
 /** A query parameter as a non-negative integer, or 400 naming it. */
-export function integerParam(name: string, value: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
+export function integerParam(
+  name: string,
+  value: string | undefined,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d{1,15}$/.test(value) || Number(value) > max) {
     throw badRequest(name, `must be an integer from 0 to ${max}, got ${JSON.stringify(value)}`);

@@ -118,4 +118,3 @@ export class LiveRun {
     for (const wake of [...this.#waiting]) wake();
   }
 }
-

@@ -14,7 +14,11 @@ export interface Listening {
 }
 
 /** Serves `handler` with node:http on `host`:`port` (0: any free port). */
-export async function listenOnNode(handler: ServeHandler, port: number, host: string): Promise<Listening> {
+export async function listenOnNode(
+  handler: ServeHandler,
+  port: number,
+  host: string,
+): Promise<Listening> {
   const server = createAdaptorServer({ fetch: (request: Request) => handler.fetch(request) });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

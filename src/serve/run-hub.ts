@@ -5,11 +5,12 @@ import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { OBSERVE_RUN, type ObservedRun } from '../engine/run-observer.js';
 import type { Task, TaskResult } from '../engine/runnable.js';
 import { type Reading, type StepView, stepViewOf, stepViews } from '../engine/step-messages.js';
-import type { CheckpointedSession, WorkflowRunner } from '../engine/session/workflow-runner.js';
+import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
 import { sessionBusy } from './http-error.js';
 import { LiveRun } from './live-run.js';
+import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
 
 /** How often a process looks at the store for what another process does. */
@@ -25,7 +26,7 @@ const STOP_OWNER = 'baton.stop';
  * short-lived lease on a key of its own in the shared store.
  */
 export class RunHub {
-  readonly workflow: WorkflowRunner;
+  readonly workflow: ServedWorkflow;
   readonly store: CheckpointStore | undefined;
   readonly tenancy: Tenancy;
   readonly #live = new Map<string, LiveRun>();
@@ -39,14 +40,17 @@ export class RunHub {
   readonly #results = new Map<string, { step: number; result: TaskResult }>();
   #closing = false;
 
-  constructor(workflow: WorkflowRunner, tenancy: Tenancy) {
+  constructor(workflow: ServedWorkflow, tenancy: Tenancy) {
     this.workflow = workflow;
     this.store = workflow.checkpointStore;
     this.tenancy = tenancy;
   }
 
   session(id: string, owner?: string): CheckpointedSession {
-    return this.workflow.session(id, this.store === undefined || owner === undefined ? {} : { owner });
+    return this.workflow.session(
+      id,
+      this.store === undefined || owner === undefined ? {} : { owner },
+    );
   }
 
   live(id: string): LiveRun | undefined {
@@ -128,13 +132,19 @@ export class RunHub {
    * Runs `start` once the session is free: at once when it is; after the running run ends when
    * `wait`, stopping it first when `interrupt` (inputs wait in the order they came).
    */
-  async whenFree<T>(id: string, mode: 'enqueue' | 'interrupt', start: () => Promise<T>): Promise<T> {
+  async whenFree<T>(
+    id: string,
+    mode: 'enqueue' | 'interrupt',
+    start: () => Promise<T>,
+  ): Promise<T> {
     const before = this.#queues.get(id) ?? Promise.resolve();
-    const turn = before.catch(() => {}).then(async () => {
-      if (mode === 'interrupt' && (await this.running(id))) await this.stop(id);
-      await this.#idle(id);
-      return start();
-    });
+    const turn = before
+      .catch(() => {})
+      .then(async () => {
+        if (mode === 'interrupt' && (await this.running(id))) await this.stop(id);
+        await this.#idle(id);
+        return start();
+      });
     this.#queues.set(id, turn);
     try {
       return await turn;

@@ -1,4 +1,5 @@
-import type { WorkflowRunner } from '../engine/session/workflow-runner.js';
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import type { CheckpointedSession, SessionOptions } from '../engine/session/workflow-runner.js';
 import { ConfigError } from '../errors.js';
 
 /** Who sends a request: sessions belong to the principal that created them (API.md §15). */
@@ -6,9 +7,25 @@ export interface Principal {
   readonly id: string;
 }
 
+/** A built workflow or team (`HandoffWorkflow`, `GraphWorkflow`, `RoundRobinGroupChat`, ...). */
+export interface ServedWorkflow {
+  session(id?: string, options?: SessionOptions): CheckpointedSession;
+  /** The checkpoint store its sessions are kept in, if any. */
+  readonly checkpointStore?: CheckpointStore | undefined;
+}
+
 /** What `serve()` serves: a built workflow or team, or one per principal. */
 export type Servable =
-  WorkflowRunner | ((principal: Principal) => WorkflowRunner | Promise<WorkflowRunner>);
+  ServedWorkflow | ((principal: Principal) => ServedWorkflow | Promise<ServedWorkflow>);
+
+/** True for a built workflow or team (of any copy of Baton). */
+export function isServedWorkflow(value: unknown): value is ServedWorkflow {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { session?: unknown }).session === 'function'
+  );
+}
 
 /** Options of `serve()`. */
 export interface ServeOptions {
@@ -83,9 +100,12 @@ export function checkOptions(
   }
   const origins = cors?.origins ?? [];
   if (!Array.isArray(origins) || origins.some((o) => typeof o !== 'string')) {
-    throw new ConfigError('serve(): `cors.origins` must be a list of origins, e.g. ["https://desk.example"].', {
-      path: 'cors.origins',
-    });
+    throw new ConfigError(
+      'serve(): `cors.origins` must be a list of origins, e.g. ["https://desk.example"].',
+      {
+        path: 'cors.origins',
+      },
+    );
   }
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new ConfigError(

@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 
-import { WorkflowRunner } from '../engine/session/workflow-runner.js';
 import { ConfigError, SessionBusyError } from '../errors.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
@@ -11,7 +10,15 @@ import { corsMiddleware } from './cors.js';
 import { errorResponse, HttpError, sessionBusy } from './http-error.js';
 import { RunHub } from './run-hub.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
-import { checkOptions, type Principal, type Servable, type ServeHandler, type ServeOptions } from './serve-options.js';
+import {
+  checkOptions,
+  isServedWorkflow,
+  type Principal,
+  type Servable,
+  type ServedWorkflow,
+  type ServeHandler,
+  type ServeOptions,
+} from './serve-options.js';
 import { sessionRoutes } from './session-routes.js';
 import { Tenancy } from './tenancy.js';
 
@@ -41,13 +48,13 @@ const UNAUTHORIZED = new HttpError(401, 'unauthorized', 'Send `Authorization: Be
  */
 export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
   const checked = checkOptions(options, bearerAuthenticate);
-  if (!(workflow instanceof WorkflowRunner) && typeof workflow !== 'function') {
+  if (!isServedWorkflow(workflow) && typeof workflow !== 'function') {
     throw new ConfigError('serve(): pass a built workflow or team, or (principal) => workflow.', {
       path: 'workflow',
     });
   }
-  const hubs = new Map<WorkflowRunner, RunHub>();
-  const hubOf = (runner: WorkflowRunner): RunHub => {
+  const hubs = new Map<ServedWorkflow, RunHub>();
+  const hubOf = (runner: ServedWorkflow): RunHub => {
     let hub = hubs.get(runner);
     if (hub === undefined) {
       hub = new RunHub(runner, new Tenancy(runner.checkpointStore));
@@ -58,10 +65,12 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
   const ctx: ServeContext = {
     options: checked,
     async hub(principal: Principal) {
-      if (workflow instanceof WorkflowRunner) return hubOf(workflow);
+      if (isServedWorkflow(workflow)) return hubOf(workflow);
       const runner = await workflow(principal);
-      if (!(runner instanceof WorkflowRunner)) {
-        throw new ConfigError('serve(): the (principal) => workflow function returned no workflow.');
+      if (!isServedWorkflow(runner)) {
+        throw new ConfigError(
+          'serve(): the (principal) => workflow function returned no workflow.',
+        );
       }
       return hubOf(runner);
     },
@@ -85,12 +94,19 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
   agUiRoute(app, ctx);
   for (const [path, methods] of ROUTES) {
     app.all(path, (c) => {
-      throw new HttpError(405, 'method_not_allowed', `${c.req.method} ${c.req.path}: use ${methods}.`, {
-        allow: methods,
-      });
+      throw new HttpError(
+        405,
+        'method_not_allowed',
+        `${c.req.method} ${c.req.path}: use ${methods}.`,
+        {
+          allow: methods,
+        },
+      );
     });
   }
-  app.notFound((c) => errorResponse(new HttpError(404, 'not_found', `No route ${c.req.method} ${c.req.path}.`)));
+  app.notFound((c) =>
+    errorResponse(new HttpError(404, 'not_found', `No route ${c.req.method} ${c.req.path}.`)),
+  );
   app.onError((error) => errorResponse(asHttpError(error)));
 
   return {

@@ -20,7 +20,11 @@ export async function createSession(
   id: string = randomUUID(),
 ): Promise<string> {
   const taken = () =>
-    new HttpError(409, 'session_exists', `The session id "${id}" is taken; choose another, or leave id out for a generated one.`);
+    new HttpError(
+      409,
+      'session_exists',
+      `The session id "${id}" is taken; choose another, or leave id out for a generated one.`,
+    );
   if (await hub.tenancy.exists(id)) throw taken();
   if (hub.store !== undefined) {
     // The first step records the owner in the store, so every process sharing it agrees.
@@ -32,7 +36,11 @@ export async function createSession(
 }
 
 /** The session for a protocol route that creates it on first use (`/chat`, `/ag-ui`). */
-export async function sessionOnFirstUse(hub: RunHub, principal: Principal, id: string): Promise<void> {
+export async function sessionOnFirstUse(
+  hub: RunHub,
+  principal: Principal,
+  id: string,
+): Promise<void> {
   if (await hub.tenancy.owns(principal.id, id)) return;
   if (await hub.tenancy.exists(id)) throw sessionNotFound(id);
   try {

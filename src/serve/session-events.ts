@@ -55,7 +55,7 @@ async function* follow(
   let last = after;
   const live = hub.live(id);
   if (live !== undefined) {
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       await live.more(i, signal);
       if (signal.aborted) return;
       const next = live.events[i];
@@ -72,7 +72,7 @@ async function* follow(
   }
   // Another process runs it: follow its steps in the store.
   let lastStep = log.lastStep;
-  for (let idle = false; !signal.aborted; ) {
+  for (let idle = false; !signal.aborted;) {
     const fresh = await hub.viewsAfter(id, lastStep, log.reading);
     log.views.push(...fresh);
     if (fresh.length > 0) lastStep = fresh.at(-1)?.step ?? lastStep;
@@ -87,7 +87,6 @@ async function* follow(
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/require-await
 async function* listed(events: readonly FeedEvent[]): AsyncGenerator<FeedEvent> {
   yield* events;
 }
@@ -165,7 +164,7 @@ function stopReasonOf(messages: readonly AgentMessage[]): string | null {
 
 /** Every event of `live` from its start (the answer of the request that started it). */
 export async function* liveFeed(live: LiveRun, signal: AbortSignal): AsyncGenerator<FeedEvent> {
-  for (let i = 0; ; ) {
+  for (let i = 0; ;) {
     await live.more(i, signal);
     if (signal.aborted) return;
     const next = live.events[i];

@@ -56,7 +56,11 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
       const task =
         body.decisions === undefined
           ? body.input
-          : decisionsTask(body.decisions, (await hub.session(id).info()).pendingRequest, 'body.decisions');
+          : decisionsTask(
+              body.decisions,
+              (await hub.session(id).info()).pendingRequest,
+              'body.decisions',
+            );
       return hub.start(id, task);
     });
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return jsonOfRun(live);
@@ -69,7 +73,11 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
     let cursor: Cursor | undefined;
     if (header !== undefined && header !== '') {
       cursor = parseCursor(header);
-      if (cursor === undefined) throw badRequest('last-event-id', `must be a cursor <step>.<n> as sent in id:, got ${JSON.stringify(header.slice(0, 40))}`);
+      if (cursor === undefined)
+        throw badRequest(
+          'last-event-id',
+          `must be a cursor <step>.<n> as sent in id:, got ${JSON.stringify(header.slice(0, 40))}`,
+        );
     }
     const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
     const leave = new AbortController();
@@ -106,5 +114,10 @@ async function owned(ctx: ServeContext, principal: { id: string }, id: string) {
 
 function deleteWhileRunning(id: string): HttpError {
   const busy = sessionBusy(id);
-  return new HttpError(409, busy.code, `Session "${id}" is running; delete it once the run has ended.`, busy.headers);
+  return new HttpError(
+    409,
+    busy.code,
+    `Session "${id}" is running; delete it once the run has ended.`,
+    busy.headers,
+  );
 }

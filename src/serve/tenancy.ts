@@ -34,7 +34,11 @@ export class Tenancy {
     if (store === undefined) return false;
     let cursor: string | undefined;
     do {
-      const page = await store.list({ owner, limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+      const page = await store.list({
+        owner,
+        limit: 1000,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
       const found = page.sessions.find((s) => s.id === id);
       if (found !== undefined) {
         this.#owners.set(id, { owner, at: 0, step: 0 });
@@ -64,7 +68,11 @@ export class Tenancy {
   }
 
   /** A page of `owner`'s sessions, newest first. @throws ConfigError for a bad cursor or limit. */
-  async list(owner: string, cursor: string | undefined, limit: number | undefined): Promise<SessionPage> {
+  async list(
+    owner: string,
+    cursor: string | undefined,
+    limit: number | undefined,
+  ): Promise<SessionPage> {
     const options = {
       owner,
       ...(cursor === undefined ? {} : { cursor }),

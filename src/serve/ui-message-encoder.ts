@@ -45,19 +45,29 @@ export class UiMessageEncoder {
       const { status, pendingRequest } = event.result;
       return [
         ...this.#closeText(),
-        { type: 'message-metadata', messageMetadata: { status, pendingRequest: pendingRequest ?? null } },
+        {
+          type: 'message-metadata',
+          messageMetadata: { status, pendingRequest: pendingRequest ?? null },
+        },
         { type: 'finish', finishReason: 'stop' },
       ];
     }
     if (event.kind === 'error') {
-      return [...this.#closeText(), { type: 'error', errorText: event.message }, { type: 'finish' }];
+      return [
+        ...this.#closeText(),
+        { type: 'error', errorText: event.message },
+        { type: 'finish' },
+      ];
     }
     const m = event.message;
     if (m.source === 'user') return [];
     const out: UIMessageChunk[] = [];
     if (m.source !== this.#agent && m.type !== 'GuardrailTrippedEvent') {
       this.#agent = m.source;
-      out.push(...this.#closeText(), { type: 'message-metadata', messageMetadata: { agent: m.source } });
+      out.push(...this.#closeText(), {
+        type: 'message-metadata',
+        messageMetadata: { agent: m.source },
+      });
     }
     out.push(...this.#message(m));
     return out;
@@ -66,7 +76,12 @@ export class UiMessageEncoder {
   #message(m: AgentMessage): UIMessageChunk[] {
     switch (m.type) {
       case 'ModelClientStreamingChunkEvent':
-        return m.content === '' ? [] : [...this.#openText(), { type: 'text-delta', id: this.#text as string, delta: m.content }];
+        return m.content === ''
+          ? []
+          : [
+              ...this.#openText(),
+              { type: 'text-delta', id: this.#text as string, delta: m.content },
+            ];
       case 'TextMessage':
       case 'StopMessage':
       case 'StructuredMessage':
@@ -104,7 +119,9 @@ export class UiMessageEncoder {
           { type: 'data-handoff', id: m.id, data: { from: m.source, to: m.target } },
         ];
       case 'GuardrailTrippedEvent':
-        return this.#wholeText(`Guardrail "${m.source}" tripped${m.content === '' ? '' : `: ${m.content}`}`);
+        return this.#wholeText(
+          `Guardrail "${m.source}" tripped${m.content === '' ? '' : `: ${m.content}`}`,
+        );
       default:
         return [];
     }
@@ -115,7 +132,12 @@ export class UiMessageEncoder {
     if (this.#calls.has(call.id)) return [];
     this.#calls.add(call.id);
     return [
-      { type: 'tool-input-available', toolCallId: call.id, toolName: call.name, input: inputOf(call) },
+      {
+        type: 'tool-input-available',
+        toolCallId: call.id,
+        toolName: call.name,
+        input: inputOf(call),
+      },
     ];
   }
 

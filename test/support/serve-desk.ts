@@ -79,11 +79,15 @@ export function serveDesk(options: { store?: CheckpointStore; gate?: Gate } = {}
   const triage = new Agent({
     name: 'triage',
     description: 'Routes the customer.',
+    stream: true,
     client: new ScriptedChatClient(async (request): Promise<ScriptedStep> => {
       const text = lastUser(request);
       if (text.includes('slow')) await gate.pass();
       if (text.includes('refund')) {
-        return { content: null, toolCalls: [{ id: `h-${++calls}`, name: 'handoff_to_billing', arguments: '{}' }] };
+        return {
+          content: null,
+          toolCalls: [{ id: `h-${++calls}`, name: 'handoff_to_billing', arguments: '{}' }],
+        };
       }
       return { chunks: ['How can ', 'I help?'] };
     }),
@@ -92,16 +96,20 @@ export function serveDesk(options: { store?: CheckpointStore; gate?: Gate } = {}
     name: 'billing',
     description: 'Refunds invoices.',
     tools: [refund],
+    maxToolIterations: 2,
     client: new ScriptedChatClient((request): ScriptedStep => {
       if (lastIsToolResult(request, 'Refunded')) return { content: 'Your refund is done.' };
-      if (lastIsToolResult(request, 'Tool call "refund" was rejected')) return { content: 'No refund then.' };
+      if (lastIsToolResult(request, 'Tool call "refund" was rejected'))
+        return { content: 'No refund then.' };
       return {
         content: null,
         toolCalls: [{ id: `refund-${++calls}`, name: 'refund', arguments: '{"invoiceId":"42"}' }],
       };
     }),
   });
-  const builder = new HandoffBuilder({ name: 'desk', participants: [triage, billing] }).coordinator(triage);
+  const builder = new HandoffBuilder({ name: 'desk', participants: [triage, billing] }).coordinator(
+    triage,
+  );
   if (options.store !== undefined) builder.withCheckpointing(options.store);
   const workflow: HandoffWorkflow = builder.build();
   return { workflow, gate, refunds };

@@ -115,7 +115,10 @@ function checksum(sessionId: string, step: number, body: string): string {
 }
 
 /** Checks and reads one record (see `replayLog`). @throws CheckpointError naming the step. */
-export function decode(sessionId: string, record: CheckpointRecord): Snapshot | StepEntry | CompactStep {
+export function decode(
+  sessionId: string,
+  record: CheckpointRecord,
+): Snapshot | StepEntry | CompactStep {
   const body = record.data.slice(8);
   if (
     record.data.length < 8 ||

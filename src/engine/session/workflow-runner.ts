@@ -100,10 +100,7 @@ export class WorkflowRunner implements Runnable {
     return this.#sessions.size;
   }
 
-  /**
-   * The checkpoint store sessions are kept in, if any.
-   * @internal for `serve()`, which reads step logs and owners from it; not part of the public API.
-   */
+  /** The checkpoint store sessions are kept in, if any (`serve()` reads step logs and owners there). */
   get checkpointStore(): CheckpointStore | undefined {
     return this.#checkpointing?.store;
   }

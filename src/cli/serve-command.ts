@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+
+import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
+import { listenOnNode } from '../serve/node-listen.js';
+import { serve } from '../serve/serve.js';
+import { isServedWorkflow } from '../serve/serve-options.js';
+import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
+import { checkStoreDirectory } from './store-directory.js';
+import { loadWorkflowModule } from './workflow-module.js';
+
+export const SERVE_SPEC: CommandSpec = {
+  command: 'serve',
+  options: [
+    { name: 'port', value: 'a port number', example: '--port 8787' },
+    { name: 'host', value: 'an address', example: '--host 127.0.0.1' },
+    { name: 'store', value: 'a directory', example: '--store .baton' },
+  ],
+  positionals: [{ name: 'workflow module', example: 'baton serve samples/support-desk.ts' }],
+};
+
+export const SERVE_HELP = `Usage: baton serve <module> [--port 8787] [--host 127.0.0.1] [--store <dir>]
+
+Serves a workflow module's sessions over HTTP (docs/serving.md) and prints one line:
+  Baton serve: http://127.0.0.1:8787
+Routes: /sessions (JSON and SSE), /chat (the AI SDK's useChat), /ag-ui (AG-UI), /healthz.
+Every route but /healthz needs "Authorization: Bearer <token>": the token is BATON_TOKEN, or
+one is generated and printed when BATON_TOKEN is not set.
+
+  --port <n>      the port (default 8787; 0 for any free port)
+  --host <addr>   the address to listen on (default 127.0.0.1); any other than a loopback
+                  address needs BATON_TOKEN
+  --store <dir>   keep sessions in a FileCheckpointStore in <dir>; the module must export
+                  createWorkflow({ checkpointStore })
+
+Ctrl-C stops the server; runs in progress finish first.
+`;
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/i;
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return 8787;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) {
+    throw new UsageError(
+      `baton serve: --port needs a port number from 0 to 65535, got "${text}". Run "baton serve --help".`,
+    );
+  }
+  return port;
+}
+
+/** `baton serve <module>`: serves the workflow's sessions over HTTP until Ctrl-C. */
+export async function serveCommand(argv: readonly string[], env = process.env): Promise<number> {
+  const args = parseCommandArgs(SERVE_SPEC, argv);
+  if (args.help) {
+    process.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  const port = parsePort(args.options.get('port'));
+  const host = args.options.get('host') ?? '127.0.0.1';
+  const given =
+    env.BATON_TOKEN === undefined || env.BATON_TOKEN === '' ? undefined : env.BATON_TOKEN;
+  if (given === undefined && !LOOPBACK.test(host)) {
+    throw new UsageError(
+      `baton serve: --host ${host} is reachable from other machines; set BATON_TOKEN to the ` +
+        'token clients must send (a generated one is only for loopback addresses).',
+    );
+  }
+  const token = given ?? randomBytes(24).toString('base64url');
+  const path = args.positionals['workflow module'] as string;
+  const directory = args.options.get('store');
+  if (directory !== undefined) await checkStoreDirectory('serve', directory);
+  const module = await loadWorkflowModule('serve', path, {
+    ...(directory === undefined ? {} : { checkpointStore: new FileCheckpointStore(directory) }),
+  });
+  if (!isServedWorkflow(module.workflow)) {
+    throw new UsageError(`baton serve: "${path}" exports no built workflow or team.`);
+  }
+  const handler = serve(module.workflow, { token });
+  let listening: Awaited<ReturnType<typeof listenOnNode>>;
+  try {
+    listening = await listenOnNode(handler, port, host);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+      throw new UsageError(
+        `baton serve: port ${port} is in use. Pick another with --port (0 for any free port).`,
+      );
+    }
+    throw error;
+  }
+  process.stdout.write(`Baton serve: ${listening.url}\n`);
+  process.stdout.write(
+    given === undefined
+      ? `Token (send as Authorization: Bearer <token>): ${token}\n`
+      : 'Token: the value of BATON_TOKEN\n',
+  );
+  // Exit codes follow the shell's 128 + signal convention: 130 after Ctrl-C, 143 after SIGTERM.
+  const code = await new Promise<number>((resolve) => {
+    const onInterrupt = () => stop(130);
+    const onTerminate = () => stop(143);
+    const stop = (exitCode: number) => {
+      process.off('SIGINT', onInterrupt);
+      process.off('SIGTERM', onTerminate);
+      resolve(exitCode);
+    };
+    process.on('SIGINT', onInterrupt);
+    process.on('SIGTERM', onTerminate);
+  });
+  await listening.close();
+  return code;
+}
