@@ -8,7 +8,7 @@ import { type ListEntry, listQuery, pageOf, type SessionPage } from '../checkpoi
  */
 export class Tenancy {
   readonly #store: CheckpointStore | undefined;
-  /** Without a store: every session this process created. With one: owners already confirmed. */
+  /** Without a store: every session this process created, with its owner. */
   readonly #owners = new Map<string, { owner: string; at: number; step: number }>();
 
   constructor(store: CheckpointStore | undefined) {
@@ -22,16 +22,16 @@ export class Tenancy {
   /** True when the session exists (for anyone): its id is taken. */
   async exists(id: string): Promise<boolean> {
     if (this.#store === undefined) return this.#owners.has(id);
-    if (this.#owners.has(id)) return true;
     return (await this.#store.read(id, { from: 'start', upTo: 1 })).length > 0;
   }
 
-  /** True when `owner` owns the session. */
+  /**
+   * True when `owner` owns the session. With a store this asks the store every time (no cache):
+   * a session deleted and made again by another principal in another process changes hands.
+   */
   async owns(owner: string, id: string): Promise<boolean> {
-    const known = this.#owners.get(id);
-    if (known !== undefined) return known.owner === owner;
     const store = this.#store;
-    if (store === undefined) return false;
+    if (store === undefined) return this.#owners.get(id)?.owner === owner;
     let cursor: string | undefined;
     do {
       const page = await store.list({
@@ -39,19 +39,15 @@ export class Tenancy {
         limit: 1000,
         ...(cursor === undefined ? {} : { cursor }),
       });
-      const found = page.sessions.find((s) => s.id === id);
-      if (found !== undefined) {
-        this.#owners.set(id, { owner, at: 0, step: 0 });
-        return true;
-      }
+      if (page.sessions.some((s) => s.id === id)) return true;
       cursor = page.cursor;
     } while (cursor !== undefined);
     return false;
   }
 
-  /** Notes that `owner` created the session (the store records it itself, with the first step). */
+  /** Notes that `owner` created the session (a store records it itself, with the first step). */
   claimed(owner: string, id: string): void {
-    this.#owners.set(id, { owner, at: Date.now(), step: 0 });
+    if (this.#store === undefined) this.#owners.set(id, { owner, at: Date.now(), step: 0 });
   }
 
   /** Without a store: notes the session's last step (for `list()`). */

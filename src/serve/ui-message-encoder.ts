@@ -109,9 +109,16 @@ export class UiMessageEncoder {
       case 'ToolCallExecutionEvent':
         return m.content.flatMap((result): UIMessageChunk[] => [
           ...this.#input({ id: result.callId, name: result.name, arguments: '{}' }),
-          result.isError
-            ? { type: 'tool-output-error', toolCallId: result.callId, errorText: result.content }
-            : { type: 'tool-output-available', toolCallId: result.callId, output: result.content },
+          result.isError &&
+          result.content.startsWith(`Tool call "${result.name}" was rejected by the user`)
+            ? { type: 'tool-output-denied', toolCallId: result.callId }
+            : result.isError
+              ? { type: 'tool-output-error', toolCallId: result.callId, errorText: result.content }
+              : {
+                  type: 'tool-output-available',
+                  toolCallId: result.callId,
+                  output: result.content,
+                },
         ]);
       case 'HandoffMessage':
         return [

@@ -151,10 +151,16 @@ describe('baton CLI: commands', { timeout: 60_000 }, () => {
   it('describes every command with --help', async () => {
     const top = await baton(['--help']);
     expect(top.status).toBe(0);
-    for (const command of ['run <module>', 'graph <module>', 'dev <module>', 'demo']) {
+    for (const command of [
+      'run <module>',
+      'graph <module>',
+      'dev <module>',
+      'serve <module>',
+      'demo',
+    ]) {
       expect(top.stdout).toContain(`baton ${command}`);
     }
-    for (const command of ['run', 'graph', 'dev', 'demo']) {
+    for (const command of ['run', 'graph', 'dev', 'serve', 'demo']) {
       const help = await baton([command, '--help']);
       expect(help.status).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: baton ${command}`));

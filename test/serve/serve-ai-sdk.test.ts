@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { MemoryCheckpointStore, serve } from '../../src/index.js';
 import type { Listening } from '../../src/serve/node-listen.js';
-import { serveDesk } from '../support/serve-desk.js';
+import { Gate, serveDesk } from '../support/serve-desk.js';
 import { listen, TOKEN, twoTenants } from './serve-http.js';
 
 let server: Listening | undefined;
@@ -170,8 +170,57 @@ describe('serve(): the AI SDK UI message stream', () => {
     });
     expect(desk.refunds).toEqual([`42@${refund.toolCallId}`]);
 
+    // A second refund, rejected: the tool part is denied.
+    await chat.sendMessage({ text: 'another refund' });
+    const second = state.messages.at(-1)?.parts.find((p) => p.type === 'tool-refund') as {
+      toolCallId: string;
+      state: string;
+    };
+    await chat.addToolApprovalResponse({ id: second.toolCallId, approved: false, reason: 'no' });
+    for (
+      let i = 0;
+      i < 400 &&
+      (chat.status !== 'ready' || shown(state.messages.at(-1)).at(-1) !== 'text: No refund then.');
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(shown(state.messages.at(-1)).filter((p) => p.startsWith('tool-refund'))).toEqual([
+      'tool-refund output-denied {"invoiceId":"42"}',
+    ]);
+    expect(state.messages).toHaveLength(6);
+
     // Reconnecting while nothing runs: 204, nothing changes.
     await chat.resumeStream();
-    expect(state.messages).toHaveLength(4);
+    expect(state.messages).toHaveLength(6);
+  });
+
+  it("reconnects to a live run with GET /chat/:id/stream, from the run's start (204 once it ended)", async () => {
+    const gate = new Gate();
+    const desk = serveDesk({ store: new MemoryCheckpointStore(), gate });
+    server = await listen(serve(desk.workflow, { authenticate: twoTenants }));
+    const sent = fetch(`${server.url}/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: 'ai-3',
+        trigger: 'submit-message',
+        messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'slow hello' }] }],
+      }),
+    });
+    for (let i = 0; i < 400 && gate.waiting === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const again = await transport(server.url).reconnectToStream({ chatId: 'ai-3' });
+    expect(again).not.toBeNull();
+    gate.open();
+    let last: UIMessage | undefined;
+    for await (const message of readUIMessageStream({
+      stream: again as ReadableStream<UIMessageChunk>,
+    }))
+      last = message;
+    expect(last?.id).toBe('ai-3:2');
+    expect(shown(last)).toEqual(['text: How can I help?']);
+    expect(last?.metadata).toMatchObject({ agent: 'triage', status: 'awaiting_input' });
+    await (await sent).text();
+    expect(await transport(server.url).reconnectToStream({ chatId: 'ai-3' })).toBeNull();
   });
 });

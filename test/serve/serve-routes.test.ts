@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { MemoryCheckpointStore, serve } from '../../src/index.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { FileCheckpointStore, MemoryCheckpointStore, serve } from '../../src/index.js';
 import type { Listening } from '../../src/serve/node-listen.js';
 import { Gate, serveDesk } from '../support/serve-desk.js';
 import { client, listen, parseSse, twoTenants } from './serve-http.js';
@@ -106,36 +110,43 @@ describe('serve(): the plain routes', () => {
     });
   }
 
-  it('reconnects late with Last-Event-ID: nothing missed, nothing repeated; 204 when nothing follows', async () => {
-    const desk = serveDesk({ store: new MemoryCheckpointStore() });
-    server = await listen(serve(desk.workflow, { authenticate: twoTenants }));
-    const call = client(server.url);
-    await call('POST', '/sessions', { id: 'r1' });
-    const whole = parseSse(
-      (await call('POST', '/sessions/r1/runs', { input: 'I want a refund' }, SSE)).text,
-    );
-    // Every prefix: reconnecting after event i gives exactly the events after it.
-    for (let i = 0; i < whole.length; i++) {
-      const again = await call('GET', '/sessions/r1/stream', undefined, {
-        ...SSE,
-        'last-event-id': whole[i]?.id ?? '',
-      });
-      if (i === whole.length - 1) {
-        expect(again.status).toBe(204);
-        continue;
-      }
-      expect(parseSse(again.text).map((e) => `${e.id} ${e.event}`)).toEqual(
-        whole.slice(i + 1).map((e) => `${e.id} ${e.event}`),
+  const stores = {
+    MemoryCheckpointStore: () => new MemoryCheckpointStore(),
+    FileCheckpointStore: () => new FileCheckpointStore(mkdtempSync(join(tmpdir(), 'baton-serve-'))),
+  };
+  it.for(Object.keys(stores) as (keyof typeof stores)[])(
+    'reconnects late with Last-Event-ID: nothing missed, nothing repeated; 204 when nothing follows (%s)',
+    async (name) => {
+      const desk = serveDesk({ store: stores[name]() });
+      server = await listen(serve(desk.workflow, { authenticate: twoTenants }));
+      const call = client(server.url);
+      await call('POST', '/sessions', { id: 'r1' });
+      const whole = parseSse(
+        (await call('POST', '/sessions/r1/runs', { input: 'I want a refund' }, SSE)).text,
       );
-    }
-    // From the start of the log (cursor 0.0): the first run up to its pause.
-    const fromStart = parseSse(
-      (await call('GET', '/sessions/r1/stream', undefined, { 'last-event-id': '0.0' })).text,
-    );
-    expect(fromStart).toEqual(whole);
-    // No cursor and nothing running: 204.
-    expect((await call('GET', '/sessions/r1/stream')).status).toBe(204);
-  });
+      // Every prefix: reconnecting after event i gives exactly the events after it.
+      for (let i = 0; i < whole.length; i++) {
+        const again = await call('GET', '/sessions/r1/stream', undefined, {
+          ...SSE,
+          'last-event-id': whole[i]?.id ?? '',
+        });
+        if (i === whole.length - 1) {
+          expect(again.status).toBe(204);
+          continue;
+        }
+        expect(parseSse(again.text).map((e) => `${e.id} ${e.event}`)).toEqual(
+          whole.slice(i + 1).map((e) => `${e.id} ${e.event}`),
+        );
+      }
+      // From the start of the log (cursor 0.0): the first run up to its pause.
+      const fromStart = parseSse(
+        (await call('GET', '/sessions/r1/stream', undefined, { 'last-event-id': '0.0' })).text,
+      );
+      expect(fromStart).toEqual(whole);
+      // No cursor and nothing running: 204.
+      expect((await call('GET', '/sessions/r1/stream')).status).toBe(204);
+    },
+  );
 
   it('follows a live run from its start, chunks included, and a disconnect does not stop it', async () => {
     const gate = new Gate();
@@ -191,6 +202,22 @@ describe('serve(): the plain routes', () => {
     expect(busy.status).toBe(409);
     expect(busy.headers.get('retry-after')).toBe('1');
     expect(busy.json.error.code).toBe('session_busy');
+    const chat = await call('POST', '/chat', {
+      id: 'b1',
+      messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+    });
+    const agUi = await call('POST', '/ag-ui', {
+      threadId: 'b1',
+      runId: 'r',
+      messages: [{ id: 'u', role: 'user', content: 'hi' }],
+    });
+    for (const answer of [chat, agUi]) {
+      expect([answer.status, answer.headers.get('retry-after'), answer.json.error.code]).toEqual([
+        409,
+        '1',
+        'session_busy',
+      ]);
+    }
     const deleting = await call('DELETE', '/sessions/b1');
     expect(deleting.status).toBe(409);
     expect((await call('POST', '/sessions/b1/stop')).status).toBe(202);

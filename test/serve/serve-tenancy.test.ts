@@ -106,4 +106,22 @@ describe('serve(): tenants', () => {
     } while (cursor !== undefined);
     expect(ids).toEqual(['p4', 'p3', 'p2', 'p1', 'p0']);
   });
+
+  it('a session deleted and made again by another principal changes hands in every process', async () => {
+    const store = new MemoryCheckpointStore();
+    server = await listen(serve(serveDesk({ store }).workflow, { authenticate: twoTenants }));
+    const second = await listen(serve(serveDesk({ store }).workflow, { authenticate: twoTenants }));
+    try {
+      const [aliceHere, bobHere] = [client(server.url), client(server.url, OTHER)];
+      const [aliceThere, bobThere] = [client(second.url), client(second.url, OTHER)];
+      expect((await aliceHere('POST', '/sessions', { id: 'x' })).status).toBe(201);
+      expect((await aliceThere('GET', '/sessions/x')).status).toBe(200);
+      expect((await aliceHere('DELETE', '/sessions/x')).status).toBe(204);
+      expect((await bobHere('POST', '/sessions', { id: 'x' })).status).toBe(201);
+      expect((await aliceThere('GET', '/sessions/x')).status).toBe(404);
+      expect((await bobThere('GET', '/sessions/x/messages')).status).toBe(200);
+    } finally {
+      await second.close();
+    }
+  });
 });
