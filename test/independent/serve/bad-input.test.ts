@@ -61,6 +61,28 @@ describe('maxBodyBytes (API.md §15)', () => {
     expect((list.json as { sessions: unknown[] }).sessions).toEqual([]);
   });
 
+  it('answers 413 on /chat and /ag-ui too', async () => {
+    server = await listen(serve(desk().workflow, { authenticate, maxBodyBytes: 100 }));
+    const alice = client(server.url, 'alice');
+    const text = 'x'.repeat(200);
+    const chat = await alice.post('/chat', {
+      id: 'big-chat',
+      messages: [{ id: 'u-1', role: 'user', parts: [{ type: 'text', text }] }],
+      trigger: 'submit-message',
+    });
+    expect(chat.status).toBe(413);
+    errorOf(chat);
+    const agui = await alice.post('/ag-ui', {
+      threadId: 'big-agui',
+      runId: 'r',
+      messages: [{ id: 'm-1', role: 'user', content: text }],
+    });
+    expect(agui.status).toBe(413);
+    errorOf(agui);
+    expect((await alice.get('/sessions/big-chat')).status).toBe(404);
+    expect((await alice.get('/sessions/big-agui')).status).toBe(404);
+  });
+
   it('defaults to 1_000_000 bytes', async () => {
     server = await listen(serve(desk().workflow, { authenticate }));
     const alice = client(server.url, 'alice');
@@ -148,6 +170,44 @@ describe('unknown callId (API.md §15, §10)', () => {
     });
     expect(ok.status).toBe(200);
     expect(refunds).toEqual(['42']);
+  });
+});
+
+describe('unknown approval id on /chat (API.md §15)', () => {
+  it('answers 400 and commits nothing', async () => {
+    const store = new MemoryCheckpointStore();
+    const { workflow, refunds } = desk({ store });
+    server = await listen(serve(workflow, { authenticate }));
+    const alice = client(server.url, 'alice');
+    const user = { id: 'u-1', role: 'user', parts: [{ type: 'text', text: 'refund please' }] };
+    await alice.post('/chat', { id: 'chat-unknown', messages: [user], trigger: 'submit-message' });
+    const session = workflow.session('chat-unknown');
+    const callId = (await session.info()).pendingRequest!.calls![0]!.id;
+    const before = { log: await session.checkpoints(), thread: wire(await session.messages()) };
+    const assistant = {
+      id: 'a-1',
+      role: 'assistant',
+      parts: [
+        {
+          type: 'tool-refund',
+          toolCallId: 'no-such-call',
+          state: 'approval-responded',
+          input: { invoiceId: '42' },
+          approval: { id: 'no-such-call', approved: true },
+        },
+      ],
+    };
+    const a = await alice.post('/chat', {
+      id: 'chat-unknown',
+      messages: [user, assistant],
+      trigger: 'submit-message',
+    });
+    expect(a.status).toBe(400);
+    expect(errorOf(a).message).toContain('no-such-call');
+    expect(refunds).toEqual([]);
+    expect(await session.checkpoints()).toEqual(before.log);
+    expect(wire(await session.messages())).toEqual(before.thread);
+    expect(callId).not.toBe('no-such-call');
   });
 });
 

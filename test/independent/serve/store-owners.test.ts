@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { serve } from '../../../src/index.js';
 import { openFile, openMemory, openPostgres, openRedis } from '../../support/store-fixtures.js';
-import { authenticate, client, desk, listen, type Server } from './support.js';
+import { authenticate, client, desk, Gate, listen, type Server } from './support.js';
 
 type Fixture = NonNullable<Awaited<ReturnType<typeof openMemory>>>;
 const stores = { memory: openMemory, file: openFile, postgres: openPostgres, redis: openRedis };
@@ -91,6 +91,55 @@ for (const [name, open] of Object.entries(stores)) {
       expect((await a.list()).sessions.map((s) => s.id)).not.toContain(`${p}-del`);
       expect((await client(two.url, 'alice').get(`/sessions/${p}-del`)).status).toBe(404);
       expect((await client(two.url, 'bob').post('/sessions', { id: `${p}-del` })).status).toBe(201);
+      // The former owner, in the process that knew it as theirs, no longer sees it.
+      expect((await alice.get(`/sessions/${p}-del`)).status).toBe(404);
+      expect((await client(one.url, 'bob').get(`/sessions/${p}-del`)).status).toBe(200);
+    });
+
+    it('two processes creating one id at once: exactly one 201, the other 409', async (ctx) => {
+      const { one, two } = await setup(ctx);
+      const p = prefix();
+      for (let i = 0; i < 5; i++) {
+        const id = `${p}-race-${i}`;
+        const answers = await Promise.all([
+          client(one.url, 'alice').post('/sessions', { id }),
+          client(two.url, 'bob').post('/sessions', { id }),
+        ]);
+        expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+        const winner = answers[0]!.status === 201 ? 'alice' : 'bob';
+        const loser = winner === 'alice' ? 'bob' : 'alice';
+        expect((await client(two.url, winner).get(`/sessions/${id}`)).status).toBe(200);
+        expect((await client(one.url, loser).get(`/sessions/${id}`)).status).toBe(404);
+      }
+    });
+
+    it('a run in one process makes input and DELETE in another answer 409', async (ctx) => {
+      fixture = await open();
+      if (fixture === undefined) {
+        ctx.skip(`${name} is not reachable`);
+        return;
+      }
+      const gate = new Gate();
+      const one = await listen(serve(desk({ store: fixture.a, gate }).workflow, { authenticate }));
+      const two = await listen(serve(desk({ store: fixture.b }).workflow, { authenticate }));
+      servers.push(one, two);
+      const p = prefix();
+      const alice = client(one.url, 'alice');
+      await alice.post('/sessions', { id: `${p}-busy` });
+      const running = alice.post(`/sessions/${p}-busy/runs`, { input: 'slow hello' });
+      await gate.started;
+      const elsewhere = client(two.url, 'alice');
+      const input = await elsewhere.post(`/sessions/${p}-busy/runs`, { input: 'second' });
+      expect(input.status).toBe(409);
+      expect(input.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await elsewhere.del(`/sessions/${p}-busy`)).status).toBe(409);
+      gate.open();
+      const result = (await running).json as { status: string; messages: unknown[] };
+      expect(result.status).toBe('awaiting_input');
+      const thread = (await elsewhere.get(`/sessions/${p}-busy/messages`)).json as {
+        messages: unknown[];
+      };
+      expect(thread.messages).toEqual(result.messages);
     });
   });
 }
