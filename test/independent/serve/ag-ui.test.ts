@@ -8,13 +8,22 @@
 //   not give its shape);
 // - RUN_ERROR for a request without `resume` while tool-call interrupts are open comes in a 200 SSE
 //   answer (AG-UI reports run errors as events), and nothing is committed: the step log, the
-//   thread and info() are unchanged and no tool ran.
+//   thread and info() are unchanged and no tool ran; a run that fails (the model throws) ends with
+//   RUN_ERROR whose message carries the error's message, and no RUN_FINISHED;
+// - `@ag-ui/client`'s HttpAgent refuses by itself a run that leaves an interrupt unanswered, so
+//   "answered ... by a new user message" is exercised with a raw RunAgentInput.
 import { HttpAgent } from '@ag-ui/client';
 import { type BaseEvent, EventType } from '@ag-ui/core';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { MemoryCheckpointStore, serve } from '../../../src/index.js';
+import {
+  Agent,
+  HandoffBuilder,
+  MemoryCheckpointStore,
+  ScriptedChatClient,
+  serve,
+} from '../../../src/index.js';
 import {
   allEvents,
   authenticate,
@@ -278,5 +287,31 @@ describe('POST /ag-ui (API.md §15)', () => {
     expect(await session.checkpoints()).toEqual(before.log);
     expect(wire(await session.messages())).toEqual(before.thread);
     expect(wire(await session.info())).toEqual(before.info);
+  });
+
+  it('ends with RUN_ERROR carrying the error when the run fails', async () => {
+    const broken = new Agent({
+      name: 'broken',
+      client: new ScriptedChatClient(() => new Error('model is down 7731')),
+    });
+    const workflow = new HandoffBuilder({ name: 'broken', participants: [broken] })
+      .coordinator(broken)
+      .build();
+    server = await listen(serve(workflow, { authenticate }));
+    const { status, events } = await rawRun({
+      threadId: 'agui-broken',
+      runId: 'run-1',
+      messages: [{ id: 'm-1', role: 'user', content: 'hello' }],
+      tools: [],
+      context: [],
+      state: {},
+      forwardedProps: {},
+    });
+    expect(status).toBe(200);
+    expect(events[0]!.type).toBe(EventType.RUN_STARTED);
+    const last = events.at(-1) as { type: string; message: string };
+    expect(last.type).toBe(EventType.RUN_ERROR);
+    expect(last.message).toContain('model is down 7731');
+    expect(events.filter((e) => e.type === EventType.RUN_FINISHED)).toEqual([]);
   });
 });

@@ -5,7 +5,9 @@
 //   (not "created on first use", not 409);
 // - the order "authentication, route and method, body, ownership" means: no principal → 401 even
 //   on an unknown route, a wrong method or a bad body; a wrong method → 405 even with a bad body;
-//   a bad body on another principal's session → 400/413, not 404.
+//   a bad body on another principal's session → 400/413, not 404;
+// - the page does not say what a cursor made for another principal gets: 400, or a page of the
+//   caller's own sessions; either way none of the other principal's sessions.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { serve } from '../../../src/index.js';
@@ -198,6 +200,28 @@ describe('tenants (API.md §15)', () => {
         .then((a) => (a.json as { sessions: { id: string }[] }).sessions.map((s) => s.id));
     expect(await ids(alice)).toEqual(['tenant-list-a']);
     expect(await ids(bob)).toEqual(['tenant-list-b']);
+  });
+
+  it("never lists another principal's sessions through a cursor of theirs", async () => {
+    server = await listen(serve(desk().workflow, { authenticate }));
+    const alice = client(server.url, 'alice');
+    const bob = client(server.url, 'bob');
+    for (const id of ['cursor-a1', 'cursor-a2', 'cursor-a3']) {
+      await alice.post('/sessions', { id });
+      await alice.post(`/sessions/${id}/runs`, { input: 'hello' });
+    }
+    await bob.post('/sessions', { id: 'cursor-b1' });
+    await bob.post('/sessions/cursor-b1/runs', { input: 'hello' });
+    const page = (await alice.get('/sessions?limit=1')).json as { cursor?: string };
+    expect(typeof page.cursor).toBe('string');
+    const theirs = await bob.get(`/sessions?limit=10&cursor=${encodeURIComponent(page.cursor!)}`);
+    if (theirs.status === 200) {
+      const ids = (theirs.json as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+      expect(ids.filter((id) => id.startsWith('cursor-a'))).toEqual([]);
+    } else {
+      expect(theirs.status).toBe(400);
+      errorOf(theirs);
+    }
   });
 
   it('answers 409 to POST /sessions with an id already taken, by anyone', async () => {
