@@ -48,6 +48,11 @@ export interface ServeOptions {
    */
   busy?: 'reject' | 'enqueue' | 'interrupt';
   /**
+   * The path the routes sit under, e.g. `"/api"` for a Next.js catch-all route handler at
+   * `app/api/[...baton]/route.ts` (then `/api/sessions`, `/api/chat`, ...). @default "" (the root)
+   */
+  basePath?: string;
+  /**
    * HTML served at `GET /` without authentication (e.g. a chat page that asks for the token).
    * @internal what `baton serve --ui` uses; not part of API.md.
    */
@@ -69,6 +74,7 @@ export interface CheckedOptions {
   readonly maxBodyBytes: number;
   readonly busy: 'reject' | 'enqueue' | 'interrupt';
   readonly page: string | undefined;
+  readonly basePath: string;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
@@ -125,7 +131,15 @@ export function checkOptions(
       { path: 'dispatcher' },
     );
   }
+  const basePath = options?.basePath ?? '';
+  if (typeof basePath !== 'string' || !/^(\/[\w.~-]+)*$/.test(basePath)) {
+    throw new ConfigError(
+      `serve(): \`basePath\` must be a path like "/api" (no trailing slash), got ${JSON.stringify(basePath)}.`,
+      { path: 'basePath' },
+    );
+  }
   return {
+    basePath,
     authenticate: authenticate ?? bearer(token as string),
     origins: new Set(origins),
     maxBodyBytes,

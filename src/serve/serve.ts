@@ -68,7 +68,10 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
       if (isServedWorkflow(workflow)) return hubOf(workflow);
       const runner = await workflow(principal);
       if (!isServedWorkflow(runner)) {
-        throw new ConfigError(
+        // The server's own mistake, not the request's: 500.
+        throw new HttpError(
+          500,
+          'internal',
           'serve(): the (principal) => workflow function returned no workflow.',
         );
       }
@@ -76,7 +79,10 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
     },
   };
 
-  const app = new Hono<ServeEnv>();
+  const app =
+    checked.basePath === ''
+      ? new Hono<ServeEnv>()
+      : new Hono<ServeEnv>().basePath(checked.basePath);
   app.use('*', corsMiddleware(checked.origins));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   const page = checked.page;

@@ -124,4 +124,26 @@ describe('serve(): tenants', () => {
       await second.close();
     }
   });
+
+  it('serves a workflow per principal with serve((principal) => workflow)', async () => {
+    const desks = new Map([
+      ['alice', serveDesk().workflow],
+      ['bob', serveDesk().workflow],
+    ]);
+    server = await listen(
+      serve((principal) => desks.get(principal.id) as never, { authenticate: twoTenants }),
+    );
+    const [alice, bob] = [client(server.url), client(server.url, OTHER)];
+    expect((await alice('POST', '/sessions', { id: 'same' })).status).toBe(201);
+    expect((await bob('POST', '/sessions', { id: 'same' })).status).toBe(201);
+    expect((await alice('POST', '/sessions/same/runs', { input: 'hello' })).json.status).toBe(
+      'awaiting_input',
+    );
+    expect((await bob('GET', '/sessions/same')).json).toEqual({ status: 'idle', step: 0 });
+    desks.delete('bob');
+    expect(await bob('GET', '/sessions')).toMatchObject({
+      status: 500,
+      json: { error: { code: 'internal' } },
+    });
+  });
 });
