@@ -206,6 +206,11 @@ describe('POST /ag-ui (API.md §15)', () => {
     });
     expect(refunds).toEqual(['42']);
     expect(results(second).map((e) => e.content)).toEqual(['refunded 42']);
+    expect(
+      (second as { type: string; stepName?: string }[])
+        .filter((e) => e.type === EventType.STEP_STARTED)
+        .map((e) => e.stepName),
+    ).toEqual(['billing']);
     expect(textsOf(second)).toEqual(['Done: refunded 42']);
     expect(interruptsOf(second).map((i) => i.reason)).toEqual(['input_required']);
   });

@@ -47,6 +47,17 @@ describe('maxBodyBytes (API.md §15)', () => {
     errorOf(over);
   });
 
+  it('counts bytes, not characters', async () => {
+    server = await listen(serve(desk().workflow, { authenticate, maxBodyBytes: 100 }));
+    const alice = client(server.url, 'alice');
+    const body = JSON.stringify({ id: 'é'.repeat(46) });
+    expect(body.length).toBeLessThanOrEqual(100);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(100);
+    const over = await alice.post('/sessions', body);
+    expect(over.status).toBe(413);
+    errorOf(over);
+  });
+
   it('answers 413 to a chunked body without Content-Length that grows past the limit', async () => {
     server = await listen(serve(desk().workflow, { authenticate, maxBodyBytes: 100 }));
     const a = await rawRequest(server.url, {
