@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { serve } from '../../../src/index.js';
 import { openFile, openMemory, openPostgres, openRedis } from '../../support/store-fixtures.js';
-import { authenticate, client, desk, Gate, listen, type Server } from './support.js';
+import { allEvents, authenticate, client, desk, Gate, listen, type Server } from './support.js';
 
 type Fixture = NonNullable<Awaited<ReturnType<typeof openMemory>>>;
 const stores = { memory: openMemory, file: openFile, postgres: openPostgres, redis: openRedis };
@@ -111,6 +111,41 @@ for (const [name, open] of Object.entries(stores)) {
         expect((await client(two.url, winner).get(`/sessions/${id}`)).status).toBe(200);
         expect((await client(one.url, loser).get(`/sessions/${id}`)).status).toBe(404);
       }
+    });
+
+    it('GET /stream in another process follows the live run to its pause, then 204', async (ctx) => {
+      fixture = await open();
+      if (fixture === undefined) {
+        ctx.skip(`${name} is not reachable`);
+        return;
+      }
+      const gate = new Gate();
+      const one = await listen(serve(desk({ store: fixture.a, gate }).workflow, { authenticate }));
+      const two = await listen(serve(desk({ store: fixture.b }).workflow, { authenticate }));
+      servers.push(one, two);
+      const p = prefix();
+      const alice = client(one.url, 'alice');
+      await alice.post('/sessions', { id: `${p}-follow` });
+      const running = alice.post(`/sessions/${p}-follow/runs`, { input: 'slow hello' });
+      await gate.started;
+      const response = await fetch(`${two.url}/sessions/${p}-follow/stream`, {
+        headers: { ...client(two.url, 'alice').auth, accept: 'text/event-stream' },
+      });
+      expect(response.status).toBe(200);
+      const reading = allEvents(response);
+      gate.open();
+      const events = await reading;
+      const result = (await running).json as { messages: unknown[] };
+      expect(
+        events
+          .filter((e) => e.event !== 'result' && e.event !== 'ModelClientStreamingChunkEvent')
+          .map((e) => JSON.parse(e.data) as unknown),
+      ).toEqual(result.messages);
+      const last = events.at(-1)!.id;
+      const after = await fetch(`${two.url}/sessions/${p}-follow/stream`, {
+        headers: { ...client(two.url, 'alice').auth, 'last-event-id': last! },
+      });
+      expect(after.status).toBe(204);
     });
 
     it('a run in one process makes input and DELETE in another answer 409', async (ctx) => {
