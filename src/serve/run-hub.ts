@@ -88,8 +88,7 @@ export class RunHub {
     const session = this.session(id);
     let live: LiveRun;
     try {
-      const views = await this.views(id);
-      const last = views.at(-1);
+      const last = await this.#lastStep(id, session);
       live = new LiveRun(id, { step: last?.step ?? 0, n: last?.messages.length ?? 0 });
       await this.#takeStopSignal(id, session);
     } finally {
@@ -182,6 +181,15 @@ export class RunHub {
       else if (await this.running(id)) await sleep(POLL_MS);
       else return;
     }
+  }
+
+  /** The session's last committed step (read alone: a run's start reads no more of the log). */
+  async #lastStep(id: string, session: CheckpointedSession): Promise<StepView | undefined> {
+    const store = this.store;
+    if (store === undefined) return this.#memoryLog.get(id)?.at(-1);
+    const { step } = await session.info();
+    if (step === 0) return undefined;
+    return stepViews(id, await store.read(id, { from: { after: step - 1 }, upTo: step })).at(-1);
   }
 
   #logOf(id: string): StepView[] {
