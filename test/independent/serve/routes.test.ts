@@ -253,6 +253,14 @@ describe('GET /sessions (API.md §15)', () => {
       expect(new Date(s.updatedAt).toISOString()).toBe(s.updatedAt);
     }
 
+    await alice.post('/sessions', { id: 'routes-list-fresh' });
+    const withFresh = (await alice.get('/sessions')).json as typeof body;
+    expect(withFresh.sessions.map((s) => [s.id, s.status])).toContainEqual([
+      'routes-list-fresh',
+      'idle',
+    ]);
+    await alice.del('/sessions/routes-list-fresh');
+
     const first = (await alice.get('/sessions?limit=2')).json as typeof body;
     expect(first.sessions.map((s) => s.id)).toEqual(['routes-list-c', 'routes-list-b']);
     expect(typeof first.cursor).toBe('string');

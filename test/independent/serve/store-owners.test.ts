@@ -96,6 +96,36 @@ for (const [name, open] of Object.entries(stores)) {
       expect((await client(one.url, 'bob').get(`/sessions/${p}-del`)).status).toBe(200);
     });
 
+    it('lists a session created and not yet run, in both processes', async (ctx) => {
+      const { one, two } = await setup(ctx);
+      const p = prefix();
+      expect((await client(one.url, 'alice').post('/sessions', { id: `${p}-fresh` })).status).toBe(
+        201,
+      );
+      for (const server of [one, two]) {
+        const listed = (await client(server.url, 'alice').get('/sessions')).json as {
+          sessions: { id: string; status: string; step: number }[];
+        };
+        expect(listed.sessions.map((s) => [s.id, s.status])).toEqual([[`${p}-fresh`, 'idle']]);
+      }
+    });
+
+    it('sessions removed by deleteOlderThan are gone for their owner and free to take', async (ctx) => {
+      const { a, one, two } = await setup(ctx);
+      const p = prefix();
+      const alice = client(one.url, 'alice');
+      await alice.post('/sessions', { id: `${p}-old-ran` });
+      await alice.post(`/sessions/${p}-old-ran/runs`, { input: 'hello' });
+      await alice.post('/sessions', { id: `${p}-old-new` });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await a.deleteOlderThan(new Date(Date.now() + 1));
+      for (const id of [`${p}-old-ran`, `${p}-old-new`]) {
+        expect((await alice.get(`/sessions/${id}`)).status, id).toBe(404);
+        expect((await client(two.url, 'bob').post('/sessions', { id })).status, id).toBe(201);
+        expect((await client(one.url, 'bob').get(`/sessions/${id}`)).status, id).toBe(200);
+      }
+    });
+
     it('two processes creating one id at once: exactly one 201, the other 409', async (ctx) => {
       const { one, two } = await setup(ctx);
       const p = prefix();
