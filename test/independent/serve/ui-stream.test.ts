@@ -309,6 +309,38 @@ describe('useChat’s AbstractChat against /chat (API.md §15)', () => {
   });
 });
 
+describe('AbstractChat.resumeStream() against GET /chat/:id/stream (API.md §15)', () => {
+  it('a second tab resumes the live run and ends with the same assistant message', async () => {
+    const gate = new Gate();
+    await start({ gate });
+    const first = new Chat('ui-tabs');
+    const sending = first.sendMessage({ text: 'slow hello' });
+    await gate.started;
+    const second = new Chat('ui-tabs');
+    const resuming = second.resumeStream();
+    await until(() => second.status === 'streaming' || second.messages.length > 0);
+    gate.open();
+    await Promise.all([sending, resuming]);
+    await until(() => first.status === 'ready' && second.status === 'ready');
+    expect(second.error).toBeUndefined();
+    const mine = first.messages.at(-1)!;
+    const theirs = second.messages.at(-1)!;
+    expect(theirs.role).toBe('assistant');
+    expect(textOf(theirs)).toEqual(['Billing: slow hello']);
+    expect(theirs.parts).toEqual(mine.parts);
+    expect(theirs.metadata).toEqual(mine.metadata);
+  });
+
+  it('resuming when nothing runs changes nothing (204)', async () => {
+    const { alice } = await start();
+    await alice.post('/sessions', { id: 'ui-idle-resume' });
+    const chat = new Chat('ui-idle-resume');
+    await chat.resumeStream();
+    expect(chat.error).toBeUndefined();
+    expect(chat.messages).toEqual([]);
+  });
+});
+
 describe('a text reply on /chat while approvals are pending (API.md §15, §10)', () => {
   it('rejects them all with that text as the reason; the tool never runs', async () => {
     const { workflow, refunds } = await start();
