@@ -238,6 +238,35 @@ describe('GET /sessions/:id/stream (API.md §15)', () => {
     expect(resultOf(after).messages).toEqual(JSON.parse(JSON.stringify(thread)));
   });
 
+  it('reconnects mid-run to another process with Last-Event-ID: nothing missed, nothing repeated', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'baton-serve-sse-'));
+    dirs.push(directory);
+    const gate = new Gate();
+    const one = desk({ store: new FileCheckpointStore(directory), gate });
+    const two = desk({ store: new FileCheckpointStore(directory) });
+    const a = await listen(serve(one.workflow, { authenticate }));
+    const b = await listen(serve(two.workflow, { authenticate }));
+    servers.push(a, b);
+    await client(a.url, 'alice').post('/sessions', { id: 'sse-hop' });
+    const abort = new AbortController();
+    const response = await streamRun(a, 'sse-hop', 'slow hello', abort.signal);
+    const before: SseEvent[] = [];
+    for await (const event of sseEvents(response.body!)) {
+      before.push(event);
+      if (event.event === 'ToolCallExecutionEvent') break;
+    }
+    await gate.started;
+    abort.abort();
+    const again = await getStream(b, 'sse-hop', before.at(-1)!.id);
+    expect(again.status).toBe(200);
+    const reading = allEvents(again);
+    gate.open();
+    const after = await reading;
+    increasing([...before, ...after]);
+    const thread = JSON.parse(JSON.stringify(await two.workflow.session('sse-hop').messages()));
+    expect(messagesOf([...before, ...after])).toEqual(thread);
+  });
+
   it('follows a run of another process sharing the store', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'baton-serve-sse-'));
     dirs.push(directory);
