@@ -12,7 +12,10 @@
 //   several later runs by reconnecting from the last id it got; walking so, it receives every
 //   event the live streams sent (chunks excepted: they are not committed) exactly once, with the
 //   same ids and the same data, `result` events included;
-// - a second process sharing the store knows the session's owner (owners live in the store).
+// - a second process sharing the store knows the session's owner (owners live in the store);
+// - "its position in that step" makes every id unique, chunks included: two chunks of one step
+//   have two positions, so a client that reconnects after the first chunk gets the second chunk
+//   once and the first never again.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
