@@ -17,7 +17,7 @@ export type FeedEvent =
 
 /**
  * A run in progress in this process, as its stream: every event so far with its cursor, and the
- * readers waiting for more. Chunks are `<step being made>.0`; a committed step's messages are
+ * readers waiting for more. Chunks are `<step being made>.0.<k>`; a committed step's messages are
  * `<step>.1`... in the order the step appended them; the result follows the last step's messages.
  * Readers that leave do not stop the run.
  */
@@ -33,6 +33,8 @@ export class LiveRun {
   /** The last committed step and how many messages it appended. */
   #last: Cursor;
   readonly #steps: StepView[] = [];
+  /** How many chunks the step being made has streamed. */
+  #chunks = 0;
 
   /** Where the session stood when the run started: its last step, and that step's messages. */
   readonly base: Cursor;
@@ -63,7 +65,8 @@ export class LiveRun {
   /** A streamed message: only chunks are taken here (committed messages come with their step). */
   message(message: AgentMessage): void {
     if (message.type !== 'ModelClientStreamingChunkEvent') return;
-    this.#push({ id: { step: this.#last.step + 1, n: 0 }, kind: 'message', message });
+    const id = { step: this.#last.step + 1, n: 0, chunk: ++this.#chunks };
+    this.#push({ id, kind: 'message', message });
   }
 
   /** A committed step. */
@@ -73,6 +76,7 @@ export class LiveRun {
       this.events.push({ id: { step: view.step, n: i + 1 }, kind: 'message', message });
     });
     this.#last = { step: view.step, n: view.messages.length };
+    this.#chunks = 0;
     this.#wake();
   }
 

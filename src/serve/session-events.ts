@@ -91,11 +91,8 @@ async function* listed(events: readonly FeedEvent[]): AsyncGenerator<FeedEvent> 
   yield* events;
 }
 
-/** True when `event` comes after `last` (a chunk: while its step has no message yet). */
+/** True when `event` comes after `last` (a chunk's position is before its step's messages). */
 function isNew(event: FeedEvent, last: Cursor): boolean {
-  if (event.kind === 'message' && event.message.type === 'ModelClientStreamingChunkEvent') {
-    return event.id.step > last.step || (event.id.step === last.step && last.n === 0);
-  }
   return compareCursors(event.id, last) > 0;
 }
 

@@ -76,7 +76,7 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
       if (cursor === undefined)
         throw badRequest(
           'last-event-id',
-          `must be a cursor <step>.<n> as sent in id:, got ${JSON.stringify(header.slice(0, 40))}`,
+          `must be a cursor <step>.<n> (or <step>.0.<k> for a chunk) as sent in id:, got ${JSON.stringify(header.slice(0, 40))}`,
         );
     }
     const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));

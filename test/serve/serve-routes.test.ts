@@ -182,8 +182,8 @@ describe('serve(): the plain routes', () => {
     const followed = parseSse(text);
     expect(followed.map((e) => `${e.id} ${e.event}`)).toEqual([
       '2.1 TextMessage',
-      '3.0 ModelClientStreamingChunkEvent',
-      '3.0 ModelClientStreamingChunkEvent',
+      '3.0.1 ModelClientStreamingChunkEvent',
+      '3.0.2 ModelClientStreamingChunkEvent',
       '3.1 TextMessage',
       '3.2 UserInputRequestedEvent',
       '3.3 result',
