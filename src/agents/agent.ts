@@ -205,7 +205,7 @@ export class Agent implements ChatAgent {
       } else {
         const result = await this.#callModel(
           this.#request(
-            i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow),
+            i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow, this.name),
             offer.schemas,
             ctx.signal,
             output.json,
