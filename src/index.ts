@@ -139,6 +139,8 @@ export { toModelMessages } from './messages/model-view.js';
 export type { ChatClient, ModelRequest, ModelResult, ToolSchema } from './models/chat-client.js';
 export type { OpenAIChatClientOptions } from './models/openai-chat-client.js';
 export { OpenAIChatClient } from './models/openai-chat-client.js';
+export type { AiSdkChatClientOptions } from './models/ai-sdk-chat-client.js';
+export { AiSdkChatClient } from './models/ai-sdk-chat-client.js';
 export type {
   ScriptedCall,
   ScriptedChatClientOptions,

@@ -119,7 +119,9 @@ export class AiSdkChatClient implements ChatClient {
     let finishReason: string | undefined;
     try {
       for (;;) {
-        let next: Awaited<ReturnType<ReadableStreamDefaultReader<LanguageModelV4StreamPart>["read"]>>;
+        let next: Awaited<
+          ReturnType<ReadableStreamDefaultReader<LanguageModelV4StreamPart>['read']>
+        >;
         try {
           // A provider (or a mock) that does not watch the signal must not keep the call alive.
           next = await untilAborted(reader.read(), signal);

@@ -150,7 +150,9 @@ const FINISH_REASONS: Record<LanguageModelV4FinishReason['unified'], string> = {
 };
 
 /** The finish reason in Baton's words (`stop`, `tool_calls`, `length`, `content_filter`…). */
-export function finishReasonOf(reason: LanguageModelV4FinishReason | undefined): string | undefined {
+export function finishReasonOf(
+  reason: LanguageModelV4FinishReason | undefined,
+): string | undefined {
   if (reason === undefined) return undefined;
   return FINISH_REASONS[reason.unified] ?? reason.raw ?? reason.unified;
 }
