@@ -136,6 +136,7 @@ export { AgentMessageSchema, ChatMessageSchema } from './messages/message-schema
 export { messageToText } from './messages/message-text.js';
 export type { ModelViewOptions, ToolCallFilter } from './messages/model-view.js';
 export { toModelMessages } from './messages/model-view.js';
+export { speakerOf } from './messages/provider-turns.js';
 export type { ChatClient, ModelRequest, ModelResult, ToolSchema } from './models/chat-client.js';
 export type { OpenAIChatClientOptions } from './models/openai-chat-client.js';
 export { OpenAIChatClient } from './models/openai-chat-client.js';

@@ -58,3 +58,25 @@ export function callsText(
   }
   return text;
 }
+
+const HANDOFF_TEXT = /^\[handoff from ([^\]\s]+) to [^\]\s]+\]: /;
+const SPOKEN_TEXT = /^\[([^\]\s]+)\](?::| called ) ?/;
+const TURN_NOTE = /^\[[^\]\s]+, it is your turn\]$/;
+
+/**
+ * Who wrote a message of a view (`toModelMessages`), for code that reads requests, such as a
+ * scripted model: `"user"` for what the user said, another agent's name for its turns, calls and
+ * handoffs (user messages that begin `[name]: `, `[name] called ` or `[handoff from name to …]: `),
+ * and `undefined` for the agent's own messages, tool results and the notes.
+ *
+ * @example request.messages.findLast((m) => speakerOf(m) === 'user')?.content
+ */
+export function speakerOf(message: LLMMessage): string | undefined {
+  if (message.role === 'assistant') return message.name;
+  if (message.role !== 'user') return undefined;
+  const { content } = message;
+  if (content === EARLIER_NOT_SHOWN || content === CONVERSATION_START || TURN_NOTE.test(content)) {
+    return undefined;
+  }
+  return (HANDOFF_TEXT.exec(content) ?? SPOKEN_TEXT.exec(content))?.[1] ?? message.name ?? 'user';
+}
