@@ -142,6 +142,8 @@ export type { OpenAIChatClientOptions } from './models/openai-chat-client.js';
 export { OpenAIChatClient } from './models/openai-chat-client.js';
 export type { AiSdkChatClientOptions } from './models/ai-sdk-chat-client.js';
 export { AiSdkChatClient } from './models/ai-sdk-chat-client.js';
+export type { EnvironmentModel } from './models/model-from-environment.js';
+export { modelFromEnvironment } from './models/model-from-environment.js';
 export type {
   ScriptedCall,
   ScriptedChatClientOptions,

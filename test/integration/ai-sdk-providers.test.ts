@@ -28,6 +28,12 @@ import {
   startOpenAICompatibleServer,
 } from '../support/openai-compatible-server.js';
 import { installTestTelemetry, type TestTelemetry } from '../support/otel-sdk.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { runDemo } from '../../src/cli/demo.js';
+import { modelFromEnvironment } from '../../src/index.js';
 
 const KEY = 'ant-test-Q7w9Rk2LmZ4xVb';
 let anthropicServer: AnthropicMessagesServer;
@@ -233,5 +239,42 @@ describe('AiSdkChatClient over HTTP', () => {
       if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
       else process.env.ANTHROPIC_API_KEY = saved;
     }
+  });
+
+  it('runs the demo on Claude when ANTHROPIC_API_KEY is set, and says so on screen', async () => {
+    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: anthropicServer.url };
+    const banner =
+      `Using model "claude-haiku-4-5" at ${anthropicServer.url} through @ai-sdk/anthropic ` +
+      '(set BATON_MODEL to change it).';
+    expect(await modelFromEnvironment(env)).toMatchObject({ description: banner });
+    expect(
+      await modelFromEnvironment({ ...env, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }),
+    ).toMatchObject({
+      description:
+        'Using model "gpt-4.1-mini" at http://127.0.0.1:9/v1 (set BATON_MODEL to change it).',
+    });
+    expect(await modelFromEnvironment({})).toEqual({ client: undefined });
+
+    const before = anthropicServer.requests.length;
+    anthropicServer.reply({ text: 'Hello, this is the desk. What can I do?' });
+    const written: string[] = [];
+    const queue = ['Hello'];
+    const code = await runDemo(
+      {
+        color: false,
+        echoInput: true,
+        write: (text) => written.push(text),
+        onInterrupt: () => {},
+        ask: async () => queue.shift() ?? null,
+      },
+      { env, storeDirectory: mkdtempSync(join(tmpdir(), 'baton-aisdk-demo-')) },
+    );
+    const out = written.join('');
+    expect(code).toBe(0);
+    expect(out).toContain(`Baton support-desk demo\n${banner}\n`);
+    expect(out).toContain('Hello, this is the desk. What can I do?');
+    expect(anthropicServer.requests.length - before).toBe(1);
+    expect(anthropicServer.requests.at(-1)?.body.model).toBe('claude-haiku-4-5');
+    expect(anthropicServer.violations).toEqual([]);
   });
 });
