@@ -1,3 +1,5 @@
+import type * as AnthropicProvider from '@ai-sdk/anthropic';
+
 import { redactSecrets, redactUrl, urlSecrets } from '../redact.js';
 import { AiSdkChatClient } from './ai-sdk-chat-client.js';
 import type { ChatClient } from './chat-client.js';
@@ -54,7 +56,7 @@ export async function modelFromEnvironment(
   }
   const apiKey = env.ANTHROPIC_API_KEY;
   if (apiKey) {
-    let provider: typeof import('@ai-sdk/anthropic');
+    let provider: typeof AnthropicProvider;
     try {
       provider = await import('@ai-sdk/anthropic');
     } catch {
