@@ -24,7 +24,8 @@ export interface ModelViewOptions {
   toolCallFilter?: ToolCallFilter;
   /**
    * At most this many non-system messages (the most recent), widened only as far as needed so
-   * that no tool result loses its call. @default unlimited
+   * that no tool result loses its call; the notes that keep a request within providers' rules
+   * (a first user turn, a last one) come on top. @default unlimited
    */
   contextWindow?: number;
   /**

@@ -59,8 +59,10 @@ export function callsText(
   return text;
 }
 
-const HANDOFF_TEXT = /^\[handoff from ([^\]\s]+) to [^\]\s]+\]: /;
-const SPOKEN_TEXT = /^\[([^\]\s]+)\](?::| called ) ?/;
+// A source may be any text without "]" ("Team Lead"); bounded, so that a long message that only
+// looks like one costs little.
+const HANDOFF_TEXT = /^\[handoff from ([^\]]{1,200}?) to [^\]]{1,200}\]: /;
+const SPOKEN_TEXT = /^\[([^\]]{1,200})\](?:: | called )/;
 const TURN_NOTE = /^\[[^\]\s]+, it is your turn\]$/;
 
 /**
