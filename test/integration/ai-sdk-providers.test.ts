@@ -28,9 +28,10 @@ import {
   startOpenAICompatibleServer,
 } from '../support/openai-compatible-server.js';
 import { installTestTelemetry, type TestTelemetry } from '../support/otel-sdk.js';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { runDemo } from '../../src/cli/demo.js';
 import { modelFromEnvironment } from '../../src/index.js';
@@ -276,5 +277,38 @@ describe('AiSdkChatClient over HTTP', () => {
     expect(anthropicServer.requests.length - before).toBe(1);
     expect(anthropicServer.requests.at(-1)?.body.model).toBe('claude-haiku-4-5');
     expect(anthropicServer.violations).toEqual([]);
+  });
+
+  it('baton run says which model the environment names', () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        join(root, 'node_modules/tsx/dist/esm/index.mjs'),
+        join(root, 'src/cli/main.ts'),
+        'run',
+        'samples/support-desk.ts',
+      ],
+      {
+        cwd: root,
+        input: '',
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: {
+          PATH: process.env.PATH ?? '',
+          ANTHROPIC_API_KEY: KEY,
+          ANTHROPIC_BASE_URL: anthropicServer.url,
+          BATON_MODEL: 'claude-test-model',
+        },
+      },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.stdout.split('\n').slice(0, 2)).toEqual([
+      'Baton: support-desk from samples/support-desk.ts',
+      `Model from the environment: Using model "claude-test-model" at ${anthropicServer.url} ` +
+        'through @ai-sdk/anthropic (set BATON_MODEL to change it).',
+    ]);
+    expect(run.stdout).not.toContain(KEY);
   });
 });
