@@ -140,7 +140,7 @@ export { speakerOf } from './messages/provider-turns.js';
 export type { ChatClient, ModelRequest, ModelResult, ToolSchema } from './models/chat-client.js';
 export type { OpenAIChatClientOptions } from './models/openai-chat-client.js';
 export { OpenAIChatClient } from './models/openai-chat-client.js';
-export type { AiSdkChatClientOptions } from './models/ai-sdk-chat-client.js';
+export type { AiSdkChatClientOptions, AiSdkLanguageModel } from './models/ai-sdk-chat-client.js';
 export { AiSdkChatClient } from './models/ai-sdk-chat-client.js';
 export type { EnvironmentModel } from './models/model-from-environment.js';
 export { modelFromEnvironment } from './models/model-from-environment.js';

@@ -3,7 +3,6 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
-import type { LanguageModel } from 'ai';
 
 import { ConfigError } from '../errors.js';
 import type { FunctionCall, Usage } from '../messages/message.js';
@@ -12,6 +11,20 @@ import { providerFailure } from './ai-sdk-errors.js';
 import { callOptions, finishReasonOf, usageOf, type CallSettings } from './ai-sdk-prompt.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
 import { normaliseToolCall } from './model-result.js';
+
+/**
+ * An AI SDK language model, as a provider makes it (`anthropic('claude-sonnet-4-5')`): the `ai`
+ * package's `AiSdkLanguageModel` (of specification v4, v3 or v2), or a model id string for the AI
+ * SDK's default provider (the AI Gateway). Written out here, so that the type needs neither `ai`
+ * nor `@ai-sdk/provider` installed.
+ */
+export type AiSdkLanguageModel =
+  | string
+  | {
+      readonly specificationVersion: string;
+      readonly provider: string;
+      readonly modelId: string;
+    };
 
 /** Options of `AiSdkChatClient`. */
 export interface AiSdkChatClientOptions {
@@ -47,13 +60,13 @@ export class AiSdkChatClient implements ChatClient {
   readonly provider: string;
   /** The AI SDK's provider id, e.g. `anthropic.messages`. */
   readonly providerId: string;
-  readonly #given: LanguageModel;
+  readonly #given: AiSdkLanguageModel;
   #resolved: Promise<LanguageModelV4> | undefined;
   readonly #settings: CallSettings;
   readonly #maxRetries: number;
   readonly #secrets: readonly string[];
 
-  constructor(model: LanguageModel, options: AiSdkChatClientOptions = {}) {
+  constructor(model: AiSdkLanguageModel, options: AiSdkChatClientOptions = {}) {
     if (typeof model === 'string') {
       if (model === '') throw notAModel(model);
       this.model = model;
@@ -202,9 +215,11 @@ export class AiSdkChatClient implements ChatClient {
   }
 }
 
-async function resolveModel(model: LanguageModel): Promise<LanguageModelV4> {
-  if (typeof model === 'object' && model.specificationVersion === 'v4') return model;
-  let ai: { resolveLanguageModel(model: LanguageModel): LanguageModelV4 };
+async function resolveModel(model: AiSdkLanguageModel): Promise<LanguageModelV4> {
+  if (typeof model === 'object' && model.specificationVersion === 'v4') {
+    return model as LanguageModelV4;
+  }
+  let ai: { resolveLanguageModel(model: AiSdkLanguageModel): LanguageModelV4 };
   try {
     ai = (await import('ai/internal')) as unknown as typeof ai;
   } catch (error) {
