@@ -32,7 +32,7 @@ const usage = { promptTokens: 0, completionTokens: 0 };
 let callId = 0;
 
 /** An instant model that hands off along the relay and answers at its end; it records nothing. */
-class RelayModel implements ChatClient {
+export class RelayModel implements ChatClient {
   readonly #agent: string;
   readonly #latencyMs: number;
   calls = 0;
@@ -62,16 +62,20 @@ class RelayModel implements ChatClient {
   }
 }
 
-/** Builds the relay desk; `models` exposes the call counters. */
+/**
+ * Builds the relay desk; `models` exposes the call counters. `clientFor` puts another client in
+ * front of each agent's model (bench/ai-sdk-relay.ts: ScriptedChatClient, AiSdkChatClient).
+ */
 export function relayDesk(
   store?: CheckpointStore,
   latencyMs = 0,
+  clientFor: (model: RelayModel) => ChatClient = (model) => model,
 ): {
   workflow: HandoffWorkflow;
   models: RelayModel[];
 } {
   const models = RELAY.map((name) => new RelayModel(name, latencyMs));
-  const [triage, billing, technical, account] = models.map(
+  const [triage, billing, technical, account] = models.map(clientFor).map(
     (client, i) =>
       new Agent({
         name: RELAY[i] as string,
@@ -94,9 +98,12 @@ export function relayDesk(
 
 /** The relay desk behind the interface every framework shares. */
 export async function batonRelay(
-  options: RelayOptions & { store?: 'file' } = {},
+  options: RelayOptions & { store?: 'file'; clientFor?: (model: RelayModel) => ChatClient } = {},
 ): Promise<RelayFramework> {
-  return batonFramework((store) => relayDesk(store, options.latencyMs).workflow, options.store);
+  return batonFramework(
+    (store) => relayDesk(store, options.latencyMs, options.clientFor).workflow,
+    options.store,
+  );
 }
 
 /** One of the other orchestrations of the four agents (bench/scenario-desks.ts), on Baton. */

@@ -23,6 +23,7 @@ import {
   type ScriptedStep,
   scriptedText,
   scriptedToolCall,
+  speakerOf,
   TextMentionTermination,
   TokenUsageTermination,
   tool,
@@ -40,8 +41,9 @@ const stopRule = () =>
  */
 export const terminationCondition = stopRule();
 
+// Other agents' turns reach a model as user messages too: `speakerOf` tells the user's apart.
 const lastUser = (messages: readonly LLMMessage[]) =>
-  messages.findLast((m) => m.role === 'user')?.content ?? '';
+  messages.findLast((m) => speakerOf(m) === 'user')?.content ?? '';
 
 /** The result at the end of the request, if the model is being answered by a tool. */
 const toolResult = (messages: readonly LLMMessage[]) => {
@@ -70,11 +72,10 @@ function triageStep(request: ModelRequest): ScriptedStep {
   if (/invoice|charge|refund|INV-\d+/i.test(text)) return scriptedToolCall('handoff_to_billing');
   if (/internet|line|slow|down|outage/i.test(text)) return scriptedToolCall('handoff_to_technical');
   // A reply without a topic ("yes please") goes back to the specialist who asked.
-  const asker = request.messages.findLast(
-    (m) => m.role === 'assistant' && (m.name === 'billing' || m.name === 'technical'),
-  );
-  if (asker?.role === 'assistant' && asker.name !== undefined)
-    return scriptedToolCall(`handoff_to_${asker.name}`);
+  const asker = request.messages
+    .map(speakerOf)
+    .findLast((speaker) => speaker === 'billing' || speaker === 'technical');
+  if (asker !== undefined) return scriptedToolCall(`handoff_to_${asker}`);
   return say(request, 'Hello! Is it about an invoice or a problem with your line?');
 }
 

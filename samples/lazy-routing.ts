@@ -13,10 +13,12 @@ import {
   ScriptedChatClient,
   scriptedText,
   scriptedToolCall,
+  speakerOf,
 } from '../src/index.js';
 
+// Other agents' turns reach a model as user messages too: `speakerOf` tells the user's apart.
 const lastUser = (request: ModelRequest) =>
-  [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  request.messages.findLast((m) => speakerOf(m) === 'user')?.content ?? '';
 
 /** Scripted models that answer from the request: keywords decide, as a real model would by meaning. */
 const triageModel = new ScriptedChatClient((request) => {

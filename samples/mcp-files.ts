@@ -23,6 +23,7 @@ import {
   type ScriptedStep,
   scriptedText,
   scriptedToolCall,
+  speakerOf,
   TextMentionTermination,
 } from '../src/index.js';
 
@@ -44,8 +45,9 @@ export const files = await mcpTools(
   { prefix: 'files', include: ['list_directory', 'read_text_file'] },
 );
 
+// Other agents' turns reach a model as user messages too: `speakerOf` tells the user's apart.
 const lastUser = (messages: readonly LLMMessage[]) =>
-  messages.findLast((m) => m.role === 'user')?.content ?? '';
+  messages.findLast((m) => speakerOf(m) === 'user')?.content ?? '';
 
 /** The last tool result and the name of the call it answers, if the request ends with one. */
 function lastResult(

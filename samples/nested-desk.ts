@@ -15,11 +15,12 @@ import {
   RoundRobinGroupChat,
   ScriptedChatClient,
   scriptedToolCall,
+  speakerOf,
 } from '../src/index.js';
 
 /** The last user question in a model request. */
 function question(request: ModelRequest): string {
-  const last = request.messages.filter((m) => m.role === 'user').at(-1);
+  const last = request.messages.filter((m) => speakerOf(m) === 'user').at(-1);
   return last === undefined ? '' : String(last.content);
 }
 
@@ -40,14 +41,16 @@ const factChecker = new Agent({
   name: 'fact_checker',
   description: 'Checks the source and writes the final answer.',
   client: new ScriptedChatClient((request) => {
+    // Another agent's answer reaches the model as `[searcher]: <text>`.
     const found = request.messages.find(
-      (m) => 'name' in m && m.name === 'searcher' && String(m.content).startsWith('Source found: '),
+      (m) =>
+        speakerOf(m) === 'searcher' && String(m.content).startsWith('[searcher]: Source found: '),
     );
     return {
       content:
         found === undefined
           ? 'I could not verify an answer.'
-          : `Verified: ${String(found.content).slice('Source found: '.length)}`,
+          : `Verified: ${String(found.content).slice('[searcher]: Source found: '.length)}`,
     };
   }),
 });

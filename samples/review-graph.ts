@@ -12,6 +12,7 @@ import {
   GraphBuilder,
   type ModelRequest,
   ScriptedChatClient,
+  speakerOf,
 } from '../src/index.js';
 
 const DRAFTS = [
@@ -29,20 +30,16 @@ const TRANSLATIONS: Record<string, Record<string, string>> = {
   },
 };
 
-/** The text of the last message from `source` in a model request (the model sees names). */
+/** The text of the last message from `source` in a model request (`[source]: <text>`). */
 function lastFrom(request: ModelRequest, source: string): string {
-  for (let i = request.messages.length - 1; i >= 0; i--) {
-    const m = request.messages[i];
-    if (m !== undefined && m.role !== 'system' && 'name' in m && m.name === source) {
-      return String(m.content);
-    }
-  }
-  throw new Error(`no message from ${source} in the request`);
+  const m = request.messages.findLast((m) => speakerOf(m) === source);
+  if (m === undefined) throw new Error(`no message from ${source} in the request`);
+  return String(m.content).slice(`[${source}]: `.length);
 }
 
 /** How many answers `source` already gave, as the request shows them. */
 function answersOf(request: ModelRequest, source: string): number {
-  return request.messages.filter((m) => 'name' in m && m.name === source).length;
+  return request.messages.filter((m) => speakerOf(m) === source).length;
 }
 
 /** How many answers the asking agent gave itself (its own answers carry no name). */

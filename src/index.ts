@@ -131,10 +131,16 @@ export {
 } from './messages/message-factories.js';
 export { AgentMessageSchema } from './messages/message-schema.js';
 export { messageToText } from './messages/message-text.js';
-export type { ToolCallFilter } from './messages/model-view.js';
+export type { ModelViewOptions, ToolCallFilter } from './messages/model-view.js';
+export { toModelMessages } from './messages/model-view.js';
+export { speakerOf } from './messages/provider-turns.js';
 export type { ChatClient, ModelRequest, ModelResult, ToolSchema } from './models/chat-client.js';
 export type { OpenAIChatClientOptions } from './models/openai-chat-client.js';
 export { OpenAIChatClient } from './models/openai-chat-client.js';
+export type { AiSdkChatClientOptions, AiSdkLanguageModel } from './models/ai-sdk-chat-client.js';
+export { AiSdkChatClient } from './models/ai-sdk-chat-client.js';
+export type { EnvironmentModel } from './models/model-from-environment.js';
+export { modelFromEnvironment } from './models/model-from-environment.js';
 export type {
   ScriptedCall,
   ScriptedChatClientOptions,

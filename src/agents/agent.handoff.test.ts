@@ -184,21 +184,15 @@ describe('Agent handoffs', () => {
     expect(billingClient.calls[0]?.messages).toEqual([
       { role: 'system', content: 'Billing.' },
       { role: 'user', content: 'Refund invoice 42' },
-      {
-        role: 'assistant',
-        name: 'triage',
-        content: null,
-        toolCalls: [call('c1', 'lookup', '{"id":42}')],
-      },
-      { role: 'tool', toolCallId: 'c1', content: 'invoice 42 is unpaid' },
-      { role: 'assistant', name: 'triage', content: handoffText },
+      { role: 'user', content: '[triage] called lookup({"id":42}) -> invoice 42 is unpaid' },
+      { role: 'user', content: `[handoff from triage to billing]: ${handoffText}` },
     ]);
     expect(triageClient.calls[1]?.messages).toEqual([
       { role: 'user', content: 'Refund invoice 42' },
       { role: 'assistant', content: null, toolCalls: [call('c1', 'lookup', '{"id":42}')] },
       { role: 'tool', toolCallId: 'c1', content: 'invoice 42 is unpaid' },
       { role: 'assistant', content: handoffText },
-      { role: 'assistant', name: 'billing', content: 'Refunded.' },
+      { role: 'user', content: '[billing]: Refunded.' },
     ]);
   });
 

@@ -12,11 +12,8 @@ import {
   toolCallRequestEvent,
   toolCallSummaryMessage,
 } from '../messages/message-factories.js';
-import {
-  applyContextWindow,
-  type ModelViewOptions,
-  threadModelMessages,
-} from '../messages/model-view.js';
+import { applyContextWindow } from '../messages/context-window.js';
+import { type ModelViewOptions, threadModelMessages } from '../messages/model-view.js';
 import { carriedThread, Thread } from '../messages/thread.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { traceChat } from '../observability/gen-ai-spans.js';
@@ -207,7 +204,7 @@ export class Agent implements ChatAgent {
       } else {
         const result = await this.#callModel(
           this.#request(
-            i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow),
+            i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow, this.name),
             offer.schemas,
             ctx.signal,
             output.json,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { LLMMessage } from '../messages/llm-message.js';
 import type { FunctionCall } from '../messages/message.js';
+import { speakerOf } from '../messages/provider-turns.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { isRecord } from '../unknown-value.js';
 
@@ -21,13 +22,14 @@ const TOPICS: readonly [Exclude<DeskRole, 'triage'>, RegExp][] = [
 const lastUserText = (messages: readonly LLMMessage[]): string => {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m?.role === 'user') return m.content;
+    if (m?.role === 'user' && speakerOf(m) === 'user') return m.content;
   }
   return '';
 };
 
+// What the user said: other agents' turns and the view's notes are user messages too.
 const userTexts = (messages: readonly LLMMessage[]) =>
-  messages.flatMap((m) => (m.role === 'user' ? [m.content] : []));
+  messages.flatMap((m) => (m.role === 'user' && speakerOf(m) === 'user' ? [m.content] : []));
 
 /** The results at the end of the request, with the names of the calls they answer. */
 function trailingResults(messages: readonly LLMMessage[]): { name: string; content: string }[] {
@@ -150,9 +152,9 @@ function triage(
     return { call: `handoff_to_${topic}`, args: {} };
   // A reply without a topic ("yes please") goes back to the specialist who asked.
   for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m?.role === 'assistant' && m.name !== undefined && offered.has(`handoff_to_${m.name}`)) {
-      return { call: `handoff_to_${m.name}`, args: {} };
+    const speaker = speakerOf(messages[i] as LLMMessage);
+    if (speaker !== undefined && speaker !== 'user' && offered.has(`handoff_to_${speaker}`)) {
+      return { call: `handoff_to_${speaker}`, args: {} };
     }
   }
   return {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 
 import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
 import type { ChatClient } from '../models/chat-client.js';
-import { OpenAIChatClient } from '../models/openai-chat-client.js';
+import { modelFromEnvironment } from '../models/model-from-environment.js';
 import { createSupportDesk } from './demo-desk.js';
 import { type DeskRole, OfflineDeskModel } from './demo-model.js';
 import { type TerminalIO, talk } from './terminal-session.js';
@@ -10,33 +10,27 @@ import { type TerminalIO, talk } from './terminal-session.js';
 /** The terminal the demo talks to; `ask` resolves to `null` at the end of input. */
 export type DemoTerminal = TerminalIO;
 
-/** The default small model used when a key or base URL is set. */
-export const DEFAULT_DEMO_MODEL = 'gpt-4.1-mini';
-
-/** Which model the demo uses, from the environment. */
-export function demoClients(
+/** Which model the demo uses, from the environment (see `modelFromEnvironment`). */
+export async function demoClients(
   env: NodeJS.ProcessEnv,
   thinkMs: number,
-): {
+): Promise<{
   clientFor: (role: DeskRole) => ChatClient;
   banner: string;
-} {
-  if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL) {
-    const model = env.BATON_MODEL || DEFAULT_DEMO_MODEL;
-    // Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) accept any key.
-    const client = new OpenAIChatClient({ model, apiKey: env.OPENAI_API_KEY || 'unused' });
-    const where = env.OPENAI_BASE_URL ? env.OPENAI_BASE_URL : 'the OpenAI API';
-    return {
-      clientFor: () => client,
-      banner: `Using model "${model}" at ${where} (set BATON_MODEL to change it).`,
-    };
+}> {
+  const chosen = await modelFromEnvironment(env);
+  if (chosen.client !== undefined) {
+    const { client } = chosen;
+    return { clientFor: () => client, banner: chosen.description };
   }
   return {
     clientFor: (role) => new OfflineDeskModel(role, { thinkMs }),
     banner:
       'No OPENAI_API_KEY or OPENAI_BASE_URL is set, so the agents run on the built-in OFFLINE model: a ' +
       'deterministic, rule-based stand-in written for this scenario, not a language model. Set ' +
-      'OPENAI_API_KEY (or OPENAI_BASE_URL for any OpenAI-compatible server) to use a real model.',
+      'OPENAI_API_KEY (or OPENAI_BASE_URL for any OpenAI-compatible server), or ANTHROPIC_API_KEY ' +
+      'with @ai-sdk/anthropic installed, to use a real model.' +
+      (chosen.missing === undefined ? '' : ` (${chosen.missing}.)`),
   };
 }
 
@@ -54,7 +48,7 @@ export async function runDemo(
     storeDirectory?: string;
   },
 ): Promise<number> {
-  const { clientFor, banner } = demoClients(options.env, options.thinkMs ?? 0);
+  const { clientFor, banner } = await demoClients(options.env, options.thinkMs ?? 0);
   const directory = options.storeDirectory ?? '.baton';
   const desk = createSupportDesk(clientFor, {
     checkpointStore: new FileCheckpointStore(directory),

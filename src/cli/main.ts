@@ -18,18 +18,19 @@ Usage:
                                 serve the workflow's sessions over HTTP: JSON/SSE routes, the AI
                                 SDK's useChat (/chat) and AG-UI (/ag-ui); token from BATON_TOKEN;
                                 --ui adds a customer chat page at /
-  baton demo [--session <id>]   run the support-desk demo (offline model unless OPENAI_API_KEY or
-                                OPENAI_BASE_URL is set); sessions are kept in .baton/ in the
-                                current directory, and --session resumes one
+  baton demo [--session <id>]   run the support-desk demo (offline model unless the environment
+                                names one, below); sessions are kept in .baton/ in the current
+                                directory, and --session resumes one
   baton <command> --help        describe one command
   baton --help                  show this help
 
 A workflow module is a .ts or .js file whose export "workflow" (or default export) is a built
 HandoffWorkflow or team; TypeScript loads without a build step. Every file in samples/ is one.
 
-Environment:
-  OPENAI_API_KEY, OPENAI_BASE_URL   use a real OpenAI-compatible model in the demo
-  BATON_MODEL                       the model name (default gpt-4.1-mini)
+Environment (the demo's model; modelFromEnvironment() gives it to workflow modules):
+  OPENAI_API_KEY, OPENAI_BASE_URL   a real OpenAI-compatible model
+  ANTHROPIC_API_KEY                 Claude through @ai-sdk/anthropic, when that is installed
+  BATON_MODEL                       the model name (default gpt-4.1-mini, claude-haiku-4-5)
   BATON_TOKEN                       the token baton serve requires (generated when unset)
 `;
 

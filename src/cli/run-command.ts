@@ -70,9 +70,19 @@ export async function runCommand(argv: readonly string[], terminal: () => Termin
         ? `Session ${session.id} is saved in the workflow's checkpoint store; resume it with: baton run ${path} --session ${session.id}`
         : `Session ${session.id} lives in this process only: the workflow has no checkpoint store, so it cannot be resumed later ` +
           '(build it with withCheckpointing(), or export createWorkflow({ checkpointStore }) and pass --store <dir>).';
+  // Says which model the environment names, which modules get from modelFromEnvironment().
+  const { modelFromEnvironment } = await import('../models/model-from-environment.js');
+  const chosen = await modelFromEnvironment(process.env);
+  const model =
+    chosen.client !== undefined
+      ? [`Model from the environment: ${chosen.description}`]
+      : chosen.missing !== undefined
+        ? [`No model from the environment: ${chosen.missing}.`]
+        : [];
   return talk(terminal(), session, {
     intro: [
       `Baton: ${module.name} from ${path}`,
+      ...model,
       'Type your message and press Enter; Ctrl-C stops at any time.',
       resume,
       '',

@@ -24,7 +24,7 @@ const result = (callId: string, name: string, content: string) => ({
 });
 
 describe('toModelMessages() properties', () => {
-  it('never sends a call without its result or a result without its call', () => {
+  it('never sends a call without its result or a result without its call, and starts and ends with a user turn', () => {
     const ids = fc.constantFrom('a', 'b', 'c', 'd');
     const names = fc.constantFrom('f', 'handoff_to_x');
     const sources = fc.constantFrom('me', 'other', 'user');
@@ -50,7 +50,12 @@ describe('toModelMessages() properties', () => {
     );
     fc.assert(
       fc.property(fc.array(event, { maxLength: 12 }), options, (thread, opts) => {
-        expect(wireProblems(toModelMessages(thread, 'me', opts))).toEqual([]);
+        const view = toModelMessages(thread, 'me', opts);
+        expect(wireProblems(view)).toEqual([]);
+        // Every provider's rules: a user turn first, a user or tool turn last, no `name`.
+        expect(view[0]?.role).toBe('user');
+        expect(['user', 'tool']).toContain(view.at(-1)?.role);
+        expect(view.filter((m) => 'name' in m)).toEqual([]);
       }),
     );
   });

@@ -29,6 +29,9 @@ const result = (callId: string, name: string, content: string) => ({
   isError: false,
 });
 const text = (source: string, content: string) => textMessage({ source, content });
+// The notes that keep a request within every provider's rules (provider-turns.ts).
+const START = { role: 'user', content: '[start of the conversation]' };
+const yourTurn = (agent: string) => ({ role: 'user', content: `[${agent}, it is your turn]` });
 
 /** triage looks up an invoice and hands off to billing in the same answer. */
 function handoffThread(): AgentMessage[] {
@@ -59,7 +62,7 @@ function handoffThread(): AgentMessage[] {
 }
 
 describe('toModelMessages()', () => {
-  it('maps roles: instructions, the user, itself and other agents by name', () => {
+  it('maps roles: instructions, the user, itself, and other agents as user turns naming them', () => {
     const thread: AgentMessage[] = [
       text('user', 'Hi'),
       text('critic', 'Too long'),
@@ -70,10 +73,10 @@ describe('toModelMessages()', () => {
     expect(toModelMessages(thread, 'writer', { instructions: 'Write well.' })).toEqual([
       { role: 'system', content: 'Write well.' },
       { role: 'user', content: 'Hi' },
-      { role: 'assistant', name: 'critic', content: 'Too long' },
+      { role: 'user', content: '[critic]: Too long' },
       { role: 'assistant', content: 'Shorter now' },
-      { role: 'assistant', name: 'critic', content: '{"score":7}' },
-      { role: 'assistant', name: 'critic', content: 'done' },
+      { role: 'user', content: '[critic]: {"score":7}' },
+      { role: 'user', content: '[critic]: done' },
     ]);
   });
 
@@ -90,10 +93,11 @@ describe('toModelMessages()', () => {
     expect(toModelMessages(thread, 'writer')).toEqual([
       { role: 'user', content: 'Hi' },
       { role: 'assistant', content: 'Hello' },
+      yourTurn('writer'),
     ]);
   });
 
-  it('pairs tool calls with their results, naming the agent that made another agent’s calls', () => {
+  it('pairs its tool calls with their results and shows another agent’s calls as its text', () => {
     const thread: AgentMessage[] = [
       text('user', 'Weather?'),
       toolCallRequestEvent({ source: 'other', content: [call('x1', 'spy')] }),
@@ -107,12 +111,12 @@ describe('toModelMessages()', () => {
     ];
     expect(toModelMessages(thread, 'me')).toEqual([
       { role: 'user', content: 'Weather?' },
-      { role: 'assistant', content: null, name: 'other', toolCalls: [call('x1', 'spy')] },
-      { role: 'tool', toolCallId: 'x1', content: 'secret' },
+      { role: 'user', content: '[other] called spy({}) -> secret' },
       { role: 'assistant', content: null, toolCalls: [call('a', 'weather'), call('b', 'time')] },
       { role: 'tool', toolCallId: 'a', content: 'sunny' },
       { role: 'tool', toolCallId: 'b', content: '12:00' },
       { role: 'assistant', content: 'Sunny at noon' },
+      yourTurn('me'),
     ]);
   });
 
@@ -127,6 +131,7 @@ describe('toModelMessages()', () => {
     ];
     for (const toolCallFilter of ['handoff', 'none'] as const) {
       expect(toModelMessages(thread, 'me', { toolCallFilter })).toEqual([
+        START,
         { role: 'assistant', content: null, toolCalls: [call('a', 'weather')] },
         { role: 'tool', toolCallId: 'a', content: 'sunny' },
       ]);
@@ -141,6 +146,7 @@ describe('toModelMessages()', () => {
       toolCallExecutionEvent({ source: 'me', content: [result('a', 'weather', 'rain')] }),
     ];
     expect(toModelMessages(thread, 'me')).toEqual([
+      START,
       { role: 'assistant', content: null, toolCalls: [call('a', 'weather')] },
       { role: 'tool', toolCallId: 'a', content: 'sunny' },
     ]);
@@ -152,6 +158,7 @@ describe('toModelMessages()', () => {
       { role: 'assistant', content: null, toolCalls: [call('c1', 'lookup', '{"id":42}')] },
       { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
       { role: 'assistant', content: 'Transferred to billing.' },
+      yourTurn('triage'),
     ]);
   });
 
@@ -166,10 +173,12 @@ describe('toModelMessages()', () => {
       { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
       { role: 'tool', toolCallId: 'c2', content: 'Moved' },
       { role: 'assistant', content: 'Transferred to billing.' },
+      yourTurn('triage'),
     ]);
     expect(toModelMessages(handoffThread(), 'triage', { toolCallFilter: 'all' })).toEqual([
       { role: 'user', content: 'Refund invoice 42' },
       { role: 'assistant', content: 'Transferred to billing.' },
+      yourTurn('triage'),
     ]);
   });
 
@@ -186,6 +195,7 @@ describe('toModelMessages()', () => {
     ];
     const handoffToolNames = new Set(['transfer_to_bob']);
     expect(toModelMessages(thread, 'me', { handoffToolNames })).toEqual([
+      START,
       { role: 'assistant', content: null, toolCalls: [call('b', 'handoff_to_notes')] },
       { role: 'tool', toolCallId: 'b', content: 'saved' },
     ]);
@@ -195,25 +205,13 @@ describe('toModelMessages()', () => {
     expect(toModelMessages(handoffThread(), 'billing', { instructions: 'Billing.' })).toEqual([
       { role: 'system', content: 'Billing.' },
       { role: 'user', content: 'Refund invoice 42' },
-      {
-        role: 'assistant',
-        name: 'triage',
-        content: null,
-        toolCalls: [call('c1', 'lookup', '{"id":42}')],
-      },
-      { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
-      { role: 'assistant', name: 'triage', content: 'Transferred to billing.' },
+      { role: 'user', content: '[triage] called lookup({"id":42}) -> unpaid' },
+      { role: 'user', content: '[handoff from triage to billing]: Transferred to billing.' },
     ]);
     expect(toModelMessages(handoffThread(), 'tech')).toEqual([
       { role: 'user', content: 'Refund invoice 42' },
-      {
-        role: 'assistant',
-        name: 'triage',
-        content: null,
-        toolCalls: [call('c1', 'lookup', '{"id":42}')],
-      },
-      { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
-      { role: 'assistant', name: 'triage', content: 'Transferred to billing.' },
+      { role: 'user', content: '[triage] called lookup({"id":42}) -> unpaid' },
+      { role: 'user', content: '[handoff from triage to billing]: Transferred to billing.' },
     ]);
   });
 
@@ -236,25 +234,24 @@ describe('toModelMessages()', () => {
       }),
     ];
     expect(toModelMessages(thread, 'billing', { toolCallFilter: 'all' })).toEqual([
-      { role: 'assistant', name: 'triage', content: 'Customer is angry' },
-      { role: 'assistant', name: 'triage', content: 'Over to you' },
+      { role: 'user', content: '[triage]: Customer is angry' },
+      { role: 'user', content: '[handoff from triage to billing]: Over to you' },
     ]);
     expect(toModelMessages(thread, 'billing')).toEqual([
-      { role: 'assistant', name: 'triage', content: 'Customer is angry' },
-      { role: 'assistant', name: 'triage', content: null, toolCalls: [call('c1', 'lookup')] },
-      { role: 'tool', toolCallId: 'c1', content: 'unpaid' },
-      { role: 'assistant', name: 'triage', content: 'Over to you' },
+      { role: 'user', content: '[triage]: Customer is angry' },
+      { role: 'user', content: '[triage] called lookup({}) -> unpaid' },
+      { role: 'user', content: '[handoff from triage to billing]: Over to you' },
     ]);
   });
 
-  it('shows a user handoff as a user message and omits names providers would reject', () => {
+  it('shows a user handoff as a user message and names any speaker in the text', () => {
     const thread: AgentMessage[] = [
       handoffMessage({ source: 'user', target: 'alice', content: 'Back to you' }),
       text('Team Lead', 'Welcome'),
     ];
     expect(toModelMessages(thread, 'alice')).toEqual([
       { role: 'user', content: 'Back to you' },
-      { role: 'assistant', content: 'Welcome' },
+      { role: 'user', content: '[Team Lead]: Welcome' },
     ]);
   });
 
@@ -270,18 +267,23 @@ describe('toModelMessages()', () => {
     ];
     const view = (contextWindow: number) =>
       toModelMessages(thread, 'me', { instructions: 'sys', contextWindow });
+    const EARLIER = { role: 'user', content: '[earlier messages are not shown]' };
     expect(view(1)).toEqual([
       { role: 'system', content: 'sys' },
+      EARLIER,
       { role: 'assistant', content: 'two' },
+      yourTurn('me'),
     ]);
     expect(view(2)).toEqual([
       { role: 'system', content: 'sys' },
+      EARLIER,
       { role: 'assistant', content: null, toolCalls: [call('a', 'f'), call('b', 'g')] },
       { role: 'tool', toolCallId: 'a', content: 'A' },
       { role: 'tool', toolCallId: 'b', content: 'B' },
       { role: 'assistant', content: 'two' },
+      yourTurn('me'),
     ]);
-    expect(view(9)).toHaveLength(6);
+    expect(view(9)).toHaveLength(7);
   });
 
   it('rejects a bad context window or filter with a ConfigError that says what to pass', () => {

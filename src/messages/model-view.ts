@@ -1,5 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { LLMMessage } from './llm-message.js';
+import { applyWindow } from './context-window.js';
+import { asProviderTurns, callsText } from './provider-turns.js';
 import { Thread } from './thread.js';
 import type { ThreadIndex } from './thread-index.js';
 import type {
@@ -24,7 +26,8 @@ export interface ModelViewOptions {
   toolCallFilter?: ToolCallFilter;
   /**
    * At most this many non-system messages (the most recent), widened only as far as needed so
-   * that no tool result loses its call. @default unlimited
+   * that no tool result loses its call; the notes that keep a request within providers' rules
+   * (a first user turn, a last one) come on top. @default unlimited
    */
   contextWindow?: number;
   /**
@@ -35,8 +38,6 @@ export interface ModelViewOptions {
 }
 
 const FILTERS: ReadonlySet<string> = new Set(['handoff', 'all', 'none']);
-// Providers reject a `name` outside this pattern; a source that does not fit is sent without one.
-const WIRE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 type Results = ReadonlyMap<string, FunctionExecutionResult>;
 
@@ -46,21 +47,25 @@ type Results = ReadonlyMap<string, FunctionExecutionResult>;
  *
  * - `instructions` become the system message;
  * - messages from `"user"` become `user` messages; the agent's own chat messages become `assistant`
- *   messages; other agents' chat messages become `assistant` messages with `name` set to their
- *   source;
- * - tool calls become an `assistant` message with `toolCalls` (named after their source when another
- *   agent made them), each followed by its `tool` result;
- * - a `HandoffMessage` is shown as text (like any chat message). When this agent is its target,
- *   its `context` is shown first: a `ToolCallSummaryMessage` in it (how `Agent` passes on the other
- *   tool calls of the answer that handed off) becomes an `assistant` message with `toolCalls` named
- *   after the source, followed by the results; other chat messages in it are shown as text;
+ *   messages; other agents' chat messages become `user` messages that name their speaker
+ *   (`[critic]: Too long`), since not every provider has a `name` field;
+ * - the agent's own tool calls become an `assistant` message with `toolCalls`, each followed by its
+ *   `tool` result; another agent's calls become one `user` message listing each call with its
+ *   result (`[triage] called lookup({"id":42}) -> unpaid`), since a provider may refuse tool calls
+ *   to tools the request does not offer;
+ * - a `HandoffMessage` from another agent is shown as `[handoff from triage to billing]: <its
+ *   content>`. When this agent is its target, its `context` is shown first: a
+ *   `ToolCallSummaryMessage` in it (how `Agent` passes on the other tool calls of the answer that
+ *   handed off) is shown as the other agent's calls; other chat messages in it are shown as text;
+ * - the request starts (after the system message) and ends with a `user` message: a note is added
+ *   when it would not (see `asProviderTurns`), as some providers refuse anything else;
  * - `StopMessage`s, `UserInputRequestedEvent`s, `ThoughtEvent`s, `SelectSpeakerEvent`s and
  *   streaming chunks are not shown;
  * - tool calls are filtered by `toolCallFilter` (a handoff call is one named in
  *   `handoffToolNames` or `handoff_to_*`, or one whose result is the text of the `HandoffMessage`
  *   that follows it), and a call without its result (or a result without its call) is always
  *   removed;
- * - `contextWindow` keeps the last n messages after all of that.
+ * - `contextWindow` keeps the last n messages after all of that (and before those notes).
  *
  * @throws ConfigError for a `contextWindow` that is not a positive integer or an unknown filter.
  * @example toModelMessages(thread, 'billing', { instructions: 'You handle refunds.' })
@@ -83,12 +88,13 @@ export function threadModelMessages(
   checkOptions(filter, options.contextWindow);
   const view = renderView(thread, agentName, filter, options.handoffToolNames);
   const windowed = applyWindow(view, options.contextWindow);
+  const turns = asProviderTurns(windowed, agentName, windowed !== view);
   // `concat` and `slice` copy in one go; a spread walks the array's iterator.
   return options.instructions
-    ? systemMessage(options.instructions).concat(windowed)
-    : windowed === view
+    ? systemMessage(options.instructions).concat(turns)
+    : turns === view
       ? view.slice()
-      : windowed;
+      : turns;
 }
 
 function systemMessage(content: string): LLMMessage[] {
@@ -237,8 +243,12 @@ function renderInto(
       shown.push(c);
     }
     if (shown.length === 0) return;
+    if (name !== undefined) {
+      out.push({ role: 'user', content: callsText(name, shown, results) });
+      return;
+    }
     const toolCalls = shown.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
-    out.push({ role: 'assistant', content: null, ...nameField(name), toolCalls });
+    out.push({ role: 'assistant', content: null, toolCalls });
     for (const { id } of shown) {
       out.push({ role: 'tool', toolCallId: id, content: results.get(id)?.content ?? '' });
     }
@@ -307,34 +317,19 @@ function renderContext(
   }
 }
 
-function asText(message: Exclude<ChatMessage, { type: 'StopMessage' }>, agentName: string) {
+function asText(
+  message: Exclude<ChatMessage, { type: 'StopMessage' }>,
+  agentName: string,
+): LLMMessage {
   const content =
     message.type !== 'StructuredMessage' || typeof message.content === 'string'
       ? String(message.content)
       : (JSON.stringify(message.content) ?? '');
-  if (message.source === agentName) return { role: 'assistant', content } satisfies LLMMessage;
-  if (message.source === 'user') return { role: 'user', content } satisfies LLMMessage;
-  return { role: 'assistant', content, ...nameField(message.source) } satisfies LLMMessage;
-}
-
-function nameField(name: string | undefined): { name?: string } {
-  return name !== undefined && WIRE_NAME.test(name) ? { name } : {};
-}
-
-/**
- * The last `size` non-system messages of a request (the system message stays first), widened
- * only as far as needed so that no tool result loses its call.
- */
-export function applyContextWindow(messages: LLMMessage[], size: number | undefined): LLMMessage[] {
-  const [first, ...rest] = messages;
-  if (first?.role === 'system') return [first, ...applyWindow(rest, size)];
-  return applyWindow(messages, size);
-}
-
-function applyWindow(messages: LLMMessage[], size: number | undefined): LLMMessage[] {
-  if (size === undefined || messages.length <= size) return messages;
-  let start = messages.length - size;
-  // Tool results follow their call directly, so stepping back over them reaches the call.
-  while (start > 0 && messages[start]?.role === 'tool') start--;
-  return messages.slice(start);
+  if (message.source === agentName) return { role: 'assistant', content };
+  if (message.source === 'user') return { role: 'user', content };
+  const speaker =
+    message.type === 'HandoffMessage'
+      ? `handoff from ${message.source} to ${message.target}`
+      : message.source;
+  return { role: 'user', content: `[${speaker}]: ${content}` };
 }

@@ -179,22 +179,14 @@ describe('Agent over HTTP', () => {
       { role: 'system', content: 'Refunds.' },
       { role: 'user', content: 'Refund invoices 1 and 2' },
       {
-        role: 'assistant',
-        name: 'triage',
-        content: null,
-        tool_calls: [
-          {
-            id: 'c1',
-            type: 'function',
-            function: { name: 'lookup_invoice', arguments: '{"invoiceId":"1"}' },
-          },
-        ],
+        role: 'user',
+        content: '[triage] called lookup_invoice({"invoiceId":"1"}) -> Invoice 1: unpaid',
       },
-      { role: 'tool', tool_call_id: 'c1', content: 'Invoice 1: unpaid' },
       {
-        role: 'assistant',
-        name: 'triage',
-        content: 'Transferred to billing, adopting the role of billing immediately.',
+        role: 'user',
+        content:
+          '[handoff from triage to billing]: ' +
+          'Transferred to billing, adopting the role of billing immediately.',
       },
     ]);
 
@@ -207,13 +199,15 @@ describe('Agent over HTTP', () => {
       (sent(n) as { role: string; tool_calls?: unknown[] }[]).map(
         (m) => `${m.role}:${m.tool_calls?.length ?? 0}`,
       );
+    // billing's answer is a user turn that names it; a view that would end with triage's own
+    // answer ends with a note that gives it the floor (providers refuse a trailing assistant turn).
     expect(shown(2)).toEqual([
       'system:0',
       'user:0',
       'assistant:1',
       'tool:0',
       'assistant:0',
-      'assistant:0',
+      'user:0',
       'user:0',
     ]);
     expect(shown(3)).toEqual([
@@ -224,18 +218,20 @@ describe('Agent over HTTP', () => {
       'tool:0',
       'tool:0',
       'assistant:0',
-      'assistant:0',
+      'user:0',
       'user:0',
       'assistant:0',
+      'user:0',
     ]);
     expect(shown(4)).toEqual([
       'system:0',
       'user:0',
       'assistant:0',
-      'assistant:0',
+      'user:0',
       'user:0',
       'assistant:0',
       'assistant:0',
+      'user:0',
     ]);
   });
 

@@ -53,17 +53,12 @@ describe('approvals with a handoff in the same response', () => {
     // Billing sees the refund and its result (the handoff's context), each call answered once.
     expect(billingClient.calls[0]?.messages).toEqual([
       { role: 'user', content: 'Refund 9 and get me billing' },
+      { role: 'user', content: '[triage] called refund({"invoiceId":"9"}) -> Refunded 9.' },
       {
-        role: 'assistant',
-        content: null,
-        name: 'triage',
-        toolCalls: [{ id: 't1', name: 'refund', arguments: '{"invoiceId":"9"}' }],
-      },
-      { role: 'tool', toolCallId: 't1', content: 'Refunded 9.' },
-      {
-        role: 'assistant',
-        content: 'Transferred to billing, adopting the role of billing immediately.',
-        name: 'triage',
+        role: 'user',
+        content:
+          '[handoff from triage to billing]: ' +
+          'Transferred to billing, adopting the role of billing immediately.',
       },
     ]);
   });

@@ -162,7 +162,7 @@ describe('baton demo', () => {
       '(billing awaits your reply)\nyou> yes please\n' +
         '---------- HandoffMessage (triage) ----------\n' +
         'Transferred to billing, adopting the role of billing immediately.\n' +
-        '[Prompt tokens: 259, Completion tokens: 6]\n' +
+        '[Prompt tokens: 226, Completion tokens: 6]\n' +
         'billing wants to run refund_duplicate_charge({"invoiceId":"INV-1003"}). Approve? [y/N] y\n' +
         '---------- ToolCallExecutionEvent (billing) ----------\n',
     );

@@ -104,6 +104,11 @@ function view(call: ScriptedCall | undefined): string[] {
 }
 const toolLines = (call: ScriptedCall | undefined) =>
   view(call).filter((line) => line.startsWith('tool ') || line.startsWith('assistant calls'));
+/** Another agent's calls, which a view shows as the text of a user turn (one line per call). */
+const calledLines = (call: ScriptedCall | undefined) =>
+  view(call)
+    .filter((line) => /^user: \[[^\]]+\] called /.test(line))
+    .flatMap((line) => line.slice('user: '.length).split('\n'));
 const toolNames = (call: ScriptedCall | undefined) => (call?.tools ?? []).map((t) => t.name).sort();
 
 /** Tool call ids without a result, and results without a call, in a model request. */
@@ -548,28 +553,30 @@ describe('HandoffWorkflow', () => {
       const seen = await run();
 
       expect(view(seen)[0]).toEqual('user: Invoice 42 is wrong');
-      expect(toolLines(seen)).toEqual([
-        'assistant calls lookup_invoice(call_t1)',
-        'tool result for call_t1',
+      expect(calledLines(seen)).toEqual([
+        '[triage] called lookup_invoice({"invoiceId":"42"}) -> Invoice 42: 40 EUR, unpaid',
       ]);
+      expect(toolLines(seen)).toEqual([]);
       expect(unpaired(seen)).toEqual({ dangling: [], orphans: [] });
     });
 
+    const lookedUp =
+      '[triage] called lookup_invoice({"invoiceId":"42"}) -> Invoice 42: 40 EUR, unpaid';
     it.each([
-      ['handoff', ['assistant calls lookup_invoice(call_t1)', 'tool result for call_t1']],
+      ['handoff', [lookedUp]],
       ['all', []],
       [
         'none',
         [
-          'assistant calls lookup_invoice(call_t1), handoff_to_billing(call_h1)',
-          'tool result for call_t1',
-          'tool result for call_h1',
+          lookedUp,
+          '[triage] called handoff_to_billing({}) -> ' +
+            'Transferred to billing, adopting the role of billing immediately.',
         ],
       ],
     ] as const)('applies withToolCallFilter(%j)', async (filter, expected) => {
       const seen = await run(filter);
 
-      expect(toolLines(seen)).toEqual(expected);
+      expect(calledLines(seen)).toEqual(expected);
       expect(unpaired(seen)).toEqual({ dangling: [], orphans: [] });
     });
 
@@ -609,7 +616,7 @@ describe('HandoffWorkflow', () => {
 
         const seen = billing.client.calls[0];
         expect(unpaired(seen)).toEqual({ dangling: [], orphans: [] });
-        expect(toolLines(seen).filter((line) => /call_lost|call_stray/.test(line))).toEqual([]);
+        expect(calledLines(seen).filter((line) => /stray|"2"/.test(line))).toEqual([]);
       }
     });
 
@@ -621,9 +628,8 @@ describe('HandoffWorkflow', () => {
 
       await workflow.run('Invoices 1 and 2');
 
-      expect(toolLines(billing.client.calls[0])).toEqual([
-        'assistant calls lookup_invoice(call_ok)',
-        'tool result for call_ok',
+      expect(calledLines(billing.client.calls[0])).toEqual([
+        '[router] called lookup_invoice({"invoiceId":"1"}) -> paid',
       ]);
     });
   });
@@ -1016,6 +1022,7 @@ describe('HandoffWorkflow', () => {
       expect(result.pendingRequest?.prompt).toEqual('Invoice 42 is unpaid.');
       expect(view(triage.client.calls[1])).toEqual([
         'system: You are triage.',
+        'user: [earlier messages are not shown]',
         'assistant calls lookup_invoice(call_t1)',
         'tool result for call_t1',
       ]);
@@ -1042,6 +1049,7 @@ describe('HandoffWorkflow', () => {
 
       expect(view(triage.client.calls[2])).toEqual([
         'system: You are triage.',
+        'user: [earlier messages are not shown]',
         'assistant calls lookup_invoice(call_t1)',
         'tool result for call_t1',
         'assistant: Invoice 42 is unpaid.',

@@ -23,6 +23,7 @@ import {
   RedisCheckpointStore,
   ScriptedChatClient,
   SessionBusyError,
+  speakerOf,
   scriptedText,
   scriptedToolCall,
   type TaskResult,
@@ -203,9 +204,10 @@ const redis: StoreSetup = {
 
 // ---- the workflow -----------------------------------------------------------------------------
 
+/** What the user said last (other agents' turns and handoffs are user turns too). */
 function lastUserText(request: ModelRequest): string {
   const users = request.messages.filter(
-    (m): m is Extract<LLMMessage, { role: 'user' }> => m.role === 'user',
+    (m): m is Extract<LLMMessage, { role: 'user' }> => speakerOf(m) === 'user',
   );
   return users.at(-1)?.content ?? '';
 }

@@ -215,7 +215,11 @@ describe('withResolver() with a checkpoint store', () => {
     expect(after.d.triage.client.calls[0]?.outputSchema).toBeDefined();
     expect(after.d.billing.client.calls).toHaveLength(0);
     expect(said(after.d.tech.client.calls[0])).toEqual(
-      expect.arrayContaining(['I was charged twice', 'Which invoice?', 'Also the app crashes']),
+      expect.arrayContaining([
+        'I was charged twice',
+        '[billing]: Which invoice?',
+        'Also the app crashes',
+      ]),
     );
   });
 

@@ -269,12 +269,13 @@ describe('tracing a handoff desk (API.md §11)', () => {
     expect(JSON.parse(String(answer?.attributes['gen_ai.input.messages']))).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'Is INV-1 paid?' }] },
       {
-        role: 'assistant',
-        name: 'triage',
+        role: 'user',
         parts: [
           {
             type: 'text',
-            content: 'Transferred to billing, adopting the role of billing immediately.',
+            content:
+              '[handoff from triage to billing]: ' +
+              'Transferred to billing, adopting the role of billing immediately.',
           },
         ],
       },

@@ -26,6 +26,7 @@ import {
   ScriptedChatClient,
   type ScriptedStep,
   SessionBusyError,
+  speakerOf,
   TextMentionTermination,
   tool,
 } from '../../src/index.js';
@@ -90,7 +91,8 @@ const REPLY = /^turn (\d+) of (\S+)$/;
 /** What the user wants at each turn: turn 1 goes to billing, 2 to tech, 3 to billing then tech. */
 function turnOf(request: ModelRequest): { turn: number; sessionId: string; tail: LLMMessage[] } {
   const messages = request.messages;
-  const index = messages.findLastIndex((m) => m.role === 'user');
+  // What the user said: other agents' turns and handoffs are user turns too.
+  const index = messages.findLastIndex((m) => speakerOf(m) === 'user');
   const match = REPLY.exec(index < 0 ? '' : String(messages[index]?.content));
   if (match === null) {
     throw new Error(`race desk: no user reply "turn <n> of <session>" in the request`);

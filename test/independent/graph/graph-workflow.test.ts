@@ -138,7 +138,8 @@ describe('GraphBuilder (API.md §13)', () => {
       'a: A',
       'b: B',
       'c: C',
-      'd: d saw C',
+      // Another agent's answer reaches a model as a user turn that names it (API.md §20).
+      'd: d saw [c]: C',
     ]);
   });
 
@@ -244,7 +245,7 @@ describe('GraphBuilder (API.md §13)', () => {
     expect(transcript(await one.messages())).toEqual([
       'user: first',
       'a: a saw first',
-      'b: b saw a saw first',
+      'b: b saw [a]: a saw first',
     ]);
     expect(transcript(await two.messages())[0]).toBe('user: second');
     const saved = await one.saveState();

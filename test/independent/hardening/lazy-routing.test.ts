@@ -7,6 +7,7 @@ import {
   ScriptedChatClient,
   scriptedText,
   scriptedToolCall,
+  speakerOf,
   type TaskResult,
 } from '../../../src/index.js';
 
@@ -17,8 +18,9 @@ import {
  */
 
 const PHRASE = 'This is outside my area';
+// What the user said last: other agents' turns and handoffs are user turns too (API.md §20).
 const lastUser = (request: ModelRequest) =>
-  [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  request.messages.findLast((m) => speakerOf(m) === 'user')?.content ?? '';
 
 /** A specialist model: answers its topic, declines everything else with the phrase. */
 const specialist = (topic: RegExp, answer: string) =>

@@ -1,0 +1,55 @@
+// What AiSdkChatClient throws when a provider fails: a new error that names the provider and the
+// model, with every credential it can know of redacted, and nothing of the provider's error kept
+// but its redacted message, name and HTTP status. AI SDK errors carry the request body, the
+// response headers and body and their own causes; any of them may repeat the key.
+import { redactSecrets, redactUrl, urlSecrets } from '../redact.js';
+
+/** Environment variables that hold credentials by their name (`ANTHROPIC_API_KEY`, `…_TOKEN`). */
+const SECRET_NAME = /(?:API_?KEY|TOKEN|SECRET|PASSWORD|ACCESS_KEY(?:_ID)?)$/i;
+
+/**
+ * The values to redact from a provider's error: `given` (keys handed to a provider in code), the
+ * values of the environment's credential variables (where AI SDK providers read their keys) and
+ * the credentials in the URL the request went to.
+ */
+export function secretsOf(given: readonly string[], url: unknown): string[] {
+  const secrets = [...given];
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && SECRET_NAME.test(name)) secrets.push(value);
+  }
+  if (typeof url === 'string') secrets.push(...urlSecrets(url));
+  // Longest first, so that a key that contains another is replaced whole.
+  return secrets.sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `error` as Baton reports it: `Model "<model>" of provider "<provider>" failed: <message>`, the
+ * message redacted, with HTTP status when there is one. The cause is a plain error with the
+ * redacted message, the original error's name and `status`: never the original error.
+ */
+export function providerFailure(
+  error: unknown,
+  where: { provider: string; model: string },
+  given: readonly string[],
+): Error {
+  const fields = (typeof error === 'object' && error !== null ? error : {}) as Record<
+    string,
+    unknown
+  >;
+  const secrets = secretsOf(given, fields.url);
+  const raw = error instanceof Error ? error.message : String(error);
+  const detail = redactSecrets(raw, secrets);
+  const status = typeof fields.statusCode === 'number' ? fields.statusCode : undefined;
+  const name = error instanceof Error ? error.name : 'Error';
+  const cause = Object.assign(new Error(detail), {
+    name,
+    ...(status === undefined ? {} : { status }),
+  });
+  const url =
+    typeof fields.url === 'string' ? ` at ${redactSecrets(redactUrl(fields.url), secrets)}` : '';
+  const code = status === undefined ? '' : ` (HTTP ${status})`;
+  return new Error(
+    `Model "${where.model}" of provider "${where.provider}"${url} failed${code}: ${detail}`,
+    { cause },
+  );
+}
