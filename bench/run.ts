@@ -100,7 +100,7 @@ out('# Benchmark results');
 out();
 out(
   `Run on ${new Date().toISOString().slice(0, 10)}: ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), ` +
-    `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; xstate ${version('xstate')}, immer ${version('immer')}; ` +
+    `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; xstate ${version('xstate')}; ` +
     `@openai/agents ${version('@openai/agents')}; @langchain/langgraph ${version('@langchain/langgraph')}, ` +
     `@langchain/langgraph-swarm ${version('@langchain/langgraph-swarm')}, @langchain/core ${version('@langchain/core')}, ` +
     `@langchain/langgraph-checkpoint-sqlite ${version('@langchain/langgraph-checkpoint-sqlite')} ` +
