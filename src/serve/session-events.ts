@@ -40,12 +40,13 @@ export async function openEvents(
   }
   const last = replay.events.at(-1)?.id ?? from;
   const lastStep = views.at(-1)?.step ?? 0;
-  return follow(hub, id, replay.events, last, { views, reading, lastStep }, signal);
+  return follow(hub, id, live, replay.events, last, { views, reading, lastStep }, signal);
 }
 
 async function* follow(
   hub: RunHub,
   id: string,
+  seen: LiveRun | undefined,
   replay: readonly FeedEvent[],
   after: Cursor,
   log: { views: StepView[]; reading: Reading; lastStep: number },
@@ -53,7 +54,14 @@ async function* follow(
 ): AsyncGenerator<FeedEvent> {
   yield* replay;
   let last = after;
-  const live = hub.live(id);
+  // The run seen when the stream opened (its events stay readable once it has ended), or one
+  // that started here since.
+  const live = seen ?? hub.live(id);
+  if (live === undefined && hub.store === undefined) {
+    // Without a store every run is in this process: what it committed is in the record.
+    yield* replayed(hub, id, await hub.views(id), last).events;
+    return;
+  }
   if (live !== undefined) {
     for (let i = 0; ;) {
       await live.more(i, signal);
