@@ -9,6 +9,7 @@ import {
   ScriptedChatClient,
   type ScriptedStep,
   tool,
+  speakerOf,
 } from '../../src/index.js';
 
 /** A gate a model call waits on while the user's text says "slow" (tests open it). */
@@ -46,7 +47,7 @@ export class Gate {
 const lastUser = (request: ModelRequest): string => {
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const m = request.messages[i];
-    if (m?.role === 'user') return m.content;
+    if (m !== undefined && speakerOf(m) === 'user') return m.content ?? '';
   }
   return '';
 };

@@ -16,6 +16,7 @@ import {
   ScriptedChatClient,
   type serve,
   tool,
+  speakerOf,
 } from '../../../src/index.js';
 
 /** What `serve()` returns, as API.md §15 names it. */
@@ -196,8 +197,10 @@ export class Gate {
 }
 
 type LLM = { role: string; content?: string | null; toolCallId?: string };
+// Other agents' turns reach a model as user turns naming them (API.md §20): the customer's are
+// the ones `speakerOf` says are the user's.
 const lastUser = (request: ModelRequest) =>
-  (request.messages as LLM[]).filter((m) => m.role === 'user').at(-1)?.content ?? '';
+  request.messages.filter((m) => speakerOf(m) === 'user').at(-1)?.content ?? '';
 
 let callSeq = 0;
 /** A fresh call id, unique in the process. */
