@@ -3,9 +3,9 @@ import { z } from 'zod';
 
 import type { Task } from '../engine/runnable.js';
 import type { PendingRequest } from '../engine/state/session-state.js';
+import { fieldOf } from '../unknown-value.js';
 import { AgUiEncoder, agUiFrames } from './ag-ui-encoder.js';
 import { badRequest, HttpError } from './http-error.js';
-import { fieldOf } from '../unknown-value.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
 import { readJsonBody } from './request-body.js';
 import { admit, sessionOnFirstUse } from './session-access.js';
