@@ -5,6 +5,7 @@ import { chatPage } from '../serve/chat-page-html.js';
 import { listenOnNode } from '../serve/node-listen.js';
 import { serve } from '../serve/serve.js';
 import { isServedWorkflow } from '../serve/serve-options.js';
+import { codeOf } from '../unknown-value.js';
 import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
 import { checkStoreDirectory } from './store-directory.js';
 import { loadWorkflowModule } from './workflow-module.js';
@@ -70,7 +71,7 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
     );
   }
   const token = given ?? randomBytes(24).toString('base64url');
-  const path = args.positionals['workflow module'] as string;
+  const path = args.positionals['workflow module'] ?? '';
   const directory = args.options.get('store');
   if (directory !== undefined) await checkStoreDirectory('serve', directory);
   const module = await loadWorkflowModule('serve', path, {
@@ -85,7 +86,7 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
   try {
     listening = await listenOnNode(handler, port, host);
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+    if (codeOf(error) === 'EADDRINUSE') {
       throw new UsageError(
         `baton serve: port ${port} is in use. Pick another with --port (0 for any free port).`,
       );

@@ -6,6 +6,7 @@ import type {
 
 import { ConfigError } from '../errors.js';
 import type { FunctionCall, Usage } from '../messages/message.js';
+import { fieldOf } from '../unknown-value.js';
 import { untilAborted } from '../until-aborted.js';
 import { providerFailure } from './ai-sdk-errors.js';
 import { callOptions, finishReasonOf, usageOf, type CallSettings } from './ai-sdk-prompt.js';
@@ -199,7 +200,7 @@ export class AiSdkChatClient implements ChatClient {
       try {
         return await untilAborted(call(), signal);
       } catch (error) {
-        const retryable = (error as { isRetryable?: unknown } | null)?.isRetryable === true;
+        const retryable = fieldOf(error, 'isRetryable') === true;
         if (signal?.aborted || !retryable || attempt >= this.#maxRetries) {
           throw this.#failure(error, signal);
         }
@@ -215,10 +216,13 @@ export class AiSdkChatClient implements ChatClient {
   }
 }
 
+/** True for a model of the AI SDK's specification v4, which Baton calls as it is. */
+function isV4(model: AiSdkLanguageModel): model is LanguageModelV4 {
+  return typeof model === 'object' && model.specificationVersion === 'v4';
+}
+
 async function resolveModel(model: AiSdkLanguageModel): Promise<LanguageModelV4> {
-  if (typeof model === 'object' && model.specificationVersion === 'v4') {
-    return model as LanguageModelV4;
-  }
+  if (isV4(model)) return model;
   let ai: { resolveLanguageModel(model: AiSdkLanguageModel): LanguageModelV4 };
   try {
     ai = (await import('ai/internal')) as unknown as typeof ai;

@@ -3,6 +3,7 @@
 // but its redacted message, name and HTTP status. AI SDK errors carry the request body, the
 // response headers and body and their own causes; any of them may repeat the key.
 import { redactSecrets, redactUrl, urlSecrets } from '../redact.js';
+import { isRecord } from '../unknown-value.js';
 
 /** Environment variables that hold credentials by their name (`ANTHROPIC_API_KEY`, `…_TOKEN`). */
 const SECRET_NAME = /(?:API_?KEY|TOKEN|SECRET|PASSWORD|ACCESS_KEY(?:_ID)?)$/i;
@@ -32,10 +33,7 @@ export function providerFailure(
   where: { provider: string; model: string },
   given: readonly string[],
 ): Error {
-  const fields = (typeof error === 'object' && error !== null ? error : {}) as Record<
-    string,
-    unknown
-  >;
+  const fields: Record<string, unknown> = isRecord(error) ? error : {};
   const secrets = secretsOf(given, fields.url);
   const raw = error instanceof Error ? error.message : String(error);
   const detail = redactSecrets(raw, secrets);

@@ -1,4 +1,4 @@
-import type { BaseEvent, EventType, Interrupt, RunFinishedOutcome } from '@ag-ui/core';
+import type { EventType, Interrupt, RunFinishedOutcome } from '@ag-ui/core';
 
 import type { TaskResult } from '../engine/runnable.js';
 import type { FunctionCall } from '../messages/message.js';
@@ -12,9 +12,15 @@ export const TEXT_ANSWER_SCHEMA = {
   required: ['text'],
 } as const;
 
-type Event = BaseEvent & Record<string, unknown>;
-const ev = (type: keyof typeof EventType, fields: Record<string, unknown> = {}): Event =>
-  ({ type: type as EventType, ...fields }) as Event;
+/** An AG-UI event as sent: its type (each `EventType` is its own name) and its fields. */
+interface Event {
+  readonly type: keyof typeof EventType;
+  readonly [field: string]: unknown;
+}
+const ev = (type: Event['type'], fields: Record<string, unknown> = {}): Event => ({
+  type,
+  ...fields,
+});
 
 /** The interrupts of a paused run: one per call awaiting approval, or one question. */
 export function interruptsOf(result: TaskResult): Interrupt[] {

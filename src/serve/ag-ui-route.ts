@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 import type { Task } from '../engine/runnable.js';
 import type { PendingRequest } from '../engine/state/session-state.js';
+import { fieldOf } from '../unknown-value.js';
 import { AgUiEncoder, agUiFrames } from './ag-ui-encoder.js';
 import { badRequest, HttpError } from './http-error.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
@@ -48,45 +49,40 @@ function agUiTask(input: RunAgentInput, pending: PendingRequest | undefined): Ta
   const resume = input.resume ?? [];
   if (resume.length > 0) {
     if (pending?.kind === 'input' && resume.length === 1 && resume[0]?.interruptId === pending.id) {
-      const text = (resume[0].payload as { text?: unknown } | undefined)?.text;
+      const text = fieldOf(resume[0].payload, 'text');
       if (resume[0].status === 'resolved' && typeof text !== 'string') {
         throw badRequest('body.resume[0].payload.text', 'answer the question with {text: string}');
       }
       return typeof text === 'string' ? text : 'cancelled';
     }
     const decisions = resume.map((entry, i): Decision => {
-      const payload = (entry.payload ?? {}) as { approved?: unknown; reason?: unknown };
-      if (entry.status === 'resolved' && typeof payload.approved !== 'boolean') {
+      const approved = fieldOf(entry.payload, 'approved');
+      const given = fieldOf(entry.payload, 'reason');
+      if (entry.status === 'resolved' && typeof approved !== 'boolean') {
         throw badRequest(
           `body.resume[${i}].payload.approved`,
           'answer a tool call with {approved: boolean, reason?}',
         );
       }
       const reason =
-        typeof payload.reason === 'string'
-          ? payload.reason
-          : entry.status === 'cancelled'
-            ? 'cancelled'
-            : undefined;
+        typeof given === 'string' ? given : entry.status === 'cancelled' ? 'cancelled' : undefined;
       return {
         callId: entry.interruptId,
-        approve: entry.status === 'resolved' && payload.approved === true,
+        approve: entry.status === 'resolved' && approved === true,
         reason,
       };
     });
     return decisionsTask(decisions, pending, 'body.resume');
   }
   if (pending?.kind === 'approval') return null;
-  for (let i = input.messages.length - 1; i >= 0; i--) {
-    const message = input.messages[i] as RunAgentInput['messages'][number];
-    if (message.role === 'user') {
-      const text = textOf(message.content);
-      if (text === '')
-        throw badRequest(`body.messages[${i}].content`, 'the user message has no text');
-      return text;
-    }
+  const i = input.messages.findLastIndex((message) => message.role === 'user');
+  const message = input.messages[i];
+  if (message === undefined) {
+    throw badRequest('body.messages', 'no user message and no resume[] to run');
   }
-  throw badRequest('body.messages', 'no user message and no resume[] to run');
+  const text = textOf(message.content);
+  if (text === '') throw badRequest(`body.messages[${i}].content`, 'the user message has no text');
+  return text;
 }
 
 /** `POST /ag-ui`: AG-UI 1.0 over SSE; `threadId` is the session id, created on first use. */
@@ -100,21 +96,18 @@ export function agUiRoute(app: Hono<ServeEnv>, ctx: ServeContext): void {
     await sessionOnFirstUse(hub, principal, id);
     const encoder = new AgUiEncoder(id, input.runId);
     const leave = new AbortController();
-    let refused: HttpError | undefined;
     const live = await admit(hub, id, options.busy, async () => {
       const task = agUiTask(input, (await hub.session(id).info()).pendingRequest);
       if (task !== null) return hub.start(id, task);
-      refused = new HttpError(
+      return new HttpError(
         409,
         'approvals_pending',
         'Tool calls await a decision: answer their interrupts with resume[] ({approved, reason?}).',
       );
-      return undefined;
     });
-    if (live === undefined) {
-      const error = refused as HttpError;
+    if (live instanceof HttpError) {
       const frames = encoder
-        .refused(error.message, error.code)
+        .refused(live.message, live.code)
         .map((e): SseFrame => ({ data: JSON.stringify(e) }));
       return sseResponse(listed(frames), leave);
     }

@@ -68,5 +68,5 @@ const ESCAPES: Record<string, string> = {
 };
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }

@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 
 import type { Task } from '../engine/runnable.js';
+import { fieldOf } from '../unknown-value.js';
 import { badRequest } from './http-error.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
 import { readJsonBody } from './request-body.js';
@@ -29,11 +30,12 @@ type ChatInput = { text: string } | { decisions: Decision[]; messageId: string }
 /** The input of a `useChat` request: the last user message's text, or the approval responses. */
 function chatInput(body: z.infer<typeof ChatBodySchema>): ChatInput {
   const at = body.messages.length - 1;
-  const last = body.messages[at] as z.infer<typeof ChatBodySchema>['messages'][number];
+  const last = body.messages[at];
+  // The schema asks for one message at least: this only tells the compiler so.
+  if (last === undefined) throw badRequest('body.messages', 'needs a message');
   if (last.role === 'user') {
     const text = last.parts
-      .filter((p) => p.type === 'text' && typeof p.text === 'string')
-      .map((p) => p.text as string)
+      .flatMap((p) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : []))
       .join('');
     if (text === '')
       throw badRequest(`body.messages[${at}].parts`, 'the user message has no text part');
@@ -41,19 +43,20 @@ function chatInput(body: z.infer<typeof ChatBodySchema>): ChatInput {
   }
   const decisions: Decision[] = [];
   for (const part of last.parts) {
-    const approval = part.approval as
-      { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
-    if (part.state !== 'approval-responded' || approval === undefined) continue;
-    if (typeof approval.id !== 'string' || typeof approval.approved !== 'boolean') {
+    if (part.state !== 'approval-responded' || part.approval === undefined) continue;
+    const id = fieldOf(part.approval, 'id');
+    const approved = fieldOf(part.approval, 'approved');
+    const reason = fieldOf(part.approval, 'reason');
+    if (typeof id !== 'string' || typeof approved !== 'boolean') {
       throw badRequest(
         `body.messages[${at}].parts`,
         'an approval response needs {id: string, approved: boolean}',
       );
     }
     decisions.push({
-      callId: approval.id,
-      approve: approval.approved,
-      reason: typeof approval.reason === 'string' ? approval.reason : undefined,
+      callId: id,
+      approve: approved,
+      reason: typeof reason === 'string' ? reason : undefined,
     });
   }
   if (decisions.length === 0) {

@@ -34,7 +34,7 @@ export async function listenOnNode(
     port: address.port,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      if ('closeAllConnections' in server) server.closeAllConnections();
       await closed;
       await handler.close();
     },

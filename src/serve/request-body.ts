@@ -26,7 +26,8 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(parts));
   if (text.trim() === '') return {};
   try {
-    return JSON.parse(text) as unknown;
+    const body: unknown = JSON.parse(text);
+    return body;
   } catch (error) {
     throw new HttpError(
       400,

@@ -69,10 +69,11 @@ export class RunHub {
     return stepViews(id, await this.store.read(id, { from: 'start' }), reading);
   }
 
-  /** The steps committed after `step`, read on from `reading` (needs a store). */
+  /** The steps committed after `step`, read on from `reading` (without a store: this process's). */
   async viewsAfter(id: string, step: number, reading: Reading): Promise<StepView[]> {
-    const store = this.store as CheckpointStore;
-    return stepViews(id, await store.read(id, { from: { after: step } }), reading);
+    if (this.store === undefined)
+      return (this.#memoryLog.get(id) ?? []).filter((v) => v.step > step);
+    return stepViews(id, await this.store.read(id, { from: { after: step } }), reading);
   }
 
   /** The result of the session's latest run here, when it ended on `step`. */
@@ -107,7 +108,8 @@ export class RunHub {
         },
       },
     };
-    const watching = this.store === undefined ? undefined : this.#watchStop(id, session, live);
+    const watching =
+      this.store === undefined ? undefined : this.#watchStop(this.store, id, session, live);
     session
       .run(task, options)
       .then(
@@ -210,8 +212,12 @@ export class RunHub {
   }
 
   /** While `live` runs: a stop another process asked for stops it. */
-  async #watchStop(id: string, session: CheckpointedSession, live: LiveRun): Promise<void> {
-    const store = this.store as CheckpointStore;
+  async #watchStop(
+    store: CheckpointStore,
+    id: string,
+    session: CheckpointedSession,
+    live: LiveRun,
+  ): Promise<void> {
     while (!live.done && !this.#closing) {
       await Promise.race([sleep(POLL_MS * 4), live.ended]);
       if (live.done) return;

@@ -1,6 +1,7 @@
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { CheckpointedSession, SessionOptions } from '../engine/session/workflow-runner.js';
 import { ConfigError } from '../errors.js';
+import { isRecord } from '../unknown-value.js';
 
 /** Who sends a request: sessions belong to the principal that created them (API.md §15). */
 export interface Principal {
@@ -20,11 +21,7 @@ export type Servable =
 
 /** True for a built workflow or team (of any copy of Baton). */
 export function isServedWorkflow(value: unknown): value is ServedWorkflow {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { session?: unknown }).session === 'function'
-  );
+  return isRecord(value) && typeof value.session === 'function';
 }
 
 /** Options of `serve()`. */
@@ -97,7 +94,8 @@ export function checkOptions(
   if (token !== undefined && (typeof token !== 'string' || token.length === 0)) {
     throw new ConfigError('serve(): `token` must be a non-empty string.', { path: 'token' });
   }
-  if (authenticate === undefined && token === undefined) {
+  const authenticated = authenticate ?? (token === undefined ? undefined : bearer(token));
+  if (authenticated === undefined) {
     throw new ConfigError(
       'serve(): every route but /healthz needs a principal: give `token` (clients send ' +
         '`Authorization: Bearer <token>`) or `authenticate`.',
@@ -140,7 +138,7 @@ export function checkOptions(
   }
   return {
     basePath,
-    authenticate: authenticate ?? bearer(token as string),
+    authenticate: authenticated,
     origins: new Set(origins),
     maxBodyBytes,
     busy,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
 import { sessionNotFound, HttpError, sessionBusy } from './http-error.js';
-import type { LiveRun } from './live-run.js';
 import type { RunHub } from './run-hub.js';
 import type { Principal } from './serve-options.js';
 
@@ -56,7 +55,7 @@ export async function sessionOnFirstUse(
  * Starts a run of the input once the busy rule allows: `reject` answers 409 with `Retry-After`
  * while the session runs; `enqueue` and `interrupt` wait for it (stopping it first for `interrupt`).
  */
-export async function admit<T extends LiveRun | undefined>(
+export async function admit<T>(
   hub: RunHub,
   id: string,
   busy: 'reject' | 'enqueue' | 'interrupt',

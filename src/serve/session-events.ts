@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { TaskResult } from '../engine/runnable.js';
 import type { Reading, StepView } from '../engine/log/step-messages.js';
+import type { PendingRequest } from '../engine/state/session-state.js';
 import { totalUsage } from '../engine/run/task-messages.js';
 import type { AgentMessage } from '../messages/message.js';
 import { compareCursors, type Cursor } from './event-cursor.js';
@@ -106,11 +107,8 @@ function isNew(event: FeedEvent, last: Cursor): boolean {
 
 /** The cursor before the run that is going on: after the last step that ended a run. */
 function runStart(views: readonly StepView[]): Cursor {
-  for (let i = views.length - 1; i >= 0; i--) {
-    const view = views[i] as StepView;
-    if (view.status !== 'idle') return { step: view.step, n: WHOLE_STEP };
-  }
-  return { step: 0, n: 0 };
+  const ended = views.findLast((view) => view.status !== 'idle');
+  return ended === undefined ? { step: 0, n: 0 } : { step: ended.step, n: WHOLE_STEP };
 }
 
 /** The committed events after `from`, up to the first result after it. */
@@ -122,18 +120,20 @@ function replayed(
 ): { events: FeedEvent[]; ended: boolean } {
   const events: FeedEvent[] = [];
   let runFirst = 0;
-  for (let i = 0; i < views.length; i++) {
-    const view = views[i] as StepView;
+  for (const [i, view] of views.entries()) {
     if (view.step >= from.step) {
       view.messages.forEach((message, j) => {
         const at = { step: view.step, n: j + 1 };
         if (compareCursors(at, from) > 0) events.push({ id: at, kind: 'message', message });
       });
     }
-    if (view.status === 'idle') continue;
+    const status = view.status;
+    if (status === 'idle') continue;
     const at = { step: view.step, n: view.messages.length + 1 };
     if (compareCursors(at, from) > 0) {
-      const result = hub.resultAt(id, view.step) ?? resultOf(id, views.slice(runFirst, i + 1));
+      const result =
+        hub.resultAt(id, view.step) ??
+        resultOf(id, views.slice(runFirst, i + 1), view.pendingRequest, status);
       events.push({ id: at, kind: 'result', result });
       return { events, ended: true };
     }
@@ -142,19 +142,23 @@ function replayed(
   return { events, ended: false };
 }
 
-/** The result of a run read back from its steps (the stop reason is not in the log). */
-function resultOf(sessionId: string, steps: readonly StepView[]): TaskResult {
-  const end = steps.at(-1) as StepView;
+/**
+ * The result of a run read back from its steps, the last of which ended it with `status` and
+ * `pendingRequest` (the stop reason is not in the log).
+ */
+function resultOf(
+  sessionId: string,
+  steps: readonly StepView[],
+  pendingRequest: PendingRequest | null,
+  status: TaskResult['status'],
+): TaskResult {
   const messages: AgentMessage[] = steps.flatMap((s) => s.messages);
-  const status = end.status as TaskResult['status'];
   return {
     type: 'TaskResult',
     messages,
     stopReason: status === 'terminated' ? stopReasonOf(messages) : null,
     status,
-    ...(status === 'awaiting_input' && end.pendingRequest !== null
-      ? { pendingRequest: end.pendingRequest }
-      : {}),
+    ...(status === 'awaiting_input' && pendingRequest !== null ? { pendingRequest } : {}),
     sessionId,
     usage: totalUsage(messages),
   };

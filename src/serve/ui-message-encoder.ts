@@ -11,7 +11,8 @@ export const UI_MESSAGE_STREAM_HEADERS = { 'x-vercel-ai-ui-message-stream': 'v1'
 /** The arguments of a call as JSON, or the text as it is when it is not JSON. */
 function inputOf(call: FunctionCall): unknown {
   try {
-    return JSON.parse(call.arguments) as unknown;
+    const input: unknown = JSON.parse(call.arguments);
+    return input;
   } catch {
     return call.arguments;
   }
@@ -76,12 +77,7 @@ export class UiMessageEncoder {
   #message(m: AgentMessage): UIMessageChunk[] {
     switch (m.type) {
       case 'ModelClientStreamingChunkEvent':
-        return m.content === ''
-          ? []
-          : [
-              ...this.#openText(),
-              { type: 'text-delta', id: this.#text as string, delta: m.content },
-            ];
+        return m.content === '' ? [] : this.#textDelta(m.content);
       case 'TextMessage':
       case 'StopMessage':
       case 'StructuredMessage':
@@ -160,10 +156,15 @@ export class UiMessageEncoder {
     ];
   }
 
-  #openText(): UIMessageChunk[] {
-    if (this.#text !== undefined) return [];
-    this.#text = `text-${++this.#parts}`;
-    return [{ type: 'text-start', id: this.#text }];
+  /** A streamed piece of text, in the open text part (opened first when none is). */
+  #textDelta(delta: string): UIMessageChunk[] {
+    if (this.#text !== undefined) return [{ type: 'text-delta', id: this.#text, delta }];
+    const id = `text-${++this.#parts}`;
+    this.#text = id;
+    return [
+      { type: 'text-start', id },
+      { type: 'text-delta', id, delta },
+    ];
   }
 
   #closeText(): UIMessageChunk[] {

@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { castsBySourceFile, castsIn } from '../../scripts/count-casts.mjs';
 
 /**
- * The casts src/ may hold: 16 outside src/engine/ and src/termination/, and the 48 those two held
- * on 2026-11-26 (37 and 11) while they were being reworked. Lower it when casts go; never raise it.
+ * The casts src/ may hold: 37 on 2026-11-26 (68 before issue 28's pass over src/serve/,
+ * src/models/ai-sdk-*, src/engine/run/ and src/cli/serve-command.ts), 13 of them in src/engine/
+ * and src/termination/. Lower it when casts go; never raise it.
  */
-const BUDGET = 64;
+const BUDGET = 37;
 
 describe('castsIn()', () => {
   it('counts `as` and angle-bracket assertions, each `as` of a chain, and not `as const`', () => {

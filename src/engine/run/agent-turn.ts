@@ -35,7 +35,7 @@ export interface TurnContext {
  * selector finds nobody, the input state to wait in and the request `agent` makes of the user.
  */
 export type SpeakerTurn =
-  | { readonly speaking: string; readonly selection?: AgentEvent }
+  | { readonly speaking: string; readonly agent: string; readonly selection?: AgentEvent }
   | { readonly waiting: string; readonly agent: string; readonly prompt: string };
 
 /** The state of the agent who speaks next: the current state, or the one a selector picks. */
@@ -45,7 +45,8 @@ export async function chooseSpeaker(
   signal: AbortSignal | undefined,
 ): Promise<SpeakerTurn> {
   const { driver, orchestration } = ctx;
-  if (driver.meta(state.machineState).kind === 'agent') return { speaking: state.machineState };
+  const here = driver.meta(state.machineState);
+  if (here.kind === 'agent') return { speaking: state.machineState, agent: here.agent };
   const select = orchestration.selectSpeaker;
   if (select === undefined) {
     throw new Error(`Workflow "${orchestration.name}" has a select state but no selectSpeaker().`);
@@ -72,12 +73,16 @@ export async function chooseSpeaker(
   // Checked before the machine is asked, which would only say it has no such transition.
   const known = orchestration.participants.has(chosen);
   const speaking = known ? driver.next(state.machineState, selectedEvent(chosen)) : undefined;
-  if (speaking === undefined || driver.meta(speaking).kind !== 'agent') {
+  const meta = speaking === undefined ? undefined : driver.meta(speaking);
+  if (speaking === undefined || meta?.kind !== 'agent') {
     throw new Error(
       `Workflow "${orchestration.name}" selected "${chosen}", which is not a participant.`,
     );
   }
-  return typeof choice === 'string' ? { speaking } : { speaking, selection: choice.event };
+  const { agent } = meta;
+  return typeof choice === 'string'
+    ? { speaking, agent }
+    : { speaking, agent, selection: choice.event };
 }
 
 /** The state a run without a task starts from (an input state when only the user can go on). */

@@ -113,8 +113,7 @@ export class SessionRun {
 
   /** Keeps a step's messages for the result; streams those not streamed while the turn ran. */
   record(messages: readonly AgentMessage[], streamed: ReadonlySet<string>): void {
-    for (let i = 0; i < messages.length; i++) {
-      const m = messages[i] as AgentMessage;
+    for (const m of messages) {
       if (streamed.has(m.id)) this.out.push(m);
       else this.emit(m);
     }
@@ -224,9 +223,10 @@ export class SessionRun {
   async #turn(state: SessionState): Promise<TaskResult | undefined> {
     const { host, options } = this;
     let chosen: SpeakerTurn;
-    if (host.driver.meta(state.machineState).kind === 'agent') {
+    const meta = host.driver.meta(state.machineState);
+    if (meta.kind === 'agent') {
       // The usual turn: the state names its speaker, and no selector is awaited.
-      chosen = { speaking: state.machineState };
+      chosen = { speaking: state.machineState, agent: meta.agent };
     } else {
       chosen = await chooseSpeaker(host, state, options.signal);
     }
@@ -236,8 +236,7 @@ export class SessionRun {
       for (const m of change.append ?? []) this.emit(m);
       return this.result('awaiting_input', null);
     }
-    const { speaking, selection } = chosen;
-    const agent = (host.driver.meta(speaking) as { agent: string }).agent;
+    const { speaking, agent, selection } = chosen;
     const streamed = this.sink === undefined ? NOTHING_STREAMED : new Set<string>();
     if (selection !== undefined && this.sink !== undefined) {
       streamed.add(selection.id);

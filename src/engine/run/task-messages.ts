@@ -5,6 +5,7 @@ import {
   ChatMessageSchema,
   ToolApprovalResponseEventSchema,
 } from '../../messages/message-schema.js';
+import { fieldOf } from '../../unknown-value.js';
 import { firstIssue } from '../../zod-issues.js';
 import type { Task, TaskMessage, TaskResult } from '../runnable.js';
 import type { PendingRequest } from '../state/session-state.js';
@@ -18,10 +19,7 @@ export function toTaskMessages(task: Task | undefined): TaskMessage[] {
   if (typeof task === 'string') return [textMessage({ source: 'user', content: task })];
   const list: readonly unknown[] = Array.isArray(task) ? task : [task];
   return list.map((message, i) => {
-    const isDecision =
-      typeof message === 'object' &&
-      message !== null &&
-      (message as { type?: unknown }).type === 'ToolApprovalResponseEvent';
+    const isDecision = fieldOf(message, 'type') === 'ToolApprovalResponseEvent';
     const parsed = (isDecision ? ToolApprovalResponseEventSchema : ChatMessageSchema).safeParse(
       message,
     );
@@ -44,8 +42,7 @@ export function totalUsage(messages: readonly AgentMessage[]): {
 } {
   let promptTokens = 0;
   let completionTokens = 0;
-  for (let i = 0; i < messages.length; i++) {
-    const usage = (messages[i] as AgentMessage).usage;
+  for (const { usage } of messages) {
     if (usage === undefined) continue;
     promptTokens += usage.promptTokens;
     completionTokens += usage.completionTokens;
