@@ -1,19 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { chromiumRuns, headlessPage } from '../support/chromium.js';
 import { SKIP_NOTES } from '../support/skip-notes.js';
 
 // End to end: `baton serve --ui` on the demo's support desk (its offline model), the customer chat
 // page driven in Debian's Chromium through playwright-core (no browser download), as the devtools
 // test does. Skipped only where Chromium is absent and CI did not ask for every service
 // (BATON_REQUIRE_SERVICES=1 makes a missing Chromium a failure).
-const CHROMIUM = '/usr/bin/chromium';
-const runs = existsSync(CHROMIUM) || process.env.BATON_REQUIRE_SERVICES === '1';
+const runs = chromiumRuns;
 
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
@@ -57,36 +56,8 @@ async function serveUi(thinkMs: number): Promise<string> {
   });
 }
 
-/** Debian's Chromium, headless, with a fresh profile and no background traffic. */
-async function browser(): Promise<{ page: Page; errors: string[] }> {
-  const profile = mkdtempSync(join(tmpdir(), 'baton-chromium-'));
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    viewport: { width: 900, height: 900 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  cleanups.push(async () => {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().includes('favicon'))
-      errors.push(message.text());
-  });
-  return { page, errors };
+function browser(): Promise<{ page: Page; errors: string[] }> {
+  return headlessPage(cleanups, { width: 900, timeoutMs: 20_000 });
 }
 
 async function send(page: Page, text: string): Promise<void> {
