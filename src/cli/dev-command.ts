@@ -4,6 +4,7 @@ import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
 import { checkStoreDirectory } from './store-directory.js';
 import { loadWorkflowModule } from './workflow-module.js';
 import { codeOf } from '../unknown-value.js';
+import { untilSignal } from './until-signal.js';
 
 export const DEV_SPEC: CommandSpec = {
   command: 'dev',
@@ -79,18 +80,7 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
     throw error;
   }
   process.stdout.write(`Baton devtools: ${server.url}\n`);
-  // Exit codes follow the shell's 128 + signal convention: 130 after Ctrl-C, 143 after SIGTERM.
-  const code = await new Promise<number>((resolve) => {
-    const onInterrupt = () => stop(130);
-    const onTerminate = () => stop(143);
-    const stop = (exitCode: number) => {
-      process.off('SIGINT', onInterrupt);
-      process.off('SIGTERM', onTerminate);
-      resolve(exitCode);
-    };
-    process.on('SIGINT', onInterrupt);
-    process.on('SIGTERM', onTerminate);
-  });
+  const code = await untilSignal();
   await server.close();
   return code;
 }

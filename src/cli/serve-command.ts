@@ -9,6 +9,7 @@ import { codeOf } from '../unknown-value.js';
 import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
 import { checkStoreDirectory } from './store-directory.js';
 import { loadWorkflowModule } from './workflow-module.js';
+import { untilSignal } from './until-signal.js';
 
 export const SERVE_SPEC: CommandSpec = {
   command: 'serve',
@@ -107,18 +108,7 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
         : `Chat page: ${listening.url}/#token=<the value of BATON_TOKEN>\n`,
     );
   }
-  // Exit codes follow the shell's 128 + signal convention: 130 after Ctrl-C, 143 after SIGTERM.
-  const code = await new Promise<number>((resolve) => {
-    const onInterrupt = () => stop(130);
-    const onTerminate = () => stop(143);
-    const stop = (exitCode: number) => {
-      process.off('SIGINT', onInterrupt);
-      process.off('SIGTERM', onTerminate);
-      resolve(exitCode);
-    };
-    process.on('SIGINT', onInterrupt);
-    process.on('SIGTERM', onTerminate);
-  });
+  const code = await untilSignal();
   await listening.close();
   return code;
 }
