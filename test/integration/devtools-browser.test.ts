@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -6,6 +5,7 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { startBaton } from '../support/baton-process.js';
 import { chromiumRuns, headlessPage } from '../support/chromium.js';
 import { SKIP_NOTES } from '../support/skip-notes.js';
 
@@ -15,7 +15,6 @@ import { SKIP_NOTES } from '../support/skip-notes.js';
 const runs = chromiumRuns;
 
 const root = resolve(import.meta.dirname, '../..');
-const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
 const results = join(root, 'test-results');
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -24,31 +23,8 @@ afterEach(async () => {
 });
 
 /** Starts `baton dev <args>` and resolves with the URL it prints. */
-async function devServer(args: string[]): Promise<string> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', tsx, join(root, 'src/cli/main.ts'), 'dev', ...args],
-    { cwd: root, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  cleanups.push(
-    () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
-        child.once('close', () => done());
-        child.kill('SIGINT');
-      }),
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise<string>((done, fail) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /^Baton devtools: (\S+)\n/.exec(out);
-      if (match !== null) done(match[1] as string);
-    });
-    child.once('close', (code) => fail(new Error(`baton dev exited with ${code}: ${stderr}`)));
-  });
+function devServer(args: string[]): Promise<string> {
+  return startBaton(cleanups, ['dev', ...args], /^Baton devtools: (\S+)\n/);
 }
 
 function browser(): Promise<{ page: Page; errors: string[] }> {

@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import type { Page } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { startBaton } from '../support/baton-process.js';
 import { chromiumRuns, headlessPage } from '../support/chromium.js';
 import { SKIP_NOTES } from '../support/skip-notes.js';
 
@@ -15,7 +15,6 @@ import { SKIP_NOTES } from '../support/skip-notes.js';
 const runs = chromiumRuns;
 
 const root = resolve(import.meta.dirname, '../..');
-const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
 const results = join(root, 'test-results');
 const DESK = 'test/support/serve-ui-desk.ts';
 
@@ -25,35 +24,13 @@ afterEach(async () => {
 });
 
 /** Starts `baton serve <DESK> --ui` and resolves with the page's address it prints. */
-async function serveUi(thinkMs: number): Promise<string> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', tsx, join(root, 'src/cli/main.ts'), 'serve', DESK, '--ui', '--port', '0'],
-    {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', BATON_DESK_THINK_MS: String(thinkMs) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+function serveUi(thinkMs: number): Promise<string> {
+  return startBaton(
+    cleanups,
+    ['serve', DESK, '--ui', '--port', '0'],
+    /(http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/,
+    { BATON_DESK_THINK_MS: String(thinkMs) },
   );
-  cleanups.push(
-    () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
-        child.once('close', () => done());
-        child.kill('SIGINT');
-      }),
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise<string>((done, fail) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /(http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/.exec(out);
-      if (match !== null) done(match[1] as string);
-    });
-    child.once('close', (code) => fail(new Error(`baton serve exited with ${code}: ${stderr}`)));
-  });
 }
 
 function browser(): Promise<{ page: Page; errors: string[] }> {
