@@ -6,6 +6,8 @@ import {
   cutoffOf,
   type ListOptions,
   listQuery,
+  OWNER_OF,
+  type OwnerLookup,
   ownerOf,
   pageOf,
   type SessionPage,
@@ -27,7 +29,7 @@ interface StoredSession {
  *
  * @example new HandoffBuilder({ participants }).coordinator(triage).withCheckpointing(new MemoryCheckpointStore())
  */
-export class MemoryCheckpointStore implements CheckpointStore {
+export class MemoryCheckpointStore implements CheckpointStore, OwnerLookup {
   readonly #sessions = new Map<string, StoredSession>();
   readonly #leases = new Map<string, { owner: string; expires: number }>();
   readonly #clock: () => number;
@@ -93,6 +95,11 @@ export class MemoryCheckpointStore implements CheckpointStore {
       at: s.at,
     }));
     return pageOf(entries, query);
+  }
+
+  /** The session's owner, as `list({ owner })` would list it (see `OWNER_OF`). */
+  async [OWNER_OF](sessionId: string): Promise<string | undefined> {
+    return this.#sessions.get(sessionId)?.owner;
   }
 
   async deleteOlderThan(date: Date): Promise<number> {

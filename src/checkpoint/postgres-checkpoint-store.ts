@@ -12,6 +12,8 @@ import {
   cutoffOf,
   type ListOptions,
   listQuery,
+  OWNER_OF,
+  type OwnerLookup,
   ownerOf,
   type SessionPage,
   toPage,
@@ -72,7 +74,7 @@ function isPool(value: unknown): value is PostgresPool {
  * @throws ConfigError when neither `connectionString` nor `pool` is given, or `table` is not a
  * lowercase identifier.
  */
-export class PostgresCheckpointStore implements CheckpointStore {
+export class PostgresCheckpointStore implements CheckpointStore, OwnerLookup {
   /** Where the server is, for error messages: host, port and database, never credentials. */
   readonly #target: string;
   readonly #connectionString: string | undefined;
@@ -238,6 +240,14 @@ export class PostgresCheckpointStore implements CheckpointStore {
       };
     });
     return toPage(entries, limit);
+  }
+
+  /** The session's owner from its row, as `list({ owner })` would list it (see `OWNER_OF`). */
+  async [OWNER_OF](sessionId: string): Promise<string | undefined> {
+    if (sessionId.includes('\u0000')) return undefined; // no row can have this id
+    const { rows } = await this.#query('read an owner', this.#sql.owner, [sessionId]);
+    const owner = fieldOf(rows[0], 'owner');
+    return typeof owner === 'string' ? owner : undefined;
   }
 
   async deleteOlderThan(date: Date): Promise<number> {

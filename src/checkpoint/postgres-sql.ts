@@ -65,6 +65,7 @@ export function statements(table: string) {
       row AS (DELETE FROM ${sessions} WHERE session_id = $1::text),
       lease AS (DELETE FROM ${leases} WHERE session_id = $1::text)
       SELECT count(*)::integer AS records FROM records`,
+    owner: `SELECT owner FROM ${sessions} WHERE session_id = $1::text`,
     // Newest first, ties by id in code point order (COLLATE "C"), after the cursor ($2, $3).
     list: `
       SELECT session_id AS id, owner, step,

@@ -37,6 +37,24 @@ export interface AppendOptions {
   readonly owner?: string;
 }
 
+/**
+ * An optional store method, internal (not part of `CheckpointStore`): the owner recorded for one
+ * session — the owner `list({ owner })` would list it under — or `undefined` when the session has
+ * no owner or does not exist. `serve()` checks a request's session with it in one lookup instead
+ * of listing the principal's sessions; a store without it is asked through `list()`.
+ */
+export const OWNER_OF = Symbol.for('baton.ownerOf');
+
+/** A store that answers `OWNER_OF`. */
+export interface OwnerLookup {
+  [OWNER_OF](sessionId: string): Promise<string | undefined>;
+}
+
+/** True when `store` answers `OWNER_OF`. */
+export function hasOwnerLookup(store: object): store is OwnerLookup {
+  return OWNER_OF in store && typeof store[OWNER_OF] === 'function';
+}
+
 /** A position in the order of `list()`: past the session `id` updated at `at` (ms). */
 export interface ListPosition {
   readonly at: number;

@@ -1,5 +1,12 @@
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import { type ListEntry, listQuery, pageOf, type SessionPage } from '../checkpoint/session-list.js';
+import {
+  hasOwnerLookup,
+  type ListEntry,
+  listQuery,
+  OWNER_OF,
+  pageOf,
+  type SessionPage,
+} from '../checkpoint/session-list.js';
 
 /**
  * Who owns which session. With a checkpoint store the owner is recorded with the session's first
@@ -27,11 +34,13 @@ export class Tenancy {
 
   /**
    * True when `owner` owns the session. With a store this asks the store every time (no cache):
-   * a session deleted and made again by another principal in another process changes hands.
+   * a session deleted and made again by another principal in another process changes hands. The
+   * built-in stores answer the owner of the one session; another store is asked through `list()`.
    */
   async owns(owner: string, id: string): Promise<boolean> {
     const store = this.#store;
     if (store === undefined) return this.#owners.get(id)?.owner === owner;
+    if (hasOwnerLookup(store)) return (await store[OWNER_OF](id)) === owner;
     let cursor: string | undefined;
     do {
       const page = await store.list({

@@ -1,0 +1,80 @@
+// serve() checks a session's owner with the store's one-session lookup (OWNER_OF) when the store
+// has one, and through list({ owner }) otherwise: both must answer alike, in the stores that
+// have the lookup (memory, Postgres) and through a store that has only the public interface.
+import { afterEach, describe, expect, it } from 'vitest';
+
+import type { CheckpointStore } from '../../src/checkpoint/checkpoint-store.js';
+import { hasOwnerLookup, OWNER_OF } from '../../src/checkpoint/session-list.js';
+import { Tenancy } from '../../src/serve/tenancy.js';
+import { openMemory, openPostgres, type OpenStores } from '../support/store-fixtures.js';
+
+const record = { step: 1, snapshot: true, data: '{"v":1}' };
+
+/** The store's public methods only: no OWNER_OF, so Tenancy asks through list(). */
+function publicOnly(store: CheckpointStore): CheckpointStore {
+  return {
+    append: (id, r, options) => store.append(id, r, options),
+    read: (id, options) => store.read(id, options),
+    acquireLease: (id, owner, ttl) => store.acquireLease(id, owner, ttl),
+    releaseLease: (id, owner) => store.releaseLease(id, owner),
+    leaseHolder: (id) => store.leaseHolder(id),
+    delete: (id) => store.delete(id),
+    list: (options) => store.list(options),
+    deleteOlderThan: (date) => store.deleteOlderThan(date),
+    close: async () => {},
+  };
+}
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+describe.each([
+  ['MemoryCheckpointStore', openMemory],
+  ['PostgresCheckpointStore', openPostgres],
+] as [string, OpenStores][])('owner lookup in %s', (_name, open) => {
+  it('answers the owner list({ owner }) lists a session under, and nothing for others', async () => {
+    const fixture = await open();
+    if (fixture === undefined) return;
+    closers.push(() => fixture.close());
+    const store = fixture.a;
+    expect(hasOwnerLookup(store)).toBe(true);
+    if (!hasOwnerLookup(store)) return;
+    await store.append('alice-1', record, { owner: 'alice' });
+    await store.append('bob-1', record, { owner: 'bob' });
+    await store.append('nobody-1', record);
+    // A later record's owner is ignored: the session stays alice's.
+    await store.append('alice-1', { step: 2, snapshot: false, data: '{}' }, { owner: 'bob' });
+
+    expect(await store[OWNER_OF]('alice-1')).toBe('alice');
+    expect(await store[OWNER_OF]('bob-1')).toBe('bob');
+    expect(await store[OWNER_OF]('nobody-1')).toBeUndefined();
+    expect(await store[OWNER_OF]('missing')).toBeUndefined();
+    expect(await store[OWNER_OF]('with\u0000nul')).toBeUndefined();
+    const listed = (await store.list({ owner: 'alice' })).sessions.map((s) => s.id);
+    expect(listed).toEqual(['alice-1']);
+
+    const direct = new Tenancy(store);
+    const viaList = new Tenancy(publicOnly(store));
+    const cases: [string, string, boolean][] = [
+      ['alice', 'alice-1', true],
+      ['bob', 'alice-1', false],
+      ['bob', 'bob-1', true],
+      ['alice', 'nobody-1', false],
+      ['alice', 'missing', false],
+    ];
+    for (const [owner, id, owns] of cases) {
+      expect([owner, id, await direct.owns(owner, id)]).toEqual([owner, id, owns]);
+      expect([owner, id, await viaList.owns(owner, id)]).toEqual([owner, id, owns]);
+    }
+
+    // Deleted and made again by another principal: the session changes hands at once.
+    await store.delete('alice-1');
+    expect(await store[OWNER_OF]('alice-1')).toBeUndefined();
+    await fixture.b.append('alice-1', record, { owner: 'bob' });
+    expect(await direct.owns('alice', 'alice-1')).toBe(false);
+    expect(await direct.owns('bob', 'alice-1')).toBe(true);
+    expect(await viaList.owns('bob', 'alice-1')).toBe(true);
+  });
+});
