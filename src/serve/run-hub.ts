@@ -9,6 +9,7 @@ import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
 import { sessionBusy } from './http-error.js';
+import type { Cursor } from './event-cursor.js';
 import { LiveRun } from './live-run.js';
 import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
@@ -38,6 +39,8 @@ export class RunHub {
   readonly #queues = new Map<string, Promise<unknown>>();
   /** The result of each session's latest run here, with the step it ended on. */
   readonly #results = new Map<string, { step: number; result: TaskResult }>();
+  /** Where each session's latest run here left its log: its last step and that step's messages. */
+  readonly #ends = new Map<string, Cursor>();
   #closing = false;
 
   constructor(workflow: ServedWorkflow, tenancy: Tenancy) {
@@ -89,9 +92,10 @@ export class RunHub {
     const session = this.session(id);
     let live: LiveRun;
     try {
-      const last = await this.#lastStep(id, session);
-      live = new LiveRun(id, { step: last?.step ?? 0, n: last?.messages.length ?? 0 });
-      await this.#takeStopSignal(id, session);
+      // Independent reads: the log's end and a stop asked of the idle session, side by side.
+      const [end, stopAsked] = await Promise.all([this.#end(id, session), this.#stopAsked(id)]);
+      live = new LiveRun(id, end);
+      if (stopAsked) await this.#takeStopSignal(id, session);
     } finally {
       this.#starting.delete(id);
     }
@@ -122,6 +126,8 @@ export class RunHub {
       .finally(() => {
         this.#live.delete(id);
         if (this.#results.size > 10_000) this.#results.clear();
+        if (this.#ends.size > 10_000) this.#ends.clear();
+        this.#ends.set(id, live.last);
         const step = live.steps.at(-1)?.step;
         if (step !== undefined) this.tenancy.touched(id, step);
       });
@@ -167,6 +173,7 @@ export class RunHub {
   /** Forgets a deleted session. */
   forget(id: string): void {
     this.#memoryLog.delete(id);
+    this.#ends.delete(id);
     this.tenancy.forget(id);
   }
 
@@ -185,13 +192,31 @@ export class RunHub {
     }
   }
 
-  /** The session's last committed step (read alone: a run's start reads no more of the log). */
-  async #lastStep(id: string, session: CheckpointedSession): Promise<StepView | undefined> {
+  /**
+   * Where the session's log ends: its last step and how many messages that step appended. After a
+   * run here, one read from that run's last step shows whether the log is still there and what
+   * came after it (only a step another process committed is decoded); else the session's info,
+   * then its last record alone.
+   */
+  async #end(id: string, session: CheckpointedSession): Promise<Cursor> {
     const store = this.store;
-    if (store === undefined) return this.#memoryLog.get(id)?.at(-1);
+    if (store === undefined) {
+      const last = this.#memoryLog.get(id)?.at(-1);
+      return { step: last?.step ?? 0, n: last?.messages.length ?? 0 };
+    }
+    const known = this.#ends.get(id);
+    if (known !== undefined && known.step > 0) {
+      const records = await store.read(id, { from: { after: known.step - 1 } });
+      const last = records.at(-1);
+      if (records[0]?.step === known.step && last !== undefined) {
+        if (last.step === known.step) return known;
+        return { step: last.step, n: stepViews(id, [last]).at(-1)?.messages.length ?? 0 };
+      }
+    }
     const { step } = await session.info();
-    if (step === 0) return undefined;
-    return stepViews(id, await store.read(id, { from: { after: step - 1 }, upTo: step })).at(-1);
+    if (step === 0) return { step: 0, n: 0 };
+    const [view] = stepViews(id, await store.read(id, { from: { after: step - 1 }, upTo: step }));
+    return { step: view?.step ?? 0, n: view?.messages.length ?? 0 };
   }
 
   #logOf(id: string): StepView[] {
@@ -203,12 +228,15 @@ export class RunHub {
     return log;
   }
 
+  /** True when another process asked to stop the session while it was idle. */
+  async #stopAsked(id: string): Promise<boolean> {
+    return this.store !== undefined && (await this.store.leaseHolder(stopKey(id))) !== null;
+  }
+
   /** A stop asked of another process while the session was idle stops this run at its input. */
   async #takeStopSignal(id: string, session: CheckpointedSession): Promise<void> {
-    const store = this.store;
-    if (store === undefined || (await store.leaseHolder(stopKey(id))) === null) return;
     session.stop();
-    await store.releaseLease(stopKey(id), STOP_OWNER);
+    await this.store?.releaseLease(stopKey(id), STOP_OWNER);
   }
 
   /** While `live` runs: a stop another process asked for stops it. */
