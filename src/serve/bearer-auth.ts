@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 import type { Principal } from './serve-options.js';
 
 /** The principal of the default `authenticate`. */
 export const DEFAULT_PRINCIPAL: Principal = Object.freeze({ id: 'default' });
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+const sha256 = (text: string): Buffer => hash('sha256', text, 'buffer');
 
 /**
  * The default `authenticate`: `Authorization: Bearer <token>`, compared in constant time (both

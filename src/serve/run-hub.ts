@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
@@ -263,5 +263,5 @@ export class RunHub {
 
 /** The lease key that carries a stop request for a session to the process running it. */
 function stopKey(id: string): string {
-  return `baton.stop:${createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 48)}`;
+  return `baton.stop:${hash('sha256', id, 'hex').slice(0, 48)}`;
 }
