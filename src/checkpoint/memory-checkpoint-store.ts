@@ -7,6 +7,7 @@ import {
   type ListOptions,
   listQuery,
   OWNER_OF,
+  type OwnerAndLeases,
   type OwnerLookup,
   ownerOf,
   pageOf,
@@ -97,9 +98,14 @@ export class MemoryCheckpointStore implements CheckpointStore, OwnerLookup {
     return pageOf(entries, query);
   }
 
-  /** The session's owner, as `list({ owner })` would list it (see `OWNER_OF`). */
-  async [OWNER_OF](sessionId: string): Promise<string | undefined> {
-    return this.#sessions.get(sessionId)?.owner;
+  /** The session's owner, as `list({ owner })` would list it, and lease holders (see `OWNER_OF`). */
+  async [OWNER_OF](sessionId: string, leases: readonly string[] = []): Promise<OwnerAndLeases> {
+    const now = this.#clock();
+    const holders = leases.map((key) => {
+      const lease = this.#leases.get(key);
+      return lease !== undefined && lease.expires > now ? lease.owner : null;
+    });
+    return { owner: this.#sessions.get(sessionId)?.owner, holders };
   }
 
   async deleteOlderThan(date: Date): Promise<number> {

@@ -13,6 +13,7 @@ import {
   type ListOptions,
   listQuery,
   OWNER_OF,
+  type OwnerAndLeases,
   type OwnerLookup,
   ownerOf,
   type SessionPage,
@@ -242,12 +243,17 @@ export class PostgresCheckpointStore implements CheckpointStore, OwnerLookup {
     return toPage(entries, limit);
   }
 
-  /** The session's owner from its row, as `list({ owner })` would list it (see `OWNER_OF`). */
-  async [OWNER_OF](sessionId: string): Promise<string | undefined> {
-    if (sessionId.includes('\u0000')) return undefined; // no row can have this id
-    const { rows } = await this.#query('read an owner', this.#sql.owner, [sessionId]);
-    const owner = fieldOf(rows[0], 'owner');
-    return typeof owner === 'string' ? owner : undefined;
+  /** The session's owner from its row, and lease holders, in one statement (see `OWNER_OF`). */
+  async [OWNER_OF](sessionId: string, leases: readonly string[] = []): Promise<OwnerAndLeases> {
+    const storable = (id: string) => (id.includes('\u0000') ? null : id); // else no row has it
+    const values = [storable(sessionId), leases.map(storable)];
+    const { rows } = await this.#query('read an owner', this.#sql.owner, values);
+    const [owner, holders] = [fieldOf(rows[0], 'owner'), fieldOf(rows[0], 'holders')];
+    const list = Array.isArray(holders) ? holders : [];
+    return {
+      owner: typeof owner === 'string' ? owner : undefined,
+      holders: leases.map((_, i) => (typeof list[i] === 'string' ? list[i] : null)),
+    };
   }
 
   async deleteOlderThan(date: Date): Promise<number> {

@@ -40,14 +40,23 @@ export interface AppendOptions {
 /**
  * An optional store method, internal (not part of `CheckpointStore`): the owner recorded for one
  * session — the owner `list({ owner })` would list it under — or `undefined` when the session has
- * no owner or does not exist. `serve()` checks a request's session with it in one lookup instead
- * of listing the principal's sessions; a store without it is asked through `list()`.
+ * no owner or does not exist; and, read in the same lookup, the holder of each lease key in
+ * `leases`, as `leaseHolder()` answers it (`null`: free or expired). `serve()` checks a request's
+ * session with it in one lookup instead of listing the principal's sessions (and reads the leases
+ * a run's start needs beside it); a store without it is asked through `list()` and `leaseHolder()`.
  */
 export const OWNER_OF = Symbol.for('baton.ownerOf');
 
+/** What `OWNER_OF` answers. */
+export interface OwnerAndLeases {
+  readonly owner: string | undefined;
+  /** The holder of each of the lease keys asked for, in their order. */
+  readonly holders: readonly (string | null)[];
+}
+
 /** A store that answers `OWNER_OF`. */
 export interface OwnerLookup {
-  [OWNER_OF](sessionId: string): Promise<string | undefined>;
+  [OWNER_OF](sessionId: string, leases?: readonly string[]): Promise<OwnerAndLeases>;
 }
 
 /** True when `store` answers `OWNER_OF`. */

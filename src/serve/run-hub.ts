@@ -60,6 +60,29 @@ export class RunHub {
     return this.#live.get(id);
   }
 
+  /**
+   * The owner check of a request that starts a run, with what the start asks the store read in
+   * the same lookup: whether the session's lease is held (it runs in a process sharing the store)
+   * and whether a stop was asked of it while it was idle.
+   */
+  async ownedForRun(
+    owner: string,
+    id: string,
+  ): Promise<{ owns: boolean; leased: boolean; stopAsked: boolean }> {
+    const keys = this.store === undefined ? [] : [id, stopKey(id)];
+    const { owns, holders } = await this.tenancy.ownsWithLeases(owner, id, keys);
+    return {
+      owns,
+      leased: (holders[0] ?? null) !== null,
+      stopAsked: (holders[1] ?? null) !== null,
+    };
+  }
+
+  /** True when a run of the session is going on, or starting, in this process. */
+  runningHere(id: string): boolean {
+    return this.#live.has(id) || this.#starting.has(id);
+  }
+
   /** True when a run of the session is going on, here or in a process sharing the store. */
   async running(id: string): Promise<boolean> {
     if (this.#live.has(id) || this.#starting.has(id)) return true;
@@ -85,17 +108,20 @@ export class RunHub {
     return last?.step === step ? last.result : undefined;
   }
 
-  /** Starts a run of `task`; its events go to the returned `LiveRun` (the run goes on without readers). */
-  async start(id: string, task: Task | undefined): Promise<LiveRun> {
+  /**
+   * Starts a run of `task`; its events go to the returned `LiveRun` (the run goes on without
+   * readers). `stopAsked`: as `ownedForRun()` read it just before, else it is read here.
+   */
+  async start(id: string, task: Task | undefined, stopAsked?: boolean): Promise<LiveRun> {
     if (this.#live.has(id) || this.#starting.has(id)) throw sessionBusy(id);
     this.#starting.add(id);
     const session = this.session(id);
     let live: LiveRun;
     try {
       // Independent reads: the log's end and a stop asked of the idle session, side by side.
-      const [end, stopAsked] = await Promise.all([this.#end(id, session), this.#stopAsked(id)]);
+      const [end, asked] = await Promise.all([this.#end(id), stopAsked ?? this.#stopAsked(id)]);
       live = new LiveRun(id, end);
-      if (stopAsked) await this.#takeStopSignal(id, session);
+      if (asked) await this.#takeStopSignal(id, session);
     } finally {
       this.#starting.delete(id);
     }
@@ -198,7 +224,7 @@ export class RunHub {
    * came after it (only a step another process committed is decoded); else the session's info,
    * then its last record alone.
    */
-  async #end(id: string, session: CheckpointedSession): Promise<Cursor> {
+  async #end(id: string): Promise<Cursor> {
     const store = this.store;
     if (store === undefined) {
       const last = this.#memoryLog.get(id)?.at(-1);
@@ -213,7 +239,7 @@ export class RunHub {
         return { step: last.step, n: stepViews(id, [last]).at(-1)?.messages.length ?? 0 };
       }
     }
-    const { step } = await session.info();
+    const { step } = await this.session(id).info();
     if (step === 0) return { step: 0, n: 0 };
     const [view] = stepViews(id, await store.read(id, { from: { after: step - 1 }, upTo: step }));
     return { step: view?.step ?? 0, n: view?.messages.length ?? 0 };

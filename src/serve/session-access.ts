@@ -54,15 +54,18 @@ export async function sessionOnFirstUse(
 /**
  * Starts a run of the input once the busy rule allows: `reject` answers 409 with `Retry-After`
  * while the session runs; `enqueue` and `interrupt` wait for it (stopping it first for `interrupt`).
+ * `leased`: whether the session's lease was held when the request's owner check read it.
  */
 export async function admit<T>(
   hub: RunHub,
   id: string,
   busy: 'reject' | 'enqueue' | 'interrupt',
   start: () => Promise<T>,
+  leased?: boolean,
 ): Promise<T> {
   if (busy === 'reject') {
-    if (await hub.running(id)) throw sessionBusy(id);
+    const running = leased === undefined ? await hub.running(id) : leased || hub.runningHere(id);
+    if (running) throw sessionBusy(id);
     return start();
   }
   return hub.whenFree(id, busy, start);

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 
 import { type Cursor, parseCursor } from './event-cursor.js';
-import { badRequest, HttpError, sessionBusy } from './http-error.js';
+import { badRequest, HttpError, sessionBusy, sessionNotFound } from './http-error.js';
 import { createBody, decisionsTask, integerParam, runsBody } from './input-shapes.js';
 import { plainFrames } from './plain-events.js';
 import { readJsonBody } from './request-body.js';
@@ -51,8 +51,15 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
 
   app.post('/sessions/:id/runs', async (c) => {
     const body = runsBody(await readJsonBody(c.req.raw, options.maxBodyBytes));
-    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
-    const live = await admit(hub, id, options.busy, async () => {
+    const principal = c.get('principal');
+    const id = c.req.param('id');
+    const hub = await ctx.hub(principal);
+    // With `reject` the owner check also reads the leases the busy check and the start need.
+    const reject = options.busy === 'reject';
+    const checked = reject ? await hub.ownedForRun(principal.id, id) : undefined;
+    if (checked === undefined) await ownedBy(hub, principal, id);
+    else if (!checked.owns) throw sessionNotFound(id);
+    const run = async () => {
       const task =
         body.decisions === undefined
           ? body.input
@@ -61,8 +68,9 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
               (await hub.session(id).info()).pendingRequest,
               'body.decisions',
             );
-      return hub.start(id, task);
-    });
+      return hub.start(id, task, checked?.stopAsked);
+    };
+    const live = await admit(hub, id, options.busy, run, checked?.leased);
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return jsonOfRun(live);
     const leave = new AbortController();
     return sseResponse(plainFrames(liveFeed(live, leave.signal)), leave);

@@ -40,7 +40,7 @@ export class Tenancy {
   async owns(owner: string, id: string): Promise<boolean> {
     const store = this.#store;
     if (store === undefined) return this.#owners.get(id)?.owner === owner;
-    if (hasOwnerLookup(store)) return (await store[OWNER_OF](id)) === owner;
+    if (hasOwnerLookup(store)) return (await store[OWNER_OF](id)).owner === owner;
     let cursor: string | undefined;
     do {
       const page = await store.list({
@@ -52,6 +52,25 @@ export class Tenancy {
       cursor = page.cursor;
     } while (cursor !== undefined);
     return false;
+  }
+
+  /**
+   * `owns(owner, id)`, and the holder of each lease key in `leases` (see `leaseHolder()`), read in
+   * the same lookup when the store has one. Without a store no lease is held.
+   */
+  async ownsWithLeases(
+    owner: string,
+    id: string,
+    leases: readonly string[],
+  ): Promise<{ owns: boolean; holders: readonly (string | null)[] }> {
+    const store = this.#store;
+    if (store !== undefined && hasOwnerLookup(store)) {
+      const found = await store[OWNER_OF](id, leases);
+      return { owns: found.owner === owner, holders: found.holders };
+    }
+    const owns = await this.owns(owner, id);
+    if (!owns || store === undefined) return { owns, holders: leases.map(() => null) };
+    return { owns, holders: await Promise.all(leases.map((key) => store.leaseHolder(key))) };
   }
 
   /** Notes that `owner` created the session (a store records it itself, with the first step). */

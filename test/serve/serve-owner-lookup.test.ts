@@ -44,19 +44,54 @@ describe.each([
     await store.append('alice-1', record, { owner: 'alice' });
     await store.append('bob-1', record, { owner: 'bob' });
     await store.append('nobody-1', record);
+    const direct = new Tenancy(store);
+    const viaList = new Tenancy(publicOnly(store));
     // A later record's owner is ignored: the session stays alice's.
     await store.append('alice-1', { step: 2, snapshot: false, data: '{}' }, { owner: 'bob' });
 
-    expect(await store[OWNER_OF]('alice-1')).toBe('alice');
-    expect(await store[OWNER_OF]('bob-1')).toBe('bob');
-    expect(await store[OWNER_OF]('nobody-1')).toBeUndefined();
-    expect(await store[OWNER_OF]('missing')).toBeUndefined();
-    expect(await store[OWNER_OF]('with\u0000nul')).toBeUndefined();
+    const ownerOf = async (id: string) => (await store[OWNER_OF](id)).owner;
+    expect(await ownerOf('alice-1')).toBe('alice');
+    expect(await ownerOf('bob-1')).toBe('bob');
+    expect(await ownerOf('nobody-1')).toBeUndefined();
+    expect(await ownerOf('missing')).toBeUndefined();
+    expect(await ownerOf('with\u0000nul')).toBeUndefined();
+
+    // The leases asked for, in their order, as leaseHolder() answers them.
+    expect(await fixture.b.acquireLease('alice-1', 'process-a', 60_000)).toBe(true);
+    expect(await fixture.b.acquireLease('stop:alice-1', 'process-b', 60_000)).toBe(true);
+    expect(await fixture.b.acquireLease('gone', 'process-c', 1)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const keys = ['stop:alice-1', 'free', 'alice-1', 'gone', 'with\u0000nul'];
+    expect(await store[OWNER_OF]('alice-1', keys)).toEqual({
+      owner: 'alice',
+      holders: ['process-b', null, 'process-a', null, null],
+    });
+    expect(await Promise.all(keys.slice(0, 4).map((k) => store.leaseHolder(k)))).toEqual([
+      'process-b',
+      null,
+      'process-a',
+      null,
+    ]);
+    expect(await store[OWNER_OF]('missing', ['alice-1'])).toEqual({
+      owner: undefined,
+      holders: ['process-a'],
+    });
+    expect(await direct.ownsWithLeases('alice', 'alice-1', ['alice-1', 'free'])).toEqual({
+      owns: true,
+      holders: ['process-a', null],
+    });
+    expect(await viaList.ownsWithLeases('alice', 'alice-1', ['alice-1', 'free'])).toEqual({
+      owns: true,
+      holders: ['process-a', null],
+    });
+    expect(await viaList.ownsWithLeases('bob', 'alice-1', ['alice-1'])).toEqual({
+      owns: false,
+      holders: [null],
+    });
+    await fixture.b.releaseLease('alice-1', 'process-a');
     const listed = (await store.list({ owner: 'alice' })).sessions.map((s) => s.id);
     expect(listed).toEqual(['alice-1']);
 
-    const direct = new Tenancy(store);
-    const viaList = new Tenancy(publicOnly(store));
     const cases: [string, string, boolean][] = [
       ['alice', 'alice-1', true],
       ['bob', 'alice-1', false],
@@ -71,7 +106,7 @@ describe.each([
 
     // Deleted and made again by another principal: the session changes hands at once.
     await store.delete('alice-1');
-    expect(await store[OWNER_OF]('alice-1')).toBeUndefined();
+    expect(await ownerOf('alice-1')).toBeUndefined();
     await fixture.b.append('alice-1', record, { owner: 'bob' });
     expect(await direct.owns('alice', 'alice-1')).toBe(false);
     expect(await direct.owns('bob', 'alice-1')).toBe(true);
