@@ -98,14 +98,15 @@ export class MemoryCheckpointStore implements CheckpointStore, OwnerLookup {
     return pageOf(entries, query);
   }
 
-  /** The session's owner, as `list({ owner })` would list it, and lease holders (see `OWNER_OF`). */
+  /** The session's owner and last step, as `list()` has them, and lease holders (`OWNER_OF`). */
   async [OWNER_OF](sessionId: string, leases: readonly string[] = []): Promise<OwnerAndLeases> {
     const now = this.#clock();
     const holders = leases.map((key) => {
       const lease = this.#leases.get(key);
       return lease !== undefined && lease.expires > now ? lease.owner : null;
     });
-    return { owner: this.#sessions.get(sessionId)?.owner, holders };
+    const session = this.#sessions.get(sessionId);
+    return { owner: session?.owner, holders, step: session?.log.at(-1)?.step ?? 0 };
   }
 
   async deleteOlderThan(date: Date): Promise<number> {

@@ -243,16 +243,17 @@ export class PostgresCheckpointStore implements CheckpointStore, OwnerLookup {
     return toPage(entries, limit);
   }
 
-  /** The session's owner from its row, and lease holders, in one statement (see `OWNER_OF`). */
+  /** The session's owner and last step from its row, and lease holders, at once (`OWNER_OF`). */
   async [OWNER_OF](sessionId: string, leases: readonly string[] = []): Promise<OwnerAndLeases> {
     const storable = (id: string) => (id.includes('\u0000') ? null : id); // else no row has it
     const values = [storable(sessionId), leases.map(storable)];
     const { rows } = await this.#query('read an owner', this.#sql.owner, values);
-    const [owner, holders] = [fieldOf(rows[0], 'owner'), fieldOf(rows[0], 'holders')];
-    const list = Array.isArray(holders) ? holders : [];
+    const [owner, holders, step] = ['owner', 'holders', 'step'].map((k) => fieldOf(rows[0], k));
+    const held = (i: number) => (Array.isArray(holders) ? holders[i] : null);
     return {
       owner: typeof owner === 'string' ? owner : undefined,
-      holders: leases.map((_, i) => (typeof list[i] === 'string' ? list[i] : null)),
+      holders: leases.map((_, i) => (typeof held(i) === 'string' ? held(i) : null)),
+      step: Number(step ?? 0),
     };
   }
 

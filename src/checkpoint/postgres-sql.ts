@@ -65,12 +65,14 @@ export function statements(table: string) {
       row AS (DELETE FROM ${sessions} WHERE session_id = $1::text),
       lease AS (DELETE FROM ${leases} WHERE session_id = $1::text)
       SELECT count(*)::integer AS records FROM records`,
-    // The owner of $1, and the holder of each lease key in $2 (null when free or expired), in order.
+    // The owner and last step of $1, and the holder of each lease key in $2 (null when free or
+    // expired), in order.
     owner: `
-      SELECT (SELECT owner FROM ${sessions} WHERE session_id = $1::text) AS owner,
+      SELECT s.owner, coalesce(s.step, 0) AS step,
         ARRAY(SELECT lease.owner FROM unnest($2::text[]) WITH ORDINALITY AS key(id, i)
           LEFT JOIN ${leases} AS lease ON lease.session_id = key.id AND lease.expires_at > now()
-          ORDER BY key.i) AS holders`,
+          ORDER BY key.i) AS holders
+      FROM (SELECT 1) AS one LEFT JOIN ${sessions} AS s ON s.session_id = $1::text`,
     // Newest first, ties by id in code point order (COLLATE "C"), after the cursor ($2, $3).
     list: `
       SELECT session_id AS id, owner, step,

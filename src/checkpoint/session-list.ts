@@ -40,10 +40,10 @@ export interface AppendOptions {
 /**
  * An optional store method, internal (not part of `CheckpointStore`): the owner recorded for one
  * session — the owner `list({ owner })` would list it under — or `undefined` when the session has
- * no owner or does not exist; and, read in the same lookup, the holder of each lease key in
- * `leases`, as `leaseHolder()` answers it (`null`: free or expired). `serve()` checks a request's
- * session with it in one lookup instead of listing the principal's sessions (and reads the leases
- * a run's start needs beside it); a store without it is asked through `list()` and `leaseHolder()`.
+ * no owner or does not exist, with its last step; and, read in the same lookup, the holder of each
+ * lease key in `leases`, as `leaseHolder()` answers it (`null`: free or expired). `serve()` checks
+ * a request's session with it in one lookup instead of listing the principal's sessions (and reads
+ * there what a run's start needs); a store without it is asked through `list()` and `leaseHolder()`.
  */
 export const OWNER_OF = Symbol.for('baton.ownerOf');
 
@@ -52,6 +52,8 @@ export interface OwnerAndLeases {
   readonly owner: string | undefined;
   /** The holder of each of the lease keys asked for, in their order. */
   readonly holders: readonly (string | null)[];
+  /** The session's last committed step, as `list()` reports it (0 for none). */
+  readonly step: number;
 }
 
 /** A store that answers `OWNER_OF`. */

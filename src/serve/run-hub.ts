@@ -68,14 +68,11 @@ export class RunHub {
   async ownedForRun(
     owner: string,
     id: string,
-  ): Promise<{ owns: boolean; leased: boolean; stopAsked: boolean }> {
+  ): Promise<{ owns: boolean; leased: boolean; opening: Opening }> {
     const keys = this.store === undefined ? [] : [id, stopKey(id)];
-    const { owns, holders } = await this.tenancy.ownsWithLeases(owner, id, keys);
-    return {
-      owns,
-      leased: (holders[0] ?? null) !== null,
-      stopAsked: (holders[1] ?? null) !== null,
-    };
+    const { owns, holders, step } = await this.tenancy.ownsWithLeases(owner, id, keys);
+    const stopAsked = (holders[1] ?? null) !== null;
+    return { owns, leased: (holders[0] ?? null) !== null, opening: { stopAsked, lastStep: step } };
   }
 
   /** True when a run of the session is going on, or starting, in this process. */
@@ -110,16 +107,19 @@ export class RunHub {
 
   /**
    * Starts a run of `task`; its events go to the returned `LiveRun` (the run goes on without
-   * readers). `stopAsked`: as `ownedForRun()` read it just before, else it is read here.
+   * readers). `opening`: what `ownedForRun()` read just before, else it is read here.
    */
-  async start(id: string, task: Task | undefined, stopAsked?: boolean): Promise<LiveRun> {
+  async start(id: string, task: Task | undefined, opening: Opening = {}): Promise<LiveRun> {
     if (this.#live.has(id) || this.#starting.has(id)) throw sessionBusy(id);
     this.#starting.add(id);
     const session = this.session(id);
     let live: LiveRun;
     try {
       // Independent reads: the log's end and a stop asked of the idle session, side by side.
-      const [end, asked] = await Promise.all([this.#end(id), stopAsked ?? this.#stopAsked(id)]);
+      const [end, asked] = await Promise.all([
+        this.#end(id, opening.lastStep),
+        opening.stopAsked ?? this.#stopAsked(id),
+      ]);
       live = new LiveRun(id, end);
       if (asked) await this.#takeStopSignal(id, session);
     } finally {
@@ -224,13 +224,15 @@ export class RunHub {
    * came after it (only a step another process committed is decoded); else the session's info,
    * then its last record alone.
    */
-  async #end(id: string): Promise<Cursor> {
+  async #end(id: string, lastStep?: number): Promise<Cursor> {
     const store = this.store;
     if (store === undefined) {
       const last = this.#memoryLog.get(id)?.at(-1);
       return { step: last?.step ?? 0, n: last?.messages.length ?? 0 };
     }
     const known = this.#ends.get(id);
+    // The log's last step, read with the owner just before: still where the last run here left it.
+    if (known !== undefined && known.step > 0 && lastStep === known.step) return known;
     if (known !== undefined && known.step > 0) {
       const records = await store.read(id, { from: { after: known.step - 1 } });
       const last = records.at(-1);
@@ -285,6 +287,12 @@ export class RunHub {
       }
     }
   }
+}
+
+/** What a request's owner check read for the run it starts: a stop asked, the log's last step. */
+interface Opening {
+  readonly stopAsked?: boolean;
+  readonly lastStep?: number | undefined;
 }
 
 /** The lease key that carries a stop request for a session to the process running it. */

@@ -68,7 +68,7 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
               (await hub.session(id).info()).pendingRequest,
               'body.decisions',
             );
-      return hub.start(id, task, checked?.stopAsked);
+      return hub.start(id, task, checked?.opening);
     };
     const live = await admit(hub, id, options.busy, run, checked?.leased);
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return jsonOfRun(live);

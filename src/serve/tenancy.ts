@@ -56,17 +56,18 @@ export class Tenancy {
 
   /**
    * `owns(owner, id)`, and the holder of each lease key in `leases` (see `leaseHolder()`), read in
-   * the same lookup when the store has one. Without a store no lease is held.
+   * the same lookup when the store has one (with the session's last step). Without a store no
+   * lease is held.
    */
   async ownsWithLeases(
     owner: string,
     id: string,
     leases: readonly string[],
-  ): Promise<{ owns: boolean; holders: readonly (string | null)[] }> {
+  ): Promise<{ owns: boolean; holders: readonly (string | null)[]; step?: number }> {
     const store = this.#store;
     if (store !== undefined && hasOwnerLookup(store)) {
       const found = await store[OWNER_OF](id, leases);
-      return { owns: found.owner === owner, holders: found.holders };
+      return { owns: found.owner === owner, holders: found.holders, step: found.step };
     }
     const owns = await this.owns(owner, id);
     if (!owns || store === undefined) return { owns, holders: leases.map(() => null) };

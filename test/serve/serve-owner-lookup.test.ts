@@ -65,6 +65,7 @@ describe.each([
     expect(await store[OWNER_OF]('alice-1', keys)).toEqual({
       owner: 'alice',
       holders: ['process-b', null, 'process-a', null, null],
+      step: 2,
     });
     expect(await Promise.all(keys.slice(0, 4).map((k) => store.leaseHolder(k)))).toEqual([
       'process-b',
@@ -75,10 +76,13 @@ describe.each([
     expect(await store[OWNER_OF]('missing', ['alice-1'])).toEqual({
       owner: undefined,
       holders: ['process-a'],
+      step: 0,
     });
+    expect(await store[OWNER_OF]('bob-1')).toEqual({ owner: 'bob', holders: [], step: 1 });
     expect(await direct.ownsWithLeases('alice', 'alice-1', ['alice-1', 'free'])).toEqual({
       owns: true,
       holders: ['process-a', null],
+      step: 2,
     });
     expect(await viaList.ownsWithLeases('alice', 'alice-1', ['alice-1', 'free'])).toEqual({
       owns: true,
