@@ -61,6 +61,17 @@ export async function admit<T>(
   busy: 'reject' | 'enqueue' | 'interrupt',
   start: () => Promise<T>,
 ): Promise<T> {
+  if (hub.dispatched) {
+    // Queued for workers: the queue keeps each session's inputs in the order received.
+    if (await hub.running(id)) {
+      if (busy === 'reject') throw sessionBusy(id);
+      if (busy === 'interrupt') {
+        await hub.stop(id);
+        hub.interruptNext(id);
+      }
+    }
+    return start();
+  }
   if (busy === 'reject') {
     if (await hub.running(id)) throw sessionBusy(id);
     return start();
