@@ -4,7 +4,8 @@ import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { Task } from '../engine/runnable.js';
 import type { Reading, StepView } from '../engine/log/step-messages.js';
 import { textMessage } from '../messages/message-factories.js';
-import { type Dispatcher, failureKey } from '../workers/dispatcher.js';
+import { isRecord } from '../unknown-value.js';
+import { type Dispatcher, outcomeKey } from '../workers/dispatcher.js';
 import { LiveRun } from './live-run.js';
 import { resultOf } from './session-events.js';
 import type { StepSignals } from './step-signals.js';
@@ -82,6 +83,29 @@ export class QueuedRuns {
     await Promise.all([...this.#followers]);
   }
 
+  /**
+   * The stop reason the worker left for the run (the step log does not keep a team's own), read
+   * for a short while after the run's last step: `undefined` when none came.
+   */
+  async #stopReason(inputId: string | null): Promise<string | null | undefined> {
+    if (inputId === null) return undefined;
+    for (let i = 0; i < 40 && !this.#closed; i++) {
+      const outcome = await this.#host.store.leaseHolder(outcomeKey(inputId));
+      if (outcome?.startsWith('ended:') === true) {
+        const parsed: unknown = JSON.parse(outcome.slice('ended:'.length));
+        if (
+          isRecord(parsed) &&
+          (typeof parsed.stopReason === 'string' || parsed.stopReason === null)
+        ) {
+          return parsed.stopReason;
+        }
+        return undefined;
+      }
+      await sleep(50);
+    }
+    return undefined;
+  }
+
   #done(id: string): void {
     const left = (this.#pending.get(id) ?? 1) - 1;
     if (left <= 0) this.#pending.delete(id);
@@ -105,14 +129,16 @@ export class QueuedRuns {
         run.push(view);
         live.step(view);
         if (view.status !== 'idle') {
-          live.finish(resultOf(id, run, view.pendingRequest, view.status));
+          const result = resultOf(id, run, view.pendingRequest, view.status);
+          const stopReason = await this.#stopReason(inputId);
+          live.finish(stopReason === undefined ? result : { ...result, stopReason });
           return;
         }
       }
       if (fresh.length === 0 && inputId !== null && round % 5 === 0) {
-        const failed = await host.store.leaseHolder(failureKey(inputId));
-        if (failed !== null && failed.startsWith('failed:')) {
-          live.fail(failed.slice('failed:'.length));
+        const outcome = await host.store.leaseHolder(outcomeKey(inputId));
+        if (outcome?.startsWith('failed:') === true) {
+          live.fail(outcome.slice('failed:'.length));
           return;
         }
       }

@@ -20,6 +20,7 @@ import {
   type ServeOptions,
 } from './serve-options.js';
 import { sessionRoutes } from './session-routes.js';
+import { Arrivals } from './session-access.js';
 import { Tenancy } from './tenancy.js';
 import { checkSharedStore, queueNameOf } from '../workers/dispatcher.js';
 
@@ -79,6 +80,7 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
   };
   const ctx: ServeContext = {
     options: checked,
+    arrivals: new Arrivals(),
     async hub(principal: Principal) {
       if (isServedWorkflow(workflow)) return hubOf(workflow);
       const runner = await workflow(principal);

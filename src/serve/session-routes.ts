@@ -50,19 +50,32 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
   });
 
   app.post('/sessions/:id/runs', async (c) => {
-    const body = runsBody(await readJsonBody(c.req.raw, options.maxBodyBytes));
-    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
-    const live = await admit(hub, id, options.busy, async () => {
-      const task =
-        body.decisions === undefined
-          ? body.input
-          : decisionsTask(
-              body.decisions,
-              (await hub.session(id).info()).pendingRequest,
-              'body.decisions',
-            );
-      return hub.start(id, task);
-    });
+    // The request's place among the session's inputs, taken before anything is awaited.
+    const turn = ctx.arrivals.take(c.req.param('id'));
+    let live;
+    try {
+      const body = runsBody(await readJsonBody(c.req.raw, options.maxBodyBytes));
+      const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+      live = await admit(
+        hub,
+        id,
+        options.busy,
+        async () => {
+          const task =
+            body.decisions === undefined
+              ? body.input
+              : decisionsTask(
+                  body.decisions,
+                  (await hub.session(id).info()).pendingRequest,
+                  'body.decisions',
+                );
+          return hub.start(id, task);
+        },
+        turn,
+      );
+    } finally {
+      turn.done();
+    }
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return jsonOfRun(live);
     const leave = new AbortController();
     return sseResponse(plainFrames(liveFeed(live, leave.signal)), leave);

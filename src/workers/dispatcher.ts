@@ -124,7 +124,11 @@ export function missingPeer(pkg: string, who: string, error: unknown): ConfigErr
   return new ConfigError(`${who}: loading "${pkg}" failed: ${String(error)}`);
 }
 
-/** The lease key under which a worker leaves the error a queued run failed with, for its server. */
-export function failureKey(inputId: string): string {
-  return `baton.failed:${createHash('sha256').update(inputId, 'utf8').digest('hex').slice(0, 48)}`;
+/**
+ * The lease key under which a worker leaves the outcome of a queued run for the server that queued
+ * it, as the key's owner: `ended:{"stopReason":…}` (what the step log does not say), or
+ * `failed:<error message>`.
+ */
+export function outcomeKey(inputId: string): string {
+  return `baton.outcome:${createHash('sha256').update(inputId, 'utf8').digest('hex').slice(0, 48)}`;
 }

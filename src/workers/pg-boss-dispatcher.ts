@@ -130,7 +130,12 @@ export class PgBossDispatcher implements Dispatcher {
     let stopping = false;
     const id = await boss.work(
       name,
-      { localConcurrency: options.concurrency, batchSize: 1, pollingIntervalSeconds: 1 },
+      {
+        localConcurrency: options.concurrency,
+        batchSize: 1,
+        pollingIntervalSeconds: 0.5,
+        notifyPollingIntervalSeconds: 0.5,
+      },
       async (jobs) => {
         for (const job of jobs) {
           const data = job.data;

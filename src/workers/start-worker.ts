@@ -13,7 +13,7 @@ import { HttpError } from '../serve/http-error.js';
 import {
   checkDispatcher,
   checkSharedStore,
-  failureKey,
+  outcomeKey,
   type Dispatcher,
   type JobOutcome,
   queueNameOf,
@@ -41,8 +41,8 @@ export interface Worker {
 
 /** How long a job whose session is busy elsewhere waits before it is tried again. */
 const BUSY_RETRY_MS = 500;
-/** How long a failed run's error stays readable for the server that queued it. */
-const FAILURE_TTL_MS = 5 * 60_000;
+/** How long a run's outcome stays readable for the server that queued it. */
+const OUTCOME_TTL_MS = 5 * 60_000;
 
 /**
  * Takes the workflow's queued runs (API.md §16) and makes them, `concurrency` at once: each job's
@@ -113,10 +113,14 @@ async function runJob(hub: RunHub, job: RunJob): Promise<JobOutcome> {
     const live = await hub.start(id, task);
     await live.ended;
     const last = live.events.at(-1);
-    if (last?.kind !== 'error') return { done: true };
-    if (retried(last.error)) return { done: false, retryMs: BUSY_RETRY_MS };
-    if (job.inputId !== null) {
-      await store.acquireLease(failureKey(job.inputId), `failed:${last.message}`, FAILURE_TTL_MS);
+    if (last?.kind === 'error' && retried(last.error))
+      return { done: false, retryMs: BUSY_RETRY_MS };
+    if (job.inputId !== null && last !== undefined && last.kind !== 'message') {
+      const outcome =
+        last.kind === 'result'
+          ? `ended:${JSON.stringify({ stopReason: last.result.stopReason })}`
+          : `failed:${last.message}`;
+      await store.acquireLease(outcomeKey(job.inputId), outcome, OUTCOME_TTL_MS);
     }
     return { done: true };
   } catch (error) {
