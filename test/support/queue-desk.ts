@@ -42,7 +42,7 @@ function userTexts(request: ModelRequest): string[] {
   return request.messages.filter((m) => speakerOf(m) === 'user').map((m) => m.content ?? '');
 }
 
-export function queueDesk(store: CheckpointStore): HandoffWorkflow {
+export function queueDesk(store: CheckpointStore, name = 'queue-desk'): HandoffWorkflow {
   const wait = tool({
     name: 'wait',
     description: 'Waits a while.',
@@ -70,7 +70,7 @@ export function queueDesk(store: CheckpointStore): HandoffWorkflow {
       return { content: `reply ${texts.length}: ${text}` };
     }),
   });
-  return new HandoffBuilder({ name: 'queue-desk', participants: [clerk] })
+  return new HandoffBuilder({ name, participants: [clerk] })
     .coordinator(clerk)
     .withCheckpointing(store)
     .build();
