@@ -35,6 +35,15 @@ function shape(messages: readonly AgentMessage[]): unknown[] {
   });
 }
 
+/** JSON with sorted keys. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}
+
 describe.each(ENGINES)('chaos on %s', (engine) => {
   const children = new Set<Child>();
   afterAll(async () => {
@@ -124,10 +133,8 @@ describe.each(ENGINES)('chaos on %s', (engine) => {
       const answer = await fetch(`${url}/sessions/${ids[s]}/messages`, { headers: HEADERS });
       const { messages } = (await answer.json()) as { messages: AgentMessage[] };
       const got = shape(messages);
-      if (JSON.stringify(got) !== JSON.stringify(expected)) {
-        wrong.push(
-          `${ids[s]}: ${JSON.stringify(got).slice(0, 400)} vs ${JSON.stringify(expected).slice(0, 400)}`,
-        );
+      if (canonical(got) !== canonical(expected)) {
+        wrong.push(`${ids[s]}: ${canonical(got)} vs ${canonical(expected)}`);
       }
     }
     expect(wrong).toEqual([]);
