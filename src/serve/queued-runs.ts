@@ -87,9 +87,11 @@ export class QueuedRuns {
    * The stop reason the worker left for the run (the step log does not keep a team's own), read
    * for a short while after the run's last step: `undefined` when none came.
    */
-  async #stopReason(inputId: string | null): Promise<string | null | undefined> {
+  async #stopReason(id: string, inputId: string | null): Promise<string | null | undefined> {
     if (inputId === null) return undefined;
-    for (let i = 0; i < 40 && !this.#closed; i++) {
+    const until = Date.now() + 2000;
+    while (!this.#closed && Date.now() < until) {
+      const woken = this.#host.signals.next(id);
       const outcome = await this.#host.store.leaseHolder(outcomeKey(inputId));
       if (outcome?.startsWith('ended:') === true) {
         const parsed: unknown = JSON.parse(outcome.slice('ended:'.length));
@@ -101,7 +103,7 @@ export class QueuedRuns {
         }
         return undefined;
       }
-      await sleep(50);
+      await Promise.race([woken, sleep(this.#host.signals.active ? 500 : 50)]);
     }
     return undefined;
   }
@@ -130,7 +132,7 @@ export class QueuedRuns {
         live.step(view);
         if (view.status !== 'idle') {
           const result = resultOf(id, run, view.pendingRequest, view.status);
-          const stopReason = await this.#stopReason(inputId);
+          const stopReason = await this.#stopReason(id, inputId);
           live.finish(stopReason === undefined ? result : { ...result, stopReason });
           return;
         }

@@ -75,9 +75,13 @@ export async function startWorker(
   const hub = new RunHub(workflow, new Tenancy(workflow.checkpointStore), {
     onStep: (id) => void dispatcher.announce(id).catch(() => {}),
   });
-  const consumer = await dispatcher.consume(queueNameOf(workflow), (job) => runJob(hub, job), {
-    concurrency,
-  });
+  const consumer = await dispatcher.consume(
+    queueNameOf(workflow),
+    (job) => runJob(hub, job, dispatcher),
+    {
+      concurrency,
+    },
+  );
   let closing: Promise<void> | undefined;
   return {
     close() {
@@ -92,7 +96,7 @@ export async function startWorker(
 }
 
 /** Makes one job's run; says when to try again instead (its session is busy elsewhere). */
-async function runJob(hub: RunHub, job: RunJob): Promise<JobOutcome> {
+async function runJob(hub: RunHub, job: RunJob, dispatcher: Dispatcher): Promise<JobOutcome> {
   const id = job.sessionId;
   const store = hub.store;
   if (store === undefined) return { done: true };
@@ -121,6 +125,8 @@ async function runJob(hub: RunHub, job: RunJob): Promise<JobOutcome> {
           ? `ended:${JSON.stringify({ stopReason: last.result.stopReason })}`
           : `failed:${last.message}`;
       await store.acquireLease(outcomeKey(job.inputId), outcome, OUTCOME_TTL_MS);
+      // The server that queued the input waits for this outcome: wake it now.
+      await dispatcher.announce(id).catch(() => {});
     }
     return { done: true };
   } catch (error) {
