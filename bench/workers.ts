@@ -86,7 +86,7 @@ async function overhead(): Promise<Record<string, number>> {
   const times: Record<string, number[]> = { inProcess: [], pgBoss: [], bullmq: [] };
   const TURNS = 80;
   const WARMUP = 10;
-  for (const [kind, handler] of Object.entries(handlers)) {
+  for (const handler of Object.values(handlers)) {
     const id = await newSession(handler);
     for (let k = 0; k < WARMUP; k++)
       await (await post(handler, `/sessions/${id}/runs`, { input: `w${k}` })).text();

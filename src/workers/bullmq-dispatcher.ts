@@ -66,8 +66,11 @@ interface OrderedJob extends RunJob {
   readonly seq: number;
 }
 
-/** Keys expire a week after a session's last input. */
-const KEY_TTL_S = 7 * 24 * 3600;
+/*
+ * The two counters of a session (`baton:<queue>:seq:<id>`, `baton:<queue>:done:<id>`) do not
+ * expire: one expiring before the other would stall or skip the session's next input. They are
+ * two small keys per session.
+ */
 
 /**
  * Runs go through BullMQ on Redis (API.md §16). Each input of a session gets the next number of
@@ -156,7 +159,7 @@ export class BullMQDispatcher implements Dispatcher {
         if (data.seq > done + 1) return retry(job, token, this.#retryDelayMs);
         const outcome = await handler(data);
         if (!outcome.done) return retry(job, token, outcome.retryMs);
-        await redis.set(doneKey(name, data.sessionId), String(data.seq), 'EX', KEY_TTL_S);
+        await redis.set(doneKey(name, data.sessionId), String(data.seq));
         return null;
       },
       {
