@@ -6,10 +6,10 @@
 // store, through pg-boss and through BullMQ — so the difference is the queue alone.
 // `throughput <pg|redis> <workers>`: 60 sessions × 3 turns at once through serve() to <workers>
 // worker processes (test/support/queue-desk.ts); turns per second.
-// `recovery <pg|redis>`: with default settings (`baton worker`), a slow turn's worker is SIGKILLed
-// once a second, ready worker waits; the time from the kill until the turn's answer, less the
-// 1.5 s the turn itself takes again.
+// `recovery <pg|redis>`: two worker processes with default settings; the one that runs a slow
+// turn is SIGKILLed mid-turn; the time from the kill until the other starts the turn again.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import {
   type CheckpointStore,
@@ -23,10 +23,9 @@ import {
   type Engine,
   PG_URL,
   queueDesk,
-  SLOW_MS,
   storeOf,
 } from '../test/support/queue-desk.js';
-import { startChild, stopChild } from '../test/support/queue-processes.js';
+import { type Child, startChild, stopChild } from '../test/support/queue-processes.js';
 import { percentile as percentileOfSorted } from './relay.js';
 
 const percentile = (xs: readonly number[], p: number) =>
@@ -147,36 +146,39 @@ async function recovery(): Promise<Record<string, number>> {
   const suffix = randomBytes(4).toString('hex');
   const name = `br${suffix}`;
   const workflow = `recover-${suffix}`;
-  const env = { QD_ENGINE: engine, QD_STORE: name, QD_NAME: workflow };
-  const url = engine === 'pg' ? PG_URL : 'redis://127.0.0.1:6379';
   const store = storeOf(engine, name);
   const dispatcher = dispatcherOf(engine, `baton.${workflow}`);
   const handler = serve(queueDesk(store, workflow), { token: 'workers-token', dispatcher });
+  // Default settings; each worker prints "waiting" when it starts the slow turn's tool call.
   const worker = () =>
-    startChild(
-      'src/cli/main.ts',
-      ['worker', 'test/support/queue-desk-module.ts', '--queue', url],
-      /(Baton worker)/,
-      env,
-    );
+    startChild('test/support/queue-desk.ts', [engine, name, `baton.${workflow}`, '10'], /(ready)/, {
+      QD_DEFAULTS: '1',
+      QD_TRACE: '1',
+    });
+  const waiting = (child: Child) => child.output().includes('waiting');
   const TRIALS = Number(process.env.RECOVERY_TRIALS ?? 5);
   const waits: number[] = [];
-  let current = worker();
-  await current.printed;
+  const workers = [worker(), worker()];
+  await Promise.all(workers.map((w) => w.printed));
   for (let t = 0; t < TRIALS; t++) {
     const id = await newSession(handler);
     const answer = post(handler, `/sessions/${id}/runs`, { input: 'slow turn' });
-    while ((await store.leaseHolder(id)) === null) await new Promise((r) => setTimeout(r, 10));
-    const next = worker();
-    await next.printed;
+    let victim: Child | undefined;
+    while ((victim = workers.find(waiting)) === undefined) await sleep(5);
+    const other = workers.find((w) => w !== victim);
+    if (other === undefined) throw new Error('recovery: one worker only');
+    victim.process.kill('SIGKILL');
     const killed = performance.now();
-    current.process.kill('SIGKILL');
+    while (!waiting(other)) await sleep(5);
+    waits.push((performance.now() - killed) * 1000);
     await (await answer).text();
-    waits.push((performance.now() - killed - SLOW_MS) * 1000);
-    await current.exited;
-    current = next;
+    await victim.exited;
+    // Both fresh for the next trial: the survivor has printed "waiting" already.
+    await stopChild(other);
+    workers.splice(0, 2, worker(), worker());
+    await Promise.all(workers.map((w) => w.printed));
   }
-  await stopChild(current);
+  await Promise.all(workers.map((w) => stopChild(w)));
   await handler.close();
   await dispatcher.close();
   await store.close();

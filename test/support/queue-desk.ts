@@ -48,6 +48,8 @@ export function queueDesk(store: CheckpointStore, name = 'queue-desk'): HandoffW
     description: 'Waits a while.',
     parameters: z.object({}),
     execute: async () => {
+      // The recovery bench (bench/workers.ts) learns from this which process runs the turn.
+      if (process.env.QD_TRACE === '1') process.stdout.write('waiting\n');
       await sleep(SLOW_MS);
       return 'waited';
     },
@@ -83,13 +85,16 @@ export function storeOf(engine: Engine, name: string): CheckpointStore {
     : new RedisCheckpointStore({ url: REDIS_URL, keyPrefix: `${name}:` });
 }
 
-/** A dispatcher of `engine` on `queue`, with the test's faster recovery for BullMQ. */
+/**
+ * A dispatcher of `engine` on `queue`, with the test's faster recovery for BullMQ (its defaults
+ * with QD_DEFAULTS=1).
+ */
 export function dispatcherOf(engine: Engine, queue: string): Dispatcher {
   if (engine === 'pg') return new PgBossDispatcher({ connectionString: PG_URL }, { queue });
   const { hostname, port } = new URL(REDIS_URL);
   return new BullMQDispatcher(
     { connection: { host: hostname, port: Number(port) } },
-    { queue, lockDurationMs: 4000 },
+    process.env.QD_DEFAULTS === '1' ? { queue } : { queue, lockDurationMs: 4000 },
   );
 }
 
