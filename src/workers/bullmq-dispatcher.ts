@@ -19,7 +19,7 @@ export interface BullMQDispatcherOptions {
   queue?: string;
   /**
    * How long a worker that died keeps its job before BullMQ hands it to another worker (BullMQ's
-   * `lockDuration`; its stalled-job check runs every half of it). @default 10_000
+   * `lockDuration`; its stalled-job check runs every half of it). @default 5000
    */
   lockDurationMs?: number;
   /** How long a job waits before it is tried again while an earlier input of its session runs. */
@@ -98,7 +98,7 @@ export class BullMQDispatcher implements Dispatcher {
         { path: 'connection' },
       );
     }
-    const { queue, lockDurationMs = 10_000, retryDelayMs = 100 } = options ?? {};
+    const { queue, lockDurationMs = 5000, retryDelayMs = 100 } = options ?? {};
     if (queue !== undefined && (typeof queue !== 'string' || !/^[\w.-]{1,100}$/.test(queue))) {
       throw new ConfigError(
         `${where}: \`queue\` must be letters, digits, ".", "-" or "_", got ${JSON.stringify(queue)}.`,

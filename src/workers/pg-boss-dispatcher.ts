@@ -245,8 +245,8 @@ export class PgBossDispatcher implements Dispatcher {
             const boss = new loaded.PgBoss({
               connectionString,
               useListenNotify: true,
-              monitorIntervalSeconds: 2,
-              superviseIntervalSeconds: 2,
+              monitorIntervalSeconds: 1,
+              superviseIntervalSeconds: 1,
             });
             boss.on?.('error', () => {});
             await boss.start();
