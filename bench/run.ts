@@ -15,6 +15,7 @@ import { FRAMEWORKS, type FrameworkKind, PEER_KINDS } from './relay.js';
 import { scenarioSection } from './scenario-section.js';
 import { serveSection } from './serve-section.js';
 import { tracingSection } from './tracing-section.js';
+import { workersSection } from './workers-section.js';
 
 type BytesRow = { turns: number; threadBytes: number; persistedBytes?: number | undefined };
 
@@ -423,6 +424,7 @@ out();
 out('Budget (issue 14): heap after 100,000 sessions within 1.2× of the heap after 10,000.');
 out();
 for (const line of serveSection(withPeers)) out(line);
+if (process.argv.includes('--workers')) for (const line of workersSection()) out(line);
 out(`The whole run took ${fmt((performance.now() - began) / 1000)} s.`);
 if (withPeers) {
   // The sections written by hand after the generated ones (before/after tables of past changes)

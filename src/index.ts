@@ -148,6 +148,18 @@ export type {
   ScriptedSteps,
 } from './models/scripted-chat-client.js';
 export { serve } from './serve/serve.js';
+export type { Consumer, Dispatcher, JobOutcome, RunJob } from './workers/dispatcher.js';
+export {
+  PgBossDispatcher,
+  type PgBossDispatcherOptions,
+  type PgBossLike,
+} from './workers/pg-boss-dispatcher.js';
+export {
+  BullMQDispatcher,
+  type BullMQConnection,
+  type BullMQDispatcherOptions,
+} from './workers/bullmq-dispatcher.js';
+export { startWorker, type Worker, type WorkerOptions } from './workers/start-worker.js';
 export type {
   Principal,
   Servable,

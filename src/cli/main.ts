@@ -18,6 +18,9 @@ Usage:
                                 serve the workflow's sessions over HTTP: JSON/SSE routes, the AI
                                 SDK's useChat (/chat) and AG-UI (/ag-ui); token from BATON_TOKEN;
                                 --ui adds a customer chat page at /
+  baton worker <module> --queue <postgres://… | redis://…> [--concurrency 10]
+                                make the runs servers queue (pg-boss or BullMQ); SIGTERM lets
+                                running turns finish
   baton demo [--session <id>]   run the support-desk demo (offline model unless the environment
                                 names one, below); sessions are kept in .baton/ in the current
                                 directory, and --session resumes one
@@ -95,8 +98,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./dev-command.js')).devCommand(rest);
     case 'serve':
       return (await import('./serve-command.js')).serveCommand(rest);
+    case 'worker':
+      return (await import('./worker-command.js')).workerCommand(rest);
     default: {
-      const meant = closest(command, ['run', 'graph', 'dev', 'serve', 'demo', 'help']);
+      const meant = closest(command, ['run', 'graph', 'dev', 'serve', 'worker', 'demo', 'help']);
       throw new UsageError(
         `baton: unknown command "${command}"${meant === undefined ? '.' : `: did you mean "${meant}"?`} ` +
           'Run "baton --help".',

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
@@ -13,12 +12,23 @@ import type { Cursor } from './event-cursor.js';
 import { LiveRun } from './live-run.js';
 import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
+import { QueuedRuns } from './queued-runs.js';
+import { StepSignals } from './step-signals.js';
+import { STOP_OWNER, STOP_SIGNAL_MS, stopKey, watchStop } from './stop-signal.js';
+import type { Dispatcher } from '../workers/dispatcher.js';
+
+/** How a hub runs its sessions: here (the default), or queued for workers through a dispatcher. */
+export interface HubOptions {
+  /** Queue runs for workers instead of running them (API.md §16). */
+  readonly dispatch?: { readonly dispatcher: Dispatcher; readonly queue: string };
+  /** Called after every step a run of this hub commits (a worker announces it). */
+  readonly onStep?: (sessionId: string) => void;
+  /** Where announcements of other processes' steps come from. */
+  readonly signals?: Dispatcher;
+}
 
 /** How often a process looks at the store for what another process does. */
 export const POLL_MS = 50;
-/** How long a stop request for a run in another process waits to be seen. */
-const STOP_SIGNAL_MS = 30_000;
-const STOP_OWNER = 'baton.stop';
 
 /**
  * The runs of one workflow served by this process, and what it knows of runs elsewhere: it starts
@@ -42,11 +52,52 @@ export class RunHub {
   /** Where each session's latest run here left its log: its last step and that step's messages. */
   readonly #ends = new Map<string, Cursor>();
   #closing = false;
+  readonly signals: StepSignals;
+  readonly #queued: QueuedRuns | undefined;
+  readonly #onStep: ((sessionId: string) => void) | undefined;
+  /** Sessions whose next queued input interrupts the run before it. */
+  readonly #interrupting = new Set<string>();
 
-  constructor(workflow: ServedWorkflow, tenancy: Tenancy) {
+  constructor(workflow: ServedWorkflow, tenancy: Tenancy, options: HubOptions = {}) {
     this.workflow = workflow;
     this.store = workflow.checkpointStore;
     this.tenancy = tenancy;
+    this.#onStep = options.onStep;
+    this.signals = new StepSignals(options.dispatch?.dispatcher ?? options.signals);
+    const store = this.store;
+    const dispatch = options.dispatch;
+    this.#queued =
+      dispatch === undefined || store === undefined
+        ? undefined
+        : new QueuedRuns(
+            {
+              store,
+              signals: this.signals,
+              viewsAfter: (id, step, reading) => this.viewsAfter(id, step, reading),
+              step: async (id) => (await this.session(id).info()).step,
+            },
+            dispatch.dispatcher,
+            dispatch.queue,
+          );
+  }
+
+  /** True when runs go to workers. */
+  get dispatched(): boolean {
+    return this.#queued !== undefined;
+  }
+
+  /** The next input queued for the session interrupts the run before it (`busy: "interrupt"`). */
+  interruptNext(id: string): void {
+    this.#interrupting.add(id);
+  }
+
+  /** Settles when a step of the session is announced, after a while without one, or on `signal`. */
+  async changed(id: string, signal?: AbortSignal): Promise<void> {
+    const wait = this.signals.active ? POLL_MS * 20 : POLL_MS;
+    const aborted = new Promise<void>((resolve) =>
+      signal?.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    await Promise.race([this.signals.next(id), sleep(wait, undefined, { ref: false }), aborted]);
   }
 
   session(id: string, owner?: string): CheckpointedSession {
@@ -83,6 +134,7 @@ export class RunHub {
   /** True when a run of the session is going on, here or in a process sharing the store. */
   async running(id: string): Promise<boolean> {
     if (this.#live.has(id) || this.#starting.has(id)) return true;
+    if (this.#queued?.pending(id) === true) return true;
     return this.store !== undefined && (await this.store.leaseHolder(id)) !== null;
   }
 
@@ -110,6 +162,10 @@ export class RunHub {
    * readers). `opening`: what `ownedForRun()` read just before, else it is read here.
    */
   async start(id: string, task: Task | undefined, opening: Opening = {}): Promise<LiveRun> {
+    if (this.#queued !== undefined) {
+      const interrupts = this.#interrupting.delete(id);
+      return this.#queued.start(id, task, interrupts);
+    }
     if (this.#live.has(id) || this.#starting.has(id)) throw sessionBusy(id);
     this.#starting.add(id);
     const session = this.session(id);
@@ -135,11 +191,14 @@ export class RunHub {
           const view = stepViewOf(step, appended, state);
           log?.push(view);
           live.step(view);
+          this.#onStep?.(id);
         },
       },
     };
     const watching =
-      this.store === undefined ? undefined : this.#watchStop(this.store, id, session, live);
+      this.store === undefined
+        ? undefined
+        : watchStop(this.store, id, session, live, () => this.#closing);
     session
       .run(task, options)
       .then(
@@ -206,7 +265,9 @@ export class RunHub {
   /** Waits for the runs started here to end (they are not cut short). */
   async close(): Promise<void> {
     this.#closing = true;
+    await this.#queued?.close();
     await Promise.all([...this.#live.values()].map((live) => live.ended));
+    await this.signals.close();
   }
 
   async #idle(id: string): Promise<void> {
@@ -266,36 +327,10 @@ export class RunHub {
     session.stop();
     await this.store?.releaseLease(stopKey(id), STOP_OWNER);
   }
-
-  /** While `live` runs: a stop another process asked for stops it. */
-  async #watchStop(
-    store: CheckpointStore,
-    id: string,
-    session: CheckpointedSession,
-    live: LiveRun,
-  ): Promise<void> {
-    while (!live.done && !this.#closing) {
-      await Promise.race([sleep(POLL_MS * 4), live.ended]);
-      if (live.done) return;
-      try {
-        if ((await store.leaseHolder(stopKey(id))) !== null) {
-          session.stop();
-          await store.releaseLease(stopKey(id), STOP_OWNER);
-        }
-      } catch {
-        // The store is unreachable: the run itself will say so.
-      }
-    }
-  }
 }
 
 /** What a request's owner check read for the run it starts: a stop asked, the log's last step. */
 interface Opening {
   readonly stopAsked?: boolean;
   readonly lastStep?: number | undefined;
-}
-
-/** The lease key that carries a stop request for a session to the process running it. */
-function stopKey(id: string): string {
-  return `baton.stop:${hash('sha256', id, 'hex').slice(0, 48)}`;
 }

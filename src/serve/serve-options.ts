@@ -2,6 +2,7 @@ import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { CheckpointedSession, SessionOptions } from '../engine/session/workflow-runner.js';
 import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
+import { checkDispatcher, type Dispatcher } from '../workers/dispatcher.js';
 
 /** Who sends a request: sessions belong to the principal that created them (API.md §15). */
 export interface Principal {
@@ -41,9 +42,14 @@ export interface ServeOptions {
    * Input while the session runs: `"reject"` answers 409 with `Retry-After`; `"interrupt"` stops
    * the running run (as `session.stop()` does) and runs the input when it has ended; `"enqueue"`
    * waits for the running run to end, then runs the input (inputs in the order received).
-   * @default "reject"
+   * @default "reject"; "enqueue" with a dispatcher
    */
   busy?: 'reject' | 'enqueue' | 'interrupt';
+  /**
+   * Queue runs for workers (`startWorker()`, `baton worker`) instead of running them in this
+   * process (API.md §16). Needs a store every machine shares. @default none: runs run here
+   */
+  dispatcher?: Dispatcher;
   /**
    * The path the routes sit under, e.g. `"/api"` for a Next.js catch-all route handler at
    * `app/api/[...baton]/route.ts` (then `/api/sessions`, `/api/chat`, ...). @default "" (the root)
@@ -72,6 +78,7 @@ export interface CheckedOptions {
   readonly busy: 'reject' | 'enqueue' | 'interrupt';
   readonly page: string | undefined;
   readonly basePath: string;
+  readonly dispatcher: Dispatcher | undefined;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
@@ -85,7 +92,9 @@ export function checkOptions(
   bearer: (token: string) => CheckedOptions['authenticate'],
 ): CheckedOptions {
   const { authenticate, token, cors, maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options ?? {};
-  const busy = options?.busy ?? 'reject';
+  const dispatcher =
+    options?.dispatcher === undefined ? undefined : checkDispatcher(options.dispatcher, 'serve()');
+  const busy = options?.busy ?? (dispatcher === undefined ? 'reject' : 'enqueue');
   if (authenticate !== undefined && typeof authenticate !== 'function') {
     throw new ConfigError('serve(): `authenticate` must be a function (request) => principal.', {
       path: 'authenticate',
@@ -123,12 +132,6 @@ export function checkOptions(
       { path: 'busy' },
     );
   }
-  if ('dispatcher' in (options ?? {})) {
-    throw new ConfigError(
-      'serve(): `dispatcher` (API.md §16, workers) is not built yet; serve runs sessions in this process.',
-      { path: 'dispatcher' },
-    );
-  }
   const basePath = options?.basePath ?? '';
   if (typeof basePath !== 'string' || !/^(\/[\w.~-]+)*$/.test(basePath)) {
     throw new ConfigError(
@@ -143,5 +146,6 @@ export function checkOptions(
     maxBodyBytes,
     busy,
     page: options?.page,
+    dispatcher,
   };
 }

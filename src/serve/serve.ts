@@ -20,7 +20,9 @@ import {
   type ServeOptions,
 } from './serve-options.js';
 import { sessionRoutes } from './session-routes.js';
+import { Arrivals } from './session-access.js';
 import { Tenancy } from './tenancy.js';
+import { checkSharedStore, queueNameOf } from '../workers/dispatcher.js';
 
 /** Every route and the methods it answers; another method answers 405. */
 const ROUTES: readonly [path: string, methods: string][] = [
@@ -53,17 +55,32 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
       path: 'workflow',
     });
   }
+  const dispatcher = checked.dispatcher;
+  if (dispatcher !== undefined && isServedWorkflow(workflow)) {
+    checkSharedStore(workflow.checkpointStore, 'serve()');
+  }
   const hubs = new Map<ServedWorkflow, RunHub>();
   const hubOf = (runner: ServedWorkflow): RunHub => {
     let hub = hubs.get(runner);
     if (hub === undefined) {
-      hub = new RunHub(runner, new Tenancy(runner.checkpointStore));
+      if (dispatcher !== undefined) {
+        try {
+          checkSharedStore(runner.checkpointStore, 'serve()');
+        } catch (error) {
+          // The server's own mistake, not the request's: 500.
+          throw new HttpError(500, 'internal', thrownText(error));
+        }
+      }
+      const dispatch =
+        dispatcher === undefined ? {} : { dispatch: { dispatcher, queue: queueNameOf(runner) } };
+      hub = new RunHub(runner, new Tenancy(runner.checkpointStore), dispatch);
       hubs.set(runner, hub);
     }
     return hub;
   };
   const ctx: ServeContext = {
     options: checked,
+    arrivals: new Arrivals(),
     async hub(principal: Principal) {
       if (isServedWorkflow(workflow)) return hubOf(workflow);
       const runner = await workflow(principal);

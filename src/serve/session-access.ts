@@ -62,11 +62,52 @@ export async function admit<T>(
   busy: 'reject' | 'enqueue' | 'interrupt',
   start: () => Promise<T>,
   leased?: boolean,
+  turn?: Turn,
 ): Promise<T> {
+  if (hub.dispatched) {
+    // Queued for workers: inputs reach the queue in the order the requests came, which keeps them.
+    try {
+      await turn?.ready;
+      if (await hub.running(id)) {
+        if (busy === 'reject') throw sessionBusy(id);
+        if (busy === 'interrupt') {
+          await hub.stop(id);
+          hub.interruptNext(id);
+        }
+      }
+      return await start();
+    } finally {
+      turn?.done();
+    }
+  }
   if (busy === 'reject') {
     const running = leased === undefined ? await hub.running(id) : leased || hub.runningHere(id);
     if (running) throw sessionBusy(id);
     return start();
   }
   return hub.whenFree(id, busy, start);
+}
+
+/** A request's place among the inputs of one session: `ready` once those before it were queued. */
+export interface Turn {
+  readonly ready: Promise<void>;
+  done(): void;
+}
+
+/** Hands out turns per session in the order requests arrive (taken before any await). */
+export class Arrivals {
+  readonly #last = new Map<string, Promise<void>>();
+
+  take(id: string): Turn {
+    const before = this.#last.get(id) ?? Promise.resolve();
+    let done: () => void = () => {};
+    const mine = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    this.#last.set(id, mine);
+    void mine.then(() => {
+      if (this.#last.get(id) === mine) this.#last.delete(id);
+    });
+    return { ready: before, done };
+  }
 }

@@ -1,5 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-
 import type { TaskResult } from '../engine/runnable.js';
 import type { Reading, StepView } from '../engine/log/step-messages.js';
 import type { PendingRequest } from '../engine/state/session-state.js';
@@ -7,7 +5,7 @@ import { totalUsage } from '../engine/run/task-messages.js';
 import type { AgentMessage } from '../messages/message.js';
 import { compareCursors, type Cursor } from './event-cursor.js';
 import type { FeedEvent, LiveRun } from './live-run.js';
-import { POLL_MS, type RunHub } from './run-hub.js';
+import type { RunHub } from './run-hub.js';
 
 /** After every event of a step. */
 const WHOLE_STEP = Number.MAX_SAFE_INTEGER;
@@ -92,7 +90,7 @@ async function* follow(
     }
     if (step.ended || idle) return;
     if (fresh.length === 0 && !(await hub.running(id))) idle = true;
-    else await sleep(POLL_MS);
+    else await hub.changed(id, signal);
   }
 }
 
@@ -146,7 +144,7 @@ function replayed(
  * The result of a run read back from its steps, the last of which ended it with `status` and
  * `pendingRequest` (the stop reason is not in the log).
  */
-function resultOf(
+export function resultOf(
   sessionId: string,
   steps: readonly StepView[],
   pendingRequest: PendingRequest | null,

@@ -50,27 +50,34 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
   });
 
   app.post('/sessions/:id/runs', async (c) => {
-    const body = runsBody(await readJsonBody(c.req.raw, options.maxBodyBytes));
-    const principal = c.get('principal');
-    const id = c.req.param('id');
-    const hub = await ctx.hub(principal);
-    // With `reject` the owner check also reads the leases the busy check and the start need.
-    const reject = options.busy === 'reject';
-    const checked = reject ? await hub.ownedForRun(principal.id, id) : undefined;
-    if (checked === undefined) await ownedBy(hub, principal, id);
-    else if (!checked.owns) throw sessionNotFound(id);
-    const run = async () => {
-      const task =
-        body.decisions === undefined
-          ? body.input
-          : decisionsTask(
-              body.decisions,
-              (await hub.session(id).info()).pendingRequest,
-              'body.decisions',
-            );
-      return hub.start(id, task, checked?.opening);
-    };
-    const live = await admit(hub, id, options.busy, run, checked?.leased);
+    // The request's place among the session's inputs, taken before anything is awaited.
+    const turn = ctx.arrivals.take(c.req.param('id'));
+    let live;
+    try {
+      const body = runsBody(await readJsonBody(c.req.raw, options.maxBodyBytes));
+      const principal = c.get('principal');
+      const id = c.req.param('id');
+      const hub = await ctx.hub(principal);
+      // With `reject` the owner check also reads the leases the busy check and the start need.
+      const reject = options.busy === 'reject' && !hub.dispatched;
+      const checked = reject ? await hub.ownedForRun(principal.id, id) : undefined;
+      if (checked === undefined) await ownedBy(hub, principal, id);
+      else if (!checked.owns) throw sessionNotFound(id);
+      const run = async () => {
+        const task =
+          body.decisions === undefined
+            ? body.input
+            : decisionsTask(
+                body.decisions,
+                (await hub.session(id).info()).pendingRequest,
+                'body.decisions',
+              );
+        return hub.start(id, task, checked?.opening);
+      };
+      live = await admit(hub, id, options.busy, run, checked?.leased, turn);
+    } finally {
+      turn.done();
+    }
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return jsonOfRun(live);
     const leave = new AbortController();
     return sseResponse(plainFrames(liveFeed(live, leave.signal)), leave);

@@ -28,7 +28,7 @@ describe('serve(): options', () => {
     ],
     [
       { token: 't', dispatcher: {} },
-      'serve(): `dispatcher` (API.md §16, workers) is not built yet; serve runs sessions in this process.',
+      'serve(): `dispatcher` must be a PgBossDispatcher or a BullMQDispatcher.',
     ],
   ])('refuses %j', (options, message) => {
     let thrown: unknown;

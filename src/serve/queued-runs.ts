@@ -1,0 +1,165 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import type { Task } from '../engine/runnable.js';
+import type { Reading, StepView } from '../engine/log/step-messages.js';
+import { textMessage } from '../messages/message-factories.js';
+import { isRecord } from '../unknown-value.js';
+import { type Dispatcher, outcomeKey } from '../workers/dispatcher.js';
+import { LiveRun } from './live-run.js';
+import { resultOf } from './session-events.js';
+import type { StepSignals } from './step-signals.js';
+
+/** How often a queued run's server looks at the store when no announcement came. */
+const FALLBACK_POLL_MS = 1000;
+/** Without announcements (a dispatcher that cannot listen): how often it looks. */
+const POLL_MS = 200;
+
+/** What a queued run needs of its hub. */
+export interface QueueHost {
+  readonly store: CheckpointStore;
+  readonly signals: StepSignals;
+  viewsAfter(id: string, step: number, reading: Reading): Promise<StepView[]>;
+  step(id: string): Promise<number>;
+}
+
+/**
+ * Runs of a server with a dispatcher (API.md §16): each input is queued for a worker, and its
+ * answer is followed in the store — from the step that took the input (known by the input's
+ * message id) to the step that ended the run — woken by the workers' announcements.
+ */
+export class QueuedRuns {
+  readonly #host: QueueHost;
+  readonly #dispatcher: Dispatcher;
+  readonly #queue: string;
+  /** Sessions with inputs queued by this server whose run has not ended, and how many. */
+  readonly #pending = new Map<string, number>();
+  readonly #followers = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(host: QueueHost, dispatcher: Dispatcher, queue: string) {
+    this.#host = host;
+    this.#dispatcher = dispatcher;
+    this.#queue = queue;
+  }
+
+  /** True while an input this server queued for the session has not been answered. */
+  pending(id: string): boolean {
+    return (this.#pending.get(id) ?? 0) > 0;
+  }
+
+  /** Queues `task` for the session; the returned run carries the steps of the run that takes it. */
+  async start(id: string, task: Task | undefined, interrupts: boolean): Promise<LiveRun> {
+    const { job, inputId } = marked(task);
+    const step = await this.#host.step(id);
+    const live = new LiveRun(id, { step, n: 0 });
+    this.#pending.set(id, (this.#pending.get(id) ?? 0) + 1);
+    try {
+      await this.#dispatcher.enqueue(this.#queue, {
+        sessionId: id,
+        task: job,
+        inputId,
+        ...(interrupts ? { interrupts: true } : {}),
+      });
+    } catch (error) {
+      this.#done(id);
+      throw error;
+    }
+    const following = this.#follow(id, inputId, step, live)
+      .catch((error: unknown) => live.fail(String(error), error))
+      .finally(() => {
+        this.#done(id);
+        this.#followers.delete(following);
+        if (!live.done) live.fail('the server closed before the run ended');
+      });
+    this.#followers.add(following);
+    return live;
+  }
+
+  /** Stops following (the queued runs go on in the workers). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#host.signals.wakeAll();
+    await Promise.all([...this.#followers]);
+  }
+
+  /**
+   * The stop reason the worker left for the run (the step log does not keep a team's own), read
+   * for a short while after the run's last step: `undefined` when none came.
+   */
+  async #stopReason(id: string, inputId: string | null): Promise<string | null | undefined> {
+    if (inputId === null) return undefined;
+    const until = Date.now() + 2000;
+    while (!this.#closed && Date.now() < until) {
+      const woken = this.#host.signals.next(id);
+      const outcome = await this.#host.store.leaseHolder(outcomeKey(inputId));
+      if (outcome?.startsWith('ended:') === true) {
+        const parsed: unknown = JSON.parse(outcome.slice('ended:'.length));
+        if (
+          isRecord(parsed) &&
+          (typeof parsed.stopReason === 'string' || parsed.stopReason === null)
+        ) {
+          return parsed.stopReason;
+        }
+        return undefined;
+      }
+      await Promise.race([woken, sleep(this.#host.signals.active ? 500 : 50)]);
+    }
+    return undefined;
+  }
+
+  #done(id: string): void {
+    const left = (this.#pending.get(id) ?? 1) - 1;
+    if (left <= 0) this.#pending.delete(id);
+    else this.#pending.set(id, left);
+  }
+
+  async #follow(id: string, inputId: string | null, base: number, live: LiveRun): Promise<void> {
+    const host = this.#host;
+    const reading: Reading = { length: 0, status: 'idle', pending: null };
+    let lastStep = base;
+    let run: StepView[] | undefined;
+    for (let round = 1; !this.#closed; round++) {
+      const woken = host.signals.next(id);
+      const fresh = await host.viewsAfter(id, lastStep, reading);
+      for (const view of fresh) {
+        lastStep = view.step;
+        if (run === undefined) {
+          if (inputId !== null && !view.messages.some((m) => m.id === inputId)) continue;
+          run = [];
+        }
+        run.push(view);
+        live.step(view);
+        if (view.status !== 'idle') {
+          const result = resultOf(id, run, view.pendingRequest, view.status);
+          const stopReason = await this.#stopReason(id, inputId);
+          live.finish(stopReason === undefined ? result : { ...result, stopReason });
+          return;
+        }
+      }
+      if (fresh.length === 0 && inputId !== null && round % 5 === 0) {
+        const outcome = await host.store.leaseHolder(outcomeKey(inputId));
+        if (outcome?.startsWith('failed:') === true) {
+          live.fail(outcome.slice('failed:'.length));
+          return;
+        }
+      }
+      await Promise.race([woken, sleep(host.signals.active ? FALLBACK_POLL_MS : POLL_MS)]);
+    }
+  }
+}
+
+/** The input as a job carries it, with the id of its (first) message. */
+function marked(task: Task | undefined): { job: Task | null; inputId: string | null } {
+  if (task === undefined) return { job: null, inputId: null };
+  if (typeof task === 'string') {
+    const message = textMessage({ source: 'user', content: task });
+    return { job: message, inputId: message.id };
+  }
+  if (isMessageList(task)) return { job: task, inputId: task[0]?.id ?? null };
+  return { job: task, inputId: task.id };
+}
+
+function isMessageList(task: Task): task is Extract<Task, readonly unknown[]> {
+  return Array.isArray(task);
+}

@@ -1,0 +1,40 @@
+import { hash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
+import type { LiveRun } from './live-run.js';
+
+/** How long a stop request for a run in another process waits to be seen. */
+export const STOP_SIGNAL_MS = 30_000;
+/** The lease owner that marks a stop request. */
+export const STOP_OWNER = 'baton.stop';
+/** How often a running session looks for a stop asked by another process. */
+const STOP_POLL_MS = 200;
+
+/** The lease key that carries a stop request for a session to the process running it. */
+export function stopKey(id: string): string {
+  return `baton.stop:${hash('sha256', id, 'hex').slice(0, 48)}`;
+}
+
+/** While `live` runs (and the hub is not closing): a stop another process asked for stops it. */
+export async function watchStop(
+  store: CheckpointStore,
+  id: string,
+  session: CheckpointedSession,
+  live: LiveRun,
+  closing: () => boolean,
+): Promise<void> {
+  while (!live.done && !closing()) {
+    await Promise.race([sleep(STOP_POLL_MS), live.ended]);
+    if (live.done) return;
+    try {
+      if ((await store.leaseHolder(stopKey(id))) !== null) {
+        session.stop();
+        await store.releaseLease(stopKey(id), STOP_OWNER);
+      }
+    } catch {
+      // The store is unreachable: the run itself will say so.
+    }
+  }
+}

@@ -1,0 +1,263 @@
+import { ConfigError } from '../errors.js';
+import { isRecord } from '../unknown-value.js';
+import {
+  type Consumer,
+  type Dispatcher,
+  type JobOutcome,
+  hasFunctions,
+  isRunJob,
+  missingPeer,
+  type RunJob,
+} from './dispatcher.js';
+
+/** Redis connection options as ioredis takes them (`{host, port, password, db}`, ...). */
+export type BullMQConnection = Record<string, unknown>;
+
+/** Options of the queue engine as Baton sets it up. */
+export interface BullMQDispatcherOptions {
+  /** The queue's name. @default "baton.<workflow name>" */
+  queue?: string;
+  /**
+   * How long a worker that died keeps its job before BullMQ hands it to another worker (BullMQ's
+   * `lockDuration`; its stalled-job check runs every half of it). @default 5000
+   */
+  lockDurationMs?: number;
+  /** How long a job waits before it is tried again while an earlier input of its session runs. */
+  retryDelayMs?: number;
+}
+
+interface RedisLike {
+  incr(key: string): Promise<number>;
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ...args: (string | number)[]): Promise<unknown>;
+  publish(channel: string, message: string): Promise<unknown>;
+  subscribe(channel: string): Promise<unknown>;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  quit(): Promise<unknown>;
+}
+
+/** The channel on which workers announce steps (the message is the session id). */
+const CHANNEL = 'baton:steps';
+interface BullJob {
+  data: unknown;
+  moveToDelayed(timestamp: number, token?: string): Promise<void>;
+}
+interface BullModule {
+  Queue: new (
+    name: string,
+    opts: object,
+  ) => {
+    add(name: string, data: object, opts: object): Promise<unknown>;
+    close(): Promise<void>;
+  };
+  Worker: new (
+    name: string,
+    processor: (job: BullJob, token?: string) => Promise<unknown>,
+    opts: object,
+  ) => { close(force?: boolean): Promise<void>; on(event: string, fn: () => void): unknown };
+  DelayedError: new () => Error;
+}
+
+type RedisClass = new (options: object) => RedisLike;
+
+/** A job in the order of its session: the number the queue gave it. */
+interface OrderedJob extends RunJob {
+  readonly seq: number;
+}
+
+/*
+ * The two counters of a session (`baton:<queue>:seq:<id>`, `baton:<queue>:done:<id>`) do not
+ * expire: one expiring before the other would stall or skip the session's next input. They are
+ * two small keys per session.
+ */
+
+/**
+ * Runs go through BullMQ on Redis (API.md §16). Each input of a session gets the next number of
+ * that session (a Redis counter); a worker runs a job only when every earlier input of its
+ * session is done, and otherwise moves it to the delayed set to be tried again shortly — BullMQ's
+ * per-group ordering is not in its free edition. Baton's lease keeps two workers from running one
+ * session at once; a worker that died loses its lock and BullMQ hands the job to another.
+ */
+export class BullMQDispatcher implements Dispatcher {
+  readonly engine = 'bullmq';
+  readonly queue: string | undefined;
+  readonly #connection: BullMQConnection;
+  readonly #lockDurationMs: number;
+  readonly #retryDelayMs: number;
+  #loaded: Promise<{ bull: BullModule; redis: RedisLike; Redis: RedisClass }> | undefined;
+  readonly #subscribers = new Set<RedisLike>();
+  readonly #queues = new Map<string, InstanceType<BullModule['Queue']>>();
+  readonly #workers = new Set<{ close(force?: boolean): Promise<void> }>();
+
+  constructor(target: { connection: BullMQConnection }, options: BullMQDispatcherOptions = {}) {
+    const where = 'BullMQDispatcher';
+    if (!isRecord(target) || !isRecord(target.connection)) {
+      throw new ConfigError(
+        `${where}: give { connection: { host, port } } (ioredis options for the Redis server).`,
+        { path: 'connection' },
+      );
+    }
+    const { queue, lockDurationMs = 5000, retryDelayMs = 100 } = options ?? {};
+    if (queue !== undefined && (typeof queue !== 'string' || !/^[\w.-]{1,100}$/.test(queue))) {
+      throw new ConfigError(
+        `${where}: \`queue\` must be letters, digits, ".", "-" or "_", got ${JSON.stringify(queue)}.`,
+        { path: 'queue' },
+      );
+    }
+    for (const [name, value] of [
+      ['lockDurationMs', lockDurationMs],
+      ['retryDelayMs', retryDelayMs],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < 1) {
+        throw new ConfigError(
+          `${where}: \`${name}\` must be a positive integer (milliseconds), got ${JSON.stringify(value)}.`,
+          { path: name },
+        );
+      }
+    }
+    this.queue = queue;
+    this.#connection = { ...target.connection, maxRetriesPerRequest: null };
+    this.#lockDurationMs = lockDurationMs;
+    this.#retryDelayMs = retryDelayMs;
+  }
+
+  async enqueue(queue: string, job: RunJob): Promise<void> {
+    const name = this.queue ?? queue;
+    const { redis } = await this.#load();
+    const seq = await redis.incr(seqKey(name, job.sessionId));
+    await this.#queueOf(name, await this.#load()).add(
+      'run',
+      { ...job, seq },
+      {
+        attempts: 100_000,
+        backoff: { type: 'fixed', delay: 1000 },
+        removeOnComplete: true,
+        removeOnFail: 1000,
+      },
+    );
+  }
+
+  async consume(
+    queue: string,
+    handler: (job: RunJob) => Promise<JobOutcome>,
+    options: { concurrency: number },
+  ): Promise<Consumer> {
+    const name = this.queue ?? queue;
+    const { bull, redis } = await this.#load();
+    const retry = async (job: BullJob, token: string | undefined, ms: number): Promise<never> => {
+      await job.moveToDelayed(Date.now() + ms, token);
+      throw new bull.DelayedError();
+    };
+    const worker = new bull.Worker(
+      name,
+      async (job, token) => {
+        const data = job.data;
+        if (!isRunJob<OrderedJob>(data)) return null;
+        const done = Number((await redis.get(doneKey(name, data.sessionId))) ?? '0');
+        if (data.seq <= done) return null;
+        if (data.seq > done + 1) return retry(job, token, this.#retryDelayMs);
+        const outcome = await handler(data);
+        if (!outcome.done) return retry(job, token, outcome.retryMs);
+        await redis.set(doneKey(name, data.sessionId), String(data.seq));
+        return null;
+      },
+      {
+        connection: this.#connection,
+        concurrency: options.concurrency,
+        lockDuration: this.#lockDurationMs,
+        stalledInterval: Math.max(1000, Math.floor(this.#lockDurationMs / 2)),
+        maxStalledCount: 100_000,
+      },
+    );
+    worker.on('error', () => {});
+    this.#workers.add(worker);
+    return {
+      stop: async () => {
+        this.#workers.delete(worker);
+        await worker.close();
+      },
+    };
+  }
+
+  async announce(sessionId: string): Promise<void> {
+    const { redis } = await this.#load();
+    await redis.publish(CHANNEL, sessionId);
+  }
+
+  async listen(listener: (sessionId: string) => void): Promise<() => Promise<void>> {
+    const { Redis } = await this.#load();
+    const subscriber = new Redis(this.#connection);
+    subscriber.on('error', () => {});
+    subscriber.on('message', (channel, message) => {
+      if (channel === CHANNEL) listener(message);
+    });
+    this.#subscribers.add(subscriber);
+    await subscriber.subscribe(CHANNEL);
+    return async () => {
+      if (this.#subscribers.delete(subscriber)) await subscriber.quit().catch(() => {});
+    };
+  }
+
+  async close(): Promise<void> {
+    const subscribers = [...this.#subscribers];
+    this.#subscribers.clear();
+    await Promise.all(subscribers.map((s) => s.quit().catch(() => {})));
+    const loaded = this.#loaded;
+    this.#loaded = undefined;
+    await Promise.all([...this.#workers].map((w) => w.close(true)));
+    this.#workers.clear();
+    await Promise.all([...this.#queues.values()].map((q) => q.close()));
+    this.#queues.clear();
+    if (loaded !== undefined) await (await loaded).redis.quit();
+  }
+
+  #queueOf(name: string, { bull }: { bull: BullModule }): InstanceType<BullModule['Queue']> {
+    let queue = this.#queues.get(name);
+    if (queue === undefined) {
+      queue = new bull.Queue(name, { connection: this.#connection });
+      this.#queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  #load(): Promise<{ bull: BullModule; redis: RedisLike; Redis: RedisClass }> {
+    if (this.#loaded !== undefined) return this.#loaded;
+    this.#loaded = (async () => {
+      let bull: BullModule;
+      let Redis: RedisClass;
+      try {
+        const [bullmq, ioredis]: unknown[] = await Promise.all([
+          import('bullmq'),
+          import('ioredis'),
+        ]);
+        if (!hasFunctions<BullModule>(bullmq, ['Queue', 'Worker', 'DelayedError'])) {
+          throw new ConfigError(
+            'BullMQDispatcher: the installed "bullmq" has no Queue and Worker.',
+          );
+        }
+        if (!hasFunctions<{ Redis: RedisClass }>(ioredis, ['Redis'])) {
+          throw new ConfigError('BullMQDispatcher: the installed "ioredis" has no Redis client.');
+        }
+        bull = bullmq;
+        Redis = ioredis.Redis;
+      } catch (error) {
+        if (error instanceof ConfigError) throw error;
+        throw missingPeer('bullmq', 'BullMQDispatcher', error);
+      }
+      const redis = new Redis(this.#connection);
+      redis.on('error', () => {});
+      return { bull, redis, Redis };
+    })();
+    this.#loaded.catch(() => (this.#loaded = undefined));
+    return this.#loaded;
+  }
+}
+
+function seqKey(queue: string, sessionId: string): string {
+  return `baton:${queue}:seq:${sessionId}`;
+}
+
+function doneKey(queue: string, sessionId: string): string {
+  return `baton:${queue}:done:${sessionId}`;
+}

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import type { Task } from '../engine/runnable.js';
+import { ConfigError } from '../errors.js';
+import { isRecord } from '../unknown-value.js';
+
+/**
+ * One queued input of a session (API.md §16): the worker that takes it runs `task` on the session,
+ * or — when an earlier attempt already committed the input (`inputId`) — finishes that run.
+ */
+export interface RunJob {
+  readonly sessionId: string;
+  /** The input, as JSON (messages are plain objects); `null` continues the session. */
+  readonly task: Task | null;
+  /** The id of the input's (first) message, by which a retried job knows its input was taken. */
+  readonly inputId: string | null;
+  /** True when the input interrupts the run before it (`busy: "interrupt"`). */
+  readonly interrupts?: boolean;
+}
+
+/** What a worker's handler says of a job: done, or to be tried again after `retryMs`. */
+export type JobOutcome =
+  { readonly done: true } | { readonly done: false; readonly retryMs: number };
+
+/** The jobs a dispatcher hands to one worker, until `stop()`. */
+export interface Consumer {
+  /** Takes no new jobs; resolves once the handlers running now have returned. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A queue engine that carries runs from servers to workers (API.md §16). Jobs of one session are
+ * handed out one after another in the order they were queued; a job whose worker died is handed out
+ * again. `PgBossDispatcher` and `BullMQDispatcher` are the two adapters.
+ */
+export interface Dispatcher {
+  /** The queue engine, for messages: `"pg-boss"` or `"bullmq"`. */
+  readonly engine: string;
+  /** Queues `job` on `queue` (the dispatcher's own `queue` option wins when given). */
+  enqueue(queue: string, job: RunJob): Promise<void>;
+  /** Hands `queue`'s jobs to `handler`, at most `concurrency` at once. */
+  consume(
+    queue: string,
+    handler: (job: RunJob) => Promise<JobOutcome>,
+    options: { concurrency: number },
+  ): Promise<Consumer>;
+  /** Tells every server that the session committed a step (LISTEN/NOTIFY, or Redis pub/sub). */
+  announce(sessionId: string): Promise<void>;
+  /**
+   * Calls `listener` with the session id of every step announced, by any process; resolves to a
+   * function that stops listening. Servers still look at the store now and then without one.
+   */
+  listen(listener: (sessionId: string) => void): Promise<() => Promise<void>>;
+  /** Closes the connections it opened. */
+  close(): Promise<void>;
+}
+
+/** Store classes several machines can share. */
+const SHARED_STORES = new Set(['PostgresCheckpointStore', 'RedisCheckpointStore']);
+
+/**
+ * @throws ConfigError unless `store` is one several machines share: a dispatcher hands a session
+ * to any worker, which must read what the others committed.
+ */
+export function checkSharedStore(store: CheckpointStore | undefined, where: string): void {
+  const name = store === undefined ? undefined : store.constructor.name;
+  if (name !== undefined && SHARED_STORES.has(name)) return;
+  throw new ConfigError(
+    `${where}: a dispatcher hands each run to any worker, so the workflow needs a checkpoint store ` +
+      'that every machine shares (PostgresCheckpointStore or RedisCheckpointStore); ' +
+      (name === undefined ? 'it has none.' : `it has a ${name}, which only this process sees.`),
+    { path: 'dispatcher' },
+  );
+}
+
+/** @throws ConfigError unless `value` is a dispatcher. */
+export function checkDispatcher(value: unknown, where: string): Dispatcher {
+  if (isDispatcher(value)) return value;
+  throw new ConfigError(
+    `${where}: \`dispatcher\` must be a PgBossDispatcher or a BullMQDispatcher.`,
+    { path: 'dispatcher' },
+  );
+}
+
+function isDispatcher(value: unknown): value is Dispatcher {
+  return (
+    isRecord(value) &&
+    typeof value.enqueue === 'function' &&
+    typeof value.consume === 'function' &&
+    typeof value.close === 'function' &&
+    typeof value.engine === 'string'
+  );
+}
+
+/**
+ * True when `value` has the functions `names` (an optional peer's module, checked where it is
+ * loaded instead of typed by its package, which may not be installed).
+ */
+export function hasFunctions<T>(value: unknown, names: readonly string[]): value is T {
+  return isRecord(value) && names.every((name) => typeof value[name] === 'function');
+}
+
+/** True for a job as `enqueue()` queued it (after its trip through the queue's JSON). */
+export function isRunJob<T extends RunJob = RunJob>(value: unknown): value is T {
+  return isRecord(value) && typeof value.sessionId === 'string';
+}
+
+/** The default queue of a workflow: `baton.<workflow name>`. */
+export function queueNameOf(workflow: unknown): string {
+  const name = isRecord(workflow) && typeof workflow.name === 'string' ? workflow.name : '';
+  const safe = name.replace(/[^\w.-]/g, '_');
+  return `baton.${safe === '' ? 'workflow' : safe}`;
+}
+
+/** Turns a thrown value from an optional peer's import into a ConfigError saying what to install. */
+export function missingPeer(pkg: string, who: string, error: unknown): ConfigError {
+  const code = isRecord(error) ? error.code : undefined;
+  if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+    return new ConfigError(
+      `${who} needs the optional peer dependency "${pkg}", which is not installed: npm install ${pkg}`,
+    );
+  }
+  return new ConfigError(`${who}: loading "${pkg}" failed: ${String(error)}`);
+}
+
+/**
+ * The lease key under which a worker leaves the outcome of a queued run for the server that queued
+ * it, as the key's owner: `ended:{"stopReason":…}` (what the step log does not say), or
+ * `failed:<error message>`.
+ */
+export function outcomeKey(inputId: string): string {
+  return `baton.outcome:${createHash('sha256').update(inputId, 'utf8').digest('hex').slice(0, 48)}`;
+}

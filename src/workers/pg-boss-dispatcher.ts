@@ -1,0 +1,269 @@
+import { ConfigError } from '../errors.js';
+import { isRecord } from '../unknown-value.js';
+import {
+  type Consumer,
+  type Dispatcher,
+  type JobOutcome,
+  hasFunctions,
+  isRunJob,
+  missingPeer,
+  type RunJob,
+} from './dispatcher.js';
+
+/** The part of a started `PgBoss` the dispatcher uses (typed here: pg-boss is an optional peer). */
+export interface PgBossLike {
+  createQueue(name: string, options?: Record<string, unknown>): Promise<void>;
+  getQueue(name: string): Promise<unknown>;
+  send(name: string, data: object, options?: Record<string, unknown>): Promise<string | null>;
+  work(
+    name: string,
+    options: Record<string, unknown>,
+    handler: (jobs: { data: unknown }[]) => Promise<unknown>,
+  ): Promise<string>;
+  offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
+  stop(options?: { graceful?: boolean; timeout?: number; close?: boolean }): Promise<void>;
+  on?(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
+/** The part of `pg` the announcements use. */
+interface PgClient {
+  connect(): Promise<unknown>;
+  query(text: string, values?: unknown[]): Promise<unknown>;
+  on(event: 'notification', listener: (message: { payload?: string }) => void): unknown;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+  end(): Promise<void>;
+}
+interface PgModule {
+  Client: new (options: object) => PgClient;
+  Pool: new (options: object) => Omit<PgClient, 'connect'>;
+}
+
+interface PgBossModule {
+  PgBoss: new (options: object) => PgBossLike & { start(): Promise<unknown> };
+}
+
+/** The channel on which workers announce steps (the payload is the session id). */
+const CHANNEL = 'baton_steps';
+
+/** Options of the queue engine as Baton sets it up. */
+export interface PgBossDispatcherOptions {
+  /** The queue's name. @default "baton.<workflow name>" */
+  queue?: string;
+  /**
+   * How long a worker that died keeps its job before pg-boss hands it to another worker: the
+   * queue's `heartbeatSeconds` (at least 10). Less is faster recovery, more is fewer heartbeat
+   * writes. @default 10
+   */
+  heartbeatSeconds?: number;
+}
+
+/** A queued job that is retried, as pg-boss sees it: the delay comes from the queue's retryDelay. */
+class RetryLater extends Error {
+  constructor(sessionId: string) {
+    super(`Session "${sessionId}" is busy elsewhere; the job is tried again.`);
+    this.name = 'RetryLater';
+  }
+}
+
+/**
+ * Runs go through pg-boss on PostgreSQL (API.md §16): one queue with the `key_strict_fifo`
+ * policy keyed by session id, so the inputs of one session are handed out one after another in
+ * the order queued while sessions run in parallel. A worker that dies stops heartbeating; pg-boss
+ * then retries its job on another worker. Workers are woken by LISTEN/NOTIFY, not by polling.
+ */
+export class PgBossDispatcher implements Dispatcher {
+  readonly engine = 'pg-boss';
+  readonly queue: string | undefined;
+  readonly #heartbeatSeconds: number;
+  readonly #given: PgBossLike | undefined;
+  readonly #connectionString: string | undefined;
+  #boss: Promise<PgBossLike> | undefined;
+  readonly #queues = new Map<string, Promise<void>>();
+  #pool: Promise<Omit<PgClient, 'connect'> | undefined> | undefined;
+  readonly #listeners = new Set<PgClient>();
+
+  constructor(
+    target: { connectionString: string } | { boss: PgBossLike },
+    options: PgBossDispatcherOptions = {},
+  ) {
+    const where = 'PgBossDispatcher';
+    if ('boss' in target && isRecord(target.boss) && typeof target.boss.send === 'function') {
+      this.#given = target.boss;
+    } else if ('connectionString' in target && typeof target.connectionString === 'string') {
+      this.#connectionString = target.connectionString;
+    } else {
+      throw new ConfigError(
+        `${where}: give { connectionString: "postgres://…" } or { boss } (a started PgBoss).`,
+        { path: 'connectionString' },
+      );
+    }
+    const { queue, heartbeatSeconds = 10 } = options ?? {};
+    if (queue !== undefined && (typeof queue !== 'string' || !/^[\w.-]{1,100}$/.test(queue))) {
+      throw new ConfigError(
+        `${where}: \`queue\` must be letters, digits, ".", "-" or "_", got ${JSON.stringify(queue)}.`,
+        { path: 'queue' },
+      );
+    }
+    if (!Number.isInteger(heartbeatSeconds) || heartbeatSeconds < 10) {
+      throw new ConfigError(
+        `${where}: \`heartbeatSeconds\` must be an integer of at least 10, got ${JSON.stringify(heartbeatSeconds)}.`,
+        { path: 'heartbeatSeconds' },
+      );
+    }
+    this.queue = queue;
+    this.#heartbeatSeconds = heartbeatSeconds;
+  }
+
+  async enqueue(queue: string, job: RunJob): Promise<void> {
+    const name = this.queue ?? queue;
+    const boss = await this.#queue(name);
+    await boss.send(name, { ...job }, { singletonKey: job.sessionId });
+  }
+
+  async consume(
+    queue: string,
+    handler: (job: RunJob) => Promise<JobOutcome>,
+    options: { concurrency: number },
+  ): Promise<Consumer> {
+    const name = this.queue ?? queue;
+    const boss = await this.#queue(name);
+    let stopping = false;
+    const id = await boss.work(
+      name,
+      {
+        localConcurrency: options.concurrency,
+        batchSize: 1,
+        pollingIntervalSeconds: 0.5,
+        notifyPollingIntervalSeconds: 0.5,
+      },
+      async (jobs) => {
+        for (const job of jobs) {
+          const data = job.data;
+          if (!isRunJob(data)) continue;
+          if (stopping) throw new RetryLater(data.sessionId);
+          const outcome = await handler(data);
+          if (!outcome.done) throw new RetryLater(data.sessionId);
+        }
+      },
+    );
+    return {
+      async stop() {
+        stopping = true;
+        await boss.offWork(name, { id, wait: true });
+      },
+    };
+  }
+
+  async announce(sessionId: string): Promise<void> {
+    const pool = await this.#announcer();
+    await pool?.query('SELECT pg_notify($1, $2)', [CHANNEL, sessionId]);
+  }
+
+  async listen(listener: (sessionId: string) => void): Promise<() => Promise<void>> {
+    const connectionString = this.#connectionString;
+    if (connectionString === undefined) {
+      throw new ConfigError('PgBossDispatcher: listening needs { connectionString }.');
+    }
+    const client = new (await loadPg()).Client({ connectionString });
+    client.on('error', () => {});
+    client.on('notification', (message) => {
+      if (message.payload !== undefined) listener(message.payload);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.#listeners.add(client);
+    return async () => {
+      if (this.#listeners.delete(client)) await client.end().catch(() => {});
+    };
+  }
+
+  async close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    const listeners = [...this.#listeners];
+    this.#listeners.clear();
+    await Promise.all(listeners.map((c) => c.end().catch(() => {})));
+    if (pool !== undefined) await (await pool)?.end().catch(() => {});
+    const boss = this.#boss;
+    this.#boss = undefined;
+    if (boss === undefined || this.#given !== undefined) return;
+    await (await boss).stop({ graceful: false, close: true, timeout: 1000 });
+  }
+
+  #announcer(): Promise<Omit<PgClient, 'connect'> | undefined> {
+    const connectionString = this.#connectionString;
+    if (connectionString === undefined) return Promise.resolve(undefined);
+    this.#pool ??= loadPg().then((pg) => {
+      const pool = new pg.Pool({ connectionString, max: 2 });
+      pool.on('error', () => {});
+      return pool;
+    });
+    return this.#pool;
+  }
+
+  /** The boss, with `name` made (once) with the per-session FIFO policy. */
+  async #queue(name: string): Promise<PgBossLike> {
+    const boss = await this.#started();
+    let made = this.#queues.get(name);
+    if (made === undefined) {
+      made = (async () => {
+        if ((await boss.getQueue(name)) !== null) return;
+        await boss.createQueue(name, {
+          policy: 'key_strict_fifo',
+          notify: true,
+          retryLimit: 100_000,
+          retryDelay: 1,
+          heartbeatSeconds: this.#heartbeatSeconds,
+        });
+      })();
+      this.#queues.set(name, made);
+      made.catch(() => this.#queues.delete(name));
+    }
+    await made;
+    return boss;
+  }
+
+  #started(): Promise<PgBossLike> {
+    if (this.#boss !== undefined) return this.#boss;
+    const given = this.#given;
+    const connectionString = this.#connectionString;
+    this.#boss =
+      given !== undefined
+        ? Promise.resolve(given)
+        : (async () => {
+            let loaded: unknown;
+            try {
+              loaded = await import('pg-boss');
+            } catch (error) {
+              throw missingPeer('pg-boss', 'PgBossDispatcher', error);
+            }
+            if (!hasFunctions<PgBossModule>(loaded, ['PgBoss'])) {
+              throw new ConfigError(
+                'PgBossDispatcher: the installed "pg-boss" has no PgBoss class.',
+              );
+            }
+            const boss = new loaded.PgBoss({
+              connectionString,
+              useListenNotify: true,
+              monitorIntervalSeconds: 1,
+              superviseIntervalSeconds: 1,
+            });
+            boss.on?.('error', () => {});
+            await boss.start();
+            return boss;
+          })();
+    this.#boss.catch(() => (this.#boss = undefined));
+    return this.#boss;
+  }
+}
+
+async function loadPg(): Promise<PgModule> {
+  try {
+    const pg: unknown = await import('pg');
+    const module = isRecord(pg) && isRecord(pg.default) ? pg.default : pg;
+    if (hasFunctions<PgModule>(module, ['Client', 'Pool'])) return module;
+  } catch (error) {
+    throw missingPeer('pg', 'PgBossDispatcher', error);
+  }
+  throw new ConfigError('PgBossDispatcher: the installed "pg" has no Client and Pool.');
+}

@@ -1,0 +1,147 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import {
+  CheckpointError,
+  ConfigError,
+  SessionBusyError,
+  StoreUnavailableError,
+} from '../errors.js';
+import { RunHub } from '../serve/run-hub.js';
+import { STOP_OWNER, stopKey } from '../serve/stop-signal.js';
+import { isServedWorkflow, type ServedWorkflow } from '../serve/serve-options.js';
+import { Tenancy } from '../serve/tenancy.js';
+import { HttpError } from '../serve/http-error.js';
+import {
+  checkDispatcher,
+  checkSharedStore,
+  outcomeKey,
+  type Dispatcher,
+  type JobOutcome,
+  queueNameOf,
+  type RunJob,
+} from './dispatcher.js';
+
+/** Options of `startWorker()`. */
+export interface WorkerOptions {
+  /** The queue engine the runs come from. */
+  dispatcher: Dispatcher;
+  /** How many runs this worker makes at once. @default 10 */
+  concurrency?: number;
+  /** How long `close()` lets running turns finish before it gives up on them. @default 30_000 */
+  shutdownTimeoutMs?: number;
+}
+
+/** A running worker. */
+export interface Worker {
+  /**
+   * Takes no new jobs, lets running turns finish for up to `shutdownTimeoutMs`, and ends. A turn
+   * it could not finish is resumed by another worker once its lease has expired.
+   */
+  close(): Promise<void>;
+}
+
+/** How long a job whose session is busy elsewhere waits before it is tried again. */
+const BUSY_RETRY_MS = 500;
+/** How long a run's outcome stays readable for the server that queued it. */
+const OUTCOME_TTL_MS = 5 * 60_000;
+
+/**
+ * Takes the workflow's queued runs (API.md §16) and makes them, `concurrency` at once: each job's
+ * input is run on its session, or — when an earlier attempt of the job committed the input and
+ * died — the interrupted run is finished. Every committed step is announced to the servers.
+ * @throws ConfigError at once when the workflow's store is not one that machines share.
+ */
+export async function startWorker(
+  workflow: ServedWorkflow,
+  options: WorkerOptions,
+): Promise<Worker> {
+  if (!isServedWorkflow(workflow)) {
+    throw new ConfigError('startWorker(): pass a built workflow or team.', { path: 'workflow' });
+  }
+  const dispatcher = checkDispatcher(options?.dispatcher, 'startWorker()');
+  checkSharedStore(workflow.checkpointStore, 'startWorker()');
+  const { concurrency = 10, shutdownTimeoutMs = 30_000 } = options;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw new ConfigError(
+      `startWorker(): \`concurrency\` must be a positive integer, got ${JSON.stringify(concurrency)}.`,
+      { path: 'concurrency' },
+    );
+  }
+  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) {
+    throw new ConfigError(
+      `startWorker(): \`shutdownTimeoutMs\` must be a non-negative integer, got ${JSON.stringify(shutdownTimeoutMs)}.`,
+      { path: 'shutdownTimeoutMs' },
+    );
+  }
+  const hub = new RunHub(workflow, new Tenancy(workflow.checkpointStore), {
+    onStep: (id) => void dispatcher.announce(id).catch(() => {}),
+  });
+  const consumer = await dispatcher.consume(
+    queueNameOf(workflow),
+    (job) => runJob(hub, job, dispatcher),
+    {
+      concurrency,
+    },
+  );
+  let closing: Promise<void> | undefined;
+  return {
+    close() {
+      closing ??= (async () => {
+        const stopped = consumer.stop();
+        const timer = sleep(shutdownTimeoutMs, undefined, { ref: false });
+        await Promise.race([stopped.catch(() => {}), timer]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Makes one job's run; says when to try again instead (its session is busy elsewhere). */
+async function runJob(hub: RunHub, job: RunJob, dispatcher: Dispatcher): Promise<JobOutcome> {
+  const id = job.sessionId;
+  const store = hub.store;
+  if (store === undefined) return { done: true };
+  const session = hub.session(id);
+  let task = job.task ?? undefined;
+  try {
+    if (job.inputId !== null) {
+      const messages = await session.messages();
+      if (messages.some((m) => m.id === job.inputId)) {
+        // An earlier attempt took the input: finish its run, unless it ended.
+        const { status } = await session.info();
+        if (status === 'running') return { done: false, retryMs: BUSY_RETRY_MS };
+        if (status !== 'idle') return { done: true };
+        task = undefined;
+      }
+    }
+    if (job.interrupts === true) await store.releaseLease(stopKey(id), STOP_OWNER);
+    const live = await hub.start(id, task);
+    await live.ended;
+    const last = live.events.at(-1);
+    if (last?.kind === 'error' && retried(last.error))
+      return { done: false, retryMs: BUSY_RETRY_MS };
+    if (job.inputId !== null && last !== undefined && last.kind !== 'message') {
+      const outcome =
+        last.kind === 'result'
+          ? `ended:${JSON.stringify({ stopReason: last.result.stopReason })}`
+          : `failed:${last.message}`;
+      await store.acquireLease(outcomeKey(job.inputId), outcome, OUTCOME_TTL_MS);
+      // The server that queued the input waits for this outcome: wake it now.
+      await dispatcher.announce(id).catch(() => {});
+    }
+    return { done: true };
+  } catch (error) {
+    if (retried(error) || error instanceof HttpError)
+      return { done: false, retryMs: BUSY_RETRY_MS };
+    throw error;
+  }
+}
+
+/** Errors that end an attempt, not the job: another worker holds the session, or the store is out of reach. */
+function retried(error: unknown): boolean {
+  return (
+    error instanceof SessionBusyError ||
+    error instanceof CheckpointError ||
+    error instanceof StoreUnavailableError
+  );
+}

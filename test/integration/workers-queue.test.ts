@@ -1,0 +1,193 @@
+// API.md §16 in one process: serve({dispatcher}) queues runs, startWorker() makes them, on
+// pg-boss (PostgreSQL) and BullMQ (Redis): inputs of one session in the order sent, busy
+// "reject" and "interrupt", and the ConfigError for a store machines do not share.
+import { randomBytes } from 'node:crypto';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  ConfigError,
+  FileCheckpointStore,
+  MemoryCheckpointStore,
+  type CheckpointStore,
+  type Dispatcher,
+  PgBossDispatcher,
+  serve,
+  startWorker,
+} from '../../src/index.js';
+import { dispatcherOf, type Engine, queueDesk, storeOf } from '../support/queue-desk.js';
+
+const TOKEN = 'workers-token';
+
+function call(handler: { fetch(r: Request): Promise<Response> }, path: string, body?: unknown) {
+  return handler.fetch(
+    new Request(`http://baton.test${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  );
+}
+
+describe.each<Engine>((process.env.WORKERS_ENGINES ?? 'pg,redis').split(',') as Engine[])(
+  'workers on %s',
+  (engine) => {
+    const name = `w${randomBytes(4).toString('hex')}`;
+    const queue = `baton.test-${name}`;
+    let store: CheckpointStore;
+    let dispatcher: Dispatcher;
+    let workerDispatcher: Dispatcher;
+    let worker: { close(): Promise<void> };
+    const closers: (() => Promise<void>)[] = [];
+
+    beforeAll(async () => {
+      store = storeOf(engine, name);
+      dispatcher = dispatcherOf(engine, queue);
+      workerDispatcher = dispatcherOf(engine, queue);
+      const workerStore = storeOf(engine, name);
+      worker = await startWorker(queueDesk(workerStore), { dispatcher: workerDispatcher });
+      closers.push(async () => {
+        await worker.close();
+        await workerDispatcher.close();
+        await workerStore.close();
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      for (const close of closers.reverse()) await close();
+      await dispatcher.close();
+      await store.close();
+    }, 60_000);
+
+    async function session(handler: { fetch(r: Request): Promise<Response> }): Promise<string> {
+      const created = await call(handler, '/sessions', {});
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      return id;
+    }
+
+    it('answers ten inputs sent to one session at once in the order sent', async () => {
+      const handler = serve(queueDesk(store), { token: TOKEN, dispatcher });
+      const id = await session(handler);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, k) =>
+          call(handler, `/sessions/${id}/runs`, { input: `q${k}` }),
+        ),
+      );
+      const answered = await Promise.all(
+        answers.map(async (a) => {
+          expect(a.status).toBe(200);
+          const result = (await a.json()) as {
+            status: string;
+            messages: { type: string; content: string }[];
+          };
+          expect(result.status).toBe('awaiting_input');
+          return texts(result.messages);
+        }),
+      );
+      expect(answered).toEqual(
+        Array.from({ length: 10 }, (_, k) => [`q${k}`, `reply ${k + 1}: q${k}`]),
+      );
+      const thread = (await (await call(handler, `/sessions/${id}/messages`)).json()) as {
+        messages: { type: string; content: string }[];
+      };
+      expect(thread.messages.filter((m) => m.type === 'TextMessage').map((m) => m.content)).toEqual(
+        Array.from({ length: 10 }, (_, k) => [`q${k}`, `reply ${k + 1}: q${k}`]).flat(),
+      );
+      await handler.close();
+    }, 90_000);
+
+    it('answers 409 to an input while the session runs with busy "reject"', async () => {
+      const handler = serve(queueDesk(store), { token: TOKEN, dispatcher, busy: 'reject' });
+      const id = await session(handler);
+      const first = call(handler, `/sessions/${id}/runs`, { input: 'slow one' });
+      await waitFor(async () => (await store.leaseHolder(id)) !== null);
+      const second = await call(handler, `/sessions/${id}/runs`, { input: 'two' });
+      expect(second.status).toBe(409);
+      expect(second.headers.get('retry-after')).not.toBeNull();
+      const result = (await (await first).json()) as { messages: { content: string }[] };
+      expect(result.messages.at(-1)?.content).toBe('reply 1: slow one');
+      await handler.close();
+    }, 60_000);
+
+    it('stops the running run and runs the new input next with busy "interrupt"', async () => {
+      const handler = serve(queueDesk(store), { token: TOKEN, dispatcher, busy: 'interrupt' });
+      const id = await session(handler);
+      const first = call(handler, `/sessions/${id}/runs`, { input: 'slow one' });
+      await waitFor(async () => (await store.leaseHolder(id)) !== null);
+      const second = call(handler, `/sessions/${id}/runs`, { input: 'two' });
+      const stopped = (await (await first).json()) as { status: string; stopReason: string | null };
+      expect({ status: stopped.status, stopReason: stopped.stopReason }).toEqual({
+        status: 'terminated',
+        stopReason: 'External termination requested',
+      });
+      const next = (await (await second).json()) as {
+        status: string;
+        messages: { type: string; content: string }[];
+      };
+      expect(next.status).toBe('awaiting_input');
+      expect(texts(next.messages)).toEqual(['two', 'reply 2: two']);
+      await handler.close();
+    }, 60_000);
+
+    it('refuses a store that only this process sees, with a ConfigError naming why', async () => {
+      const memory = queueDesk(new MemoryCheckpointStore());
+      expect(() => serve(memory, { token: TOKEN, dispatcher })).toThrow(ConfigError);
+      expect(() => serve(memory, { token: TOKEN, dispatcher })).toThrow(
+        'serve(): a dispatcher hands each run to any worker, so the workflow needs a checkpoint ' +
+          'store that every machine shares (PostgresCheckpointStore or RedisCheckpointStore); it ' +
+          'has a MemoryCheckpointStore, which only this process sees.',
+      );
+      const file = queueDesk(new FileCheckpointStore(`/tmp/${name}`));
+      await expect(startWorker(file, { dispatcher })).rejects.toThrow(
+        'startWorker(): a dispatcher hands each run to any worker, so the workflow needs a ' +
+          'checkpoint store that every machine shares (PostgresCheckpointStore or ' +
+          'RedisCheckpointStore); it has a FileCheckpointStore, which only this process sees.',
+      );
+      const perPrincipal = serve(() => memory, { token: TOKEN, dispatcher });
+      const answer = await call(perPrincipal, '/sessions', {});
+      expect(answer.status).toBe(500);
+      expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
+        'it has a MemoryCheckpointStore, which only this process sees.',
+      );
+    });
+  },
+);
+
+function texts(messages: readonly { type: string; content: string }[]): string[] {
+  return messages.filter((m) => m.type === 'TextMessage').map((m) => m.content);
+}
+
+async function waitFor(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('waitFor: timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('PgBossDispatcher({ boss })', () => {
+  it('queues on a PgBoss the caller started (servers then look at the store without announcements)', async () => {
+    const { PgBoss } = await import('pg-boss');
+    const boss = new PgBoss({ connectionString: 'postgres://postgres@127.0.0.1:5432/test' });
+    boss.on('error', () => {});
+    await boss.start();
+    const name = `wb${randomBytes(4).toString('hex')}`;
+    const store = storeOf('pg', name);
+    const dispatcher = new PgBossDispatcher({ boss }, { queue: `baton.${name}` });
+    const worker = await startWorker(queueDesk(store), { dispatcher });
+    const handler = serve(queueDesk(store), { token: TOKEN, dispatcher });
+    try {
+      const { id } = (await (await call(handler, '/sessions', {})).json()) as { id: string };
+      const answer = await call(handler, `/sessions/${id}/runs`, { input: 'hello' });
+      const result = (await answer.json()) as { messages: { type: string; content: string }[] };
+      expect(texts(result.messages)).toEqual(['hello', 'reply 1: hello']);
+    } finally {
+      await handler.close();
+      await worker.close();
+      await dispatcher.close();
+      await boss.stop({ graceful: false, close: true });
+      await store.close();
+    }
+  }, 60_000);
+});
