@@ -16,6 +16,8 @@ import {
 import { readLegacyStep } from './legacy-records.js';
 import { applyStep, type CommittedStep, type SessionState } from '../state/session-state.js';
 import type { StateCheck } from '../state/state-validator.js';
+import type { Step } from '../state/step.js';
+import type { StateProblem } from '../../agents/conversation-state.js';
 
 /** The version of the snapshot format; a snapshot of another version is refused with advice. */
 export const RECORD_VERSION = 1;
@@ -214,6 +216,8 @@ export interface ExpectedWorkflow {
   readonly descriptor: WorkflowDescriptor;
   /** The workflow's one state check (`StateValidator.stored`), also used by `loadState()`. */
   readonly check: (state: unknown) => StateCheck<SessionState>;
+  /** The conversation state's check (API.md §18), to refuse a record whose patch breaks it. */
+  readonly stateProblem?: ((data: unknown) => StateProblem) | undefined;
 }
 
 /** The step log of a session, read back into its state. */
@@ -271,7 +275,7 @@ export function replayLog(
       const step = entry.typed(replayed.length);
       if (typeof step === 'string') throw new CheckpointError(sessionId, record.step, step);
       // The one reducer, as the run that made the step applied it; the state is checked at the end.
-      replayed.state = applyStep(replayed.state, step).state;
+      replayed.state = replayStep(sessionId, record.step, replayed.state, step, expected);
       replayed.length += step.append?.length ?? 0;
     }
     lastStep = record.step;
@@ -280,6 +284,14 @@ export function replayLog(
   if (state === undefined) throw new CheckpointError(sessionId, 0, 'the log is empty');
   if (base !== undefined && state === base) return base;
   const checked = expected.check(state);
+  if (!checked.ok && checked.path.startsWith('state')) {
+    // A valid log whose conversation state this workflow's schema refuses (API.md §18).
+    throw new ConfigError(
+      `Session "${sessionId}" cannot be resumed: ${checked.problem}. Resume it with a workflow ` +
+        "whose state schema accepts it, or update the stored state's field.",
+      { path: checked.path },
+    );
+  }
   if (!checked.ok) {
     throw new CheckpointError(
       sessionId,
@@ -310,6 +322,35 @@ function startOf(state: unknown): { state: SessionState; length: number } | unde
   }
   // Unchecked (a snapshot's state is checked with the state the log leads to): typed as it claims.
   return { state: state as SessionState, length: state.thread.length };
+}
+
+/**
+ * `step` applied to `state` in a replay. A state patch that reaches outside the state, or that
+ * breaks the schema of a state that met it, is the record's fault: `CheckpointError`.
+ */
+function replayStep(
+  sessionId: string,
+  at: number,
+  state: SessionState,
+  step: Step,
+  expected: ExpectedWorkflow,
+): SessionState {
+  let next: SessionState;
+  try {
+    next = applyStep(state, step).state;
+  } catch (error) {
+    throw new CheckpointError(sessionId, at, error instanceof Error ? error.message : String(error));
+  }
+  if (step.statePatch === undefined || expected.stateProblem === undefined) return next;
+  const problem = expected.stateProblem(next.data ?? {});
+  if (problem !== undefined && expected.stateProblem(state.data ?? {}) === undefined) {
+    throw new CheckpointError(
+      sessionId,
+      at,
+      `its state patch breaks the state's schema at ${problem.text}`,
+    );
+  }
+  return next;
 }
 
 /** The step log as `session.checkpoints()` shows it. */

@@ -1,3 +1,5 @@
+import type { StateOption } from '../../agents/conversation-state.js';
+import { resolveStateOption } from '../state-option.js';
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { SessionState } from '../../engine/state/session-state.js';
@@ -25,6 +27,11 @@ export type SelectorFunc = (
 
 /** Options of `SelectorGroupChat`; give `client`, `selectorFunc` or both. */
 export interface SelectorGroupChatOptions extends TeamCheckpointOptions {
+  /**
+   * The conversation state (API.md §18): its zod schema and the value a new session starts with.
+   * @default none: the state is `{}` and any JSON object is accepted
+   */
+  state?: StateOption;
   /** The model that picks the next speaker from the participants' names and descriptions. */
   client?: ChatClient;
   /** Picks the next speaker in code first; returning nothing falls back to the model. */
@@ -164,6 +171,7 @@ export class SelectorGroupChat extends WorkflowRunner {
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'selector', participants: names },
         progressSchema: NO_PROGRESS,
+        ...resolveStateOption('SelectorGroupChat', options.state),
         turnOptions: () => ({}),
         routeResponse: () => ({ event: { type: 'next' } }),
         routeUserInput: () => ({ type: 'message' }),
