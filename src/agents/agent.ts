@@ -38,7 +38,7 @@ import type { Handoff } from './handoff.js';
 import type { AgentOptions } from './agent-options.js';
 import { type CallSetup, inCallOrder, runCalls } from './run-calls.js';
 import { type TurnOffer, TurnOffers } from './turn-offer.js';
-import { answerOf, handoffAnswer, requestModel } from './model-turn.js';
+import { answerOf, handoffAnswer, modelRequest, requestModel, turnOutput } from './model-turn.js';
 import type { Tool } from './tool.js';
 import { checkInstructions } from './agent-config.js';
 import { type Instructions, instructionsText, setSystemMessage } from './agent-instructions.js';
@@ -47,9 +47,6 @@ import { realTimer, type Timer, type ToolMiddleware } from './tool-execution.js'
 
 const NO_RESULTS: ReadonlyMap<string, FunctionExecutionResult> = new Map();
 const NO_HANDOFFS: ReadonlyMap<string, Handoff> = new Map();
-
-/** JSON Schemas of output formats given per turn (e.g. by a resolver), computed once each. */
-const turnSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 /**
  * The LLM-backed `ChatAgent` (AutoGen's AssistantAgent semantics, stateless). Each turn it builds
@@ -157,7 +154,7 @@ export class Agent implements ChatAgent {
     const allowed = this.#offers.of(ctx);
     let offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value);
     let handoffs = offer.handoffs;
-    const output = this.#output(ctx.outputSchema);
+    const output = turnOutput(this.name, this.#ownOutput, ctx.outputSchema);
     const viewOptions: ModelViewOptions = { handoffToolNames: allowed.names };
     const instructions = () =>
       instructionsText(this.instructions, {
@@ -218,12 +215,13 @@ export class Agent implements ChatAgent {
       } else {
         if (i > 0) {
           // Each model call sees the state as the turn's tools left it (API.md §18).
-          if (typeof this.instructions === 'function') setSystemMessage(messages, await instructions());
+          if (typeof this.instructions === 'function')
+            setSystemMessage(messages, await instructions());
           offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value);
           handoffs = offer.handoffs;
         }
         const result = await this.#callModel(
-          this.#request(
+          modelRequest(
             i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow, this.name),
             offer.schemas,
             ctx.signal,
@@ -296,7 +294,8 @@ export class Agent implements ChatAgent {
         // A continued turn: the view of the thread with these results pairs every call of the
         // paused answer with its result, before anything the user said meanwhile.
         messages = threadModelMessages(thread.append([execution]), this.name, viewOptions);
-        if (typeof this.instructions === 'function') setSystemMessage(messages, await instructions());
+        if (typeof this.instructions === 'function')
+          setSystemMessage(messages, await instructions());
       } else {
         messages.push(
           { role: 'assistant', content, toolCalls: calls },
@@ -321,20 +320,6 @@ export class Agent implements ChatAgent {
     };
   }
 
-  /** The structured format of this turn: the context's, else the agent's own (JSON Schema cached). */
-  #output(schema: z.ZodType | undefined): {
-    readonly schema: z.ZodType | undefined;
-    readonly json: Record<string, unknown> | undefined;
-  } {
-    if (schema === undefined || schema === this.outputSchema) return this.#ownOutput;
-    let json = turnSchemas.get(schema);
-    if (json === undefined) {
-      json = outputJsonSchema(this.name, schema);
-      turnSchemas.set(schema, json);
-    }
-    return { schema, json };
-  }
-
   #setup(ctx: AgentContext, offer: TurnOffer, state: StateBatch): CallSetup {
     return {
       state,
@@ -349,23 +334,9 @@ export class Agent implements ChatAgent {
     };
   }
 
-  /** One model call's request (a new one per call: a client may treat its arrays as its own). */
-  #request(
-    messages: LLMMessage[],
-    tools: ModelRequest['tools'],
-    signal: AbortSignal,
-    outputSchema: Record<string, unknown> | undefined,
-  ): ModelRequest {
-    const request: ModelRequest = { messages, signal };
-    if (tools !== undefined) request.tools = tools.slice();
-    if (outputSchema !== undefined) request.outputSchema = outputSchema;
-    return request;
-  }
-
   #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
     return traceChat(this.#client, request.messages, () =>
       requestModel(this.#client, this.name, this.#stream, request, ctx.emit),
     );
   }
 }
-

@@ -17,9 +17,12 @@ export function resolveStateOption(
 ): Pick<Orchestration, 'state'> {
   if (option === undefined) return {};
   if (option === null || typeof option !== 'object') {
-    throw new ConfigError(`${where}: state must be { schema, initial }, got ${JSON.stringify(option)}.`, {
-      path: 'state',
-    });
+    throw new ConfigError(
+      `${where}: state must be { schema, initial }, got ${JSON.stringify(option)}.`,
+      {
+        path: 'state',
+      },
+    );
   }
   const { schema, initial } = option;
   if (!isZodSchema(schema)) {

@@ -14,9 +14,9 @@ import {
   storedContent,
 } from './compact-step.js';
 import { readLegacyStep } from './legacy-records.js';
-import { applyStep, type CommittedStep, type SessionState } from '../state/session-state.js';
+import type { CommittedStep, SessionState } from '../state/session-state.js';
+import { replayStep } from './replay-step.js';
 import type { StateCheck } from '../state/state-validator.js';
-import type { Step } from '../state/step.js';
 import type { StateProblem } from '../../agents/conversation-state.js';
 
 /** The version of the snapshot format; a snapshot of another version is refused with advice. */
@@ -322,35 +322,6 @@ function startOf(state: unknown): { state: SessionState; length: number } | unde
   }
   // Unchecked (a snapshot's state is checked with the state the log leads to): typed as it claims.
   return { state: state as SessionState, length: state.thread.length };
-}
-
-/**
- * `step` applied to `state` in a replay. A state patch that reaches outside the state, or that
- * breaks the schema of a state that met it, is the record's fault: `CheckpointError`.
- */
-function replayStep(
-  sessionId: string,
-  at: number,
-  state: SessionState,
-  step: Step,
-  expected: ExpectedWorkflow,
-): SessionState {
-  let next: SessionState;
-  try {
-    next = applyStep(state, step).state;
-  } catch (error) {
-    throw new CheckpointError(sessionId, at, error instanceof Error ? error.message : String(error));
-  }
-  if (step.statePatch === undefined || expected.stateProblem === undefined) return next;
-  const problem = expected.stateProblem(next.data ?? {});
-  if (problem !== undefined && expected.stateProblem(state.data ?? {}) === undefined) {
-    throw new CheckpointError(
-      sessionId,
-      at,
-      `its state patch breaks the state's schema at ${problem.text}`,
-    );
-  }
-  return next;
 }
 
 /** The step log as `session.checkpoints()` shows it. */
