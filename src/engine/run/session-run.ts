@@ -1,3 +1,4 @@
+import type { StateValue } from '../../agents/conversation-state.js';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 
 import type { AgentPause, AgentResponse } from '../../agents/chat-agent.js';
@@ -75,6 +76,7 @@ export interface RunHost extends TurnContext {
    * undefined when the session has no store, so an in-memory run awaits nothing.
    */
   confirmLease(step: number): Promise<void> | undefined;
+  /** The conversation state as the turns since the last commit left it (API.md §18). */ turnData?(): StateValue;
 }
 
 /**
@@ -303,7 +305,7 @@ export class SessionRun {
         ? [response.chatMessage]
         : [...inner, response.chatMessage];
     const routing = host.orchestration.routeResponse(agent, response, state, speaking);
-    const next = host.driver.next(speaking, routing.event);
+    const next = host.driver.next(speaking, routing.event, host.turnData?.());
     const followUp = routing.followUp;
     // A condition that fails does not lose the answer it was checking: the answer is committed
     // (with the condition state as it was) and the failure rejects the run after that.

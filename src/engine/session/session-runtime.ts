@@ -271,6 +271,10 @@ export class SessionRuntime implements RunHost {
     return turn;
   }
 
+  turnData(): StateValue {
+    return this.#turns?.at(-1)?.value ?? this.#state.data ?? EMPTY_STATE;
+  }
+
   /** The conversation state (API.md §18), deep-frozen. */
   async data(): Promise<StateValue> {
     return freeze((await this.current()).data ?? EMPTY_STATE, true);
