@@ -349,7 +349,9 @@ describe.each(STORES)('on the %s store', (_name, open) => {
     // The second billing turn of this new object: its instructions and tool see the state.
     const second = await session.run('INV-7');
     expect(second.status).toBe('awaiting_input');
-    expect(seen(restarted.billingClient)[0]?.system).toBe(`The customer is C-42 (billing in ${id}).`);
+    expect(seen(restarted.billingClient)[0]?.system).toBe(
+      `The customer is C-42 (billing in ${id}).`,
+    );
     // The first read is in the stored thread; the second is this object's tool.
     expect(seen(restarted.billingClient)[1]?.results).toEqual([
       JSON.stringify(AFTER),

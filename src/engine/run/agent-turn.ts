@@ -10,6 +10,7 @@ import { untilAborted } from '../../until-aborted.js';
 import { thrownText } from '../../value-text.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { TurnState } from '../../agents/turn-state.js';
+import type { StateValue } from '../../agents/conversation-state.js';
 import {
   type AgentTurnOptions,
   type Orchestration,
@@ -31,6 +32,8 @@ export interface TurnContext {
   readonly id: string;
   /** The conversation state of a turn starting now (API.md §18). */
   turnState?(): TurnState;
+  /** The conversation state as the turns since the last commit left it (API.md §18). */
+  turnData?(): StateValue;
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { StateValue } from '../../agents/conversation-state.js';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 
 import type { AgentPause, AgentResponse } from '../../agents/chat-agent.js';
@@ -76,7 +75,6 @@ export interface RunHost extends TurnContext {
    * undefined when the session has no store, so an in-memory run awaits nothing.
    */
   confirmLease(step: number): Promise<void> | undefined;
-  /** The conversation state as the turns since the last commit left it (API.md §18). */ turnData?(): StateValue;
 }
 
 /**
@@ -276,6 +274,7 @@ export class SessionRun {
             chatMessage,
             () => [...threadOf(state), ...before, ...inner, chatMessage],
             options.signal,
+            host.turnData?.(),
           );
     // Without output guardrails nothing is awaited: every await on the hot path costs a tick.
     const tripped = checking === null ? null : await checking;

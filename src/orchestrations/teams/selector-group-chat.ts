@@ -1,3 +1,4 @@
+import { EMPTY_STATE, type StateValue } from '../../agents/conversation-state.js';
 import type { StateOption } from '../../agents/conversation-state.js';
 import { resolveStateOption } from '../state-option.js';
 import type { ChatAgent } from '../../agents/chat-agent.js';
@@ -23,6 +24,8 @@ import { checkTeam, compileTeamMachine } from './team-machine.js';
 /** Picks the next speaker from the thread; return nothing to let the model choose. */
 export type SelectorFunc = (
   messages: readonly AgentMessage[],
+  /** The conversation state (API.md §18). */
+  ctx: { readonly state: StateValue },
 ) => string | null | undefined | Promise<string | null | undefined>;
 
 /** Options of `SelectorGroupChat`; give `client`, `selectorFunc` or both. */
@@ -97,7 +100,7 @@ export class SelectorGroupChat extends WorkflowRunner {
       signal: AbortSignal | undefined,
     ): Promise<string> => {
       if (selectorFunc !== undefined) {
-        const chosen = await selectorFunc(state.thread);
+        const chosen = await selectorFunc(state.thread, { state: state.data ?? EMPTY_STATE });
         if (chosen !== null && chosen !== undefined) {
           if (!names.includes(chosen)) {
             throw new ConfigError(
