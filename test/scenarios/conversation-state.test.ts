@@ -15,7 +15,6 @@ import {
   SessionBusyError,
   tool,
 } from '../../src/index.js';
-import type { ModelRequest } from '../../src/models/chat-client.js';
 import {
   openFile,
   openMemory,

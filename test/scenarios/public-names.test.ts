@@ -43,6 +43,17 @@ const DOCUMENTED_IN_GUIDES = {
  * name (checked below), so a caller may need to write it.
  */
 const SIGNATURE_TYPES = [
+  // §18 conversation state
+  'HandoffGuard',
+  'Instructions',
+  'InstructionsContext',
+  'StateOption',
+  'StatePatchOp',
+  'StateRecipe',
+  'StateValue',
+  'CallState',
+  'StateBatch',
+  'TurnState',
   // §2–§4 messages, models, tools and agents
   'MessageBase',
   'MessageInit',

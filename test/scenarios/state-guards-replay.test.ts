@@ -218,9 +218,7 @@ describe('step records with state patches', () => {
     await desk(isVerified, store).workflow.session('r').run('Refund please');
     const records = await store.read('r', { from: 'start' });
     const bodies = records.map((r) => JSON.parse(r.data.slice(8)) as unknown[]);
-    const patched = bodies.filter((b) =>
-      (b[5] as { p?: unknown } | 0 | undefined)?.hasOwnProperty('p'),
-    );
+    const patched = bodies.filter((b) => typeof b[5] === 'object' && b[5] !== null && 'p' in b[5]);
     expect(patched.map((b) => [b[3], (b[5] as { p: unknown }).p])).toEqual([
       [
         '@billing',
