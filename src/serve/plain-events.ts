@@ -12,6 +12,8 @@ export async function* plainFrames(events: AsyncIterable<FeedEvent>): AsyncGener
     const id = formatCursor(event.id);
     if (event.kind === 'message') {
       yield { id, event: event.message.type, data: JSON.stringify(event.message) };
+    } else if (event.kind === 'state') {
+      yield { id, event: 'state', data: JSON.stringify(event.patch) };
     } else if (event.kind === 'result') {
       yield { id, event: 'result', data: JSON.stringify(event.result) };
     } else {

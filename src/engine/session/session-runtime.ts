@@ -296,7 +296,9 @@ export class SessionRuntime implements RunHost {
   }
 
   #told({ state, change }: CommittedStep): void {
-    tell(this.#observer, (o) => o.step?.(state.step, change.append ?? NO_MESSAGES, state));
+    tell(this.#observer, (o) =>
+      o.step?.(state.step, change.append ?? NO_MESSAGES, state, change.statePatch),
+    );
   }
 
   checkStop(
