@@ -162,7 +162,8 @@ export class Agent implements ChatAgent {
         sessionId: ctx.sessionId,
         agent: this.name,
       });
-    const text = await instructions();
+    // A string costs no await (each is a tick on every turn).
+    const text = typeof this.instructions === 'function' ? await instructions() : this.instructions;
     if (text !== undefined) viewOptions.instructions = text;
     if (ctx.toolCallFilter !== undefined) viewOptions.toolCallFilter = ctx.toolCallFilter;
     if (ctx.contextWindow !== undefined) viewOptions.contextWindow = ctx.contextWindow;

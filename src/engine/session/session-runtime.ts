@@ -258,9 +258,12 @@ export class SessionRuntime implements RunHost {
 
   /** `step` with the state updates of the turns that led to it (API.md §18), in turn order. */
   #withTurnUpdates(step: Step): Step {
-    const ops = (this.#turns ?? []).flatMap((t) => t.ops);
+    const turns = this.#turns ?? [];
     this.#turns = undefined;
-    return ops.length === 0 ? step : { ...step, statePatch: [...(step.statePatch ?? []), ...ops] };
+    // Most turns change nothing: no array is made for them.
+    if (turns.every((t) => t.ops.length === 0)) return step;
+    const ops = turns.flatMap((t) => t.ops);
+    return { ...step, statePatch: [...(step.statePatch ?? []), ...ops] };
   }
 
   /** The conversation state of an agent turn starting now; its updates go with the next commit. */
