@@ -279,7 +279,7 @@ export class Agent implements ChatAgent {
       );
       // Handoffs alone are answered at once: nothing to await.
       const fresh = Array.isArray(running) ? running : await running;
-      batch.end(pending.map((c) => c.id));
+      batch.end(pending);
       ctx.signal.throwIfAborted();
       const execution = toolCallExecutionEvent({ source: this.name, content: fresh });
       record(execution);

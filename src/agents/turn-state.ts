@@ -57,7 +57,8 @@ export interface CallState {
 export class StateBatch {
   readonly #turn: TurnState;
   readonly #start: StateValue;
-  readonly #calls = new Map<string, { value: StateValue; ops: StatePatchOp[]; kept: boolean }>();
+  /** Made when a call first reads its state (a batch of handoffs only never does). */
+  #calls: Map<string, { value: StateValue; ops: StatePatchOp[]; kept: boolean }> | undefined;
 
   constructor(turn: TurnState) {
     this.#turn = turn;
@@ -66,6 +67,7 @@ export class StateBatch {
 
   /** The state and `updateState` of the call `callId` (its tool's `ctx`). */
   forCall(callId: string, tool: string): CallState {
+    this.#calls ??= new Map();
     let own = this.#calls.get(callId);
     if (own === undefined) {
       own = { value: this.#start, ops: [], kept: false };
@@ -90,14 +92,16 @@ export class StateBatch {
 
   /** The call `callId` succeeded: its updates count (a call that threw or timed out has none). */
   keep(callId: string): void {
-    const own = this.#calls.get(callId);
+    const own = this.#calls?.get(callId);
     if (own !== undefined) own.kept = true;
   }
 
-  /** The batch ended: the kept updates are applied in the order of `callIds`. */
-  end(callIds: readonly string[]): void {
-    for (const id of callIds) {
-      const own = this.#calls.get(id);
+  /** The batch ended: the kept updates are applied in the order of `calls`. */
+  end(calls: readonly { readonly id: string }[]): void {
+    const byCall = this.#calls;
+    if (byCall === undefined) return;
+    for (const { id } of calls) {
+      const own = byCall.get(id);
       if (own === undefined) continue;
       const kept = own.kept;
       own.kept = true;
@@ -114,6 +118,6 @@ export async function runBatch<T>(
 ): Promise<T> {
   const batch = state.batch();
   const results = await run(batch);
-  batch.end(calls.map((c) => c.id));
+  batch.end(calls);
   return results;
 }
