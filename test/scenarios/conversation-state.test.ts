@@ -7,12 +7,16 @@ import {
   Agent,
   type CheckpointStore,
   ConfigError,
+  GraphBuilder,
   HandoffBuilder,
   MemoryCheckpointStore,
+  RoundRobinGroupChat,
   ScriptedChatClient,
   scriptedText,
   scriptedToolCall,
+  SelectorGroupChat,
   SessionBusyError,
+  Swarm,
   tool,
 } from '../../src/index.js';
 import {
@@ -369,5 +373,51 @@ describe.each(STORES)('on the %s store', (_name, open) => {
     expect(await early.state()).toEqual(INITIAL);
     const late = restarted.workflow.session(`${id}-late`, { from: { session: id, step: 2 } });
     expect(await late.state()).toEqual(AFTER);
+  });
+});
+
+describe('teams and graphs take the same state option', () => {
+  const bumper = () =>
+    new Agent({
+      name: 'worker',
+      client: new ScriptedChatClient([scriptedToolCall('bump'), scriptedText('done')]),
+      maxToolIterations: 2,
+      tools: [
+        tool({
+          name: 'bump',
+          parameters: z.object({}),
+          execute: (_a, ctx) => {
+            ctx.updateState((draft) => {
+              draft.count = Number(draft.count) + 1;
+            });
+            return String(ctx.state.count);
+          },
+        }),
+      ],
+    });
+  const state = { schema: z.object({ count: z.number() }), initial: { count: 41 } };
+
+  it.each([
+    ['RoundRobinGroupChat', () => new RoundRobinGroupChat([bumper()], { maxTurns: 1, state })],
+    [
+      'SelectorGroupChat',
+      () => new SelectorGroupChat([bumper()], { maxTurns: 1, state, selectorFunc: () => 'worker' }),
+    ],
+    ['Swarm', () => new Swarm([bumper()], { maxTurns: 1, state })],
+    ['GraphBuilder', () => new GraphBuilder({ state }).addNode(bumper()).build()],
+  ])('%s', async (_name, make) => {
+    const team = make();
+    expect(await team.session('t').state()).toEqual({ count: 41 });
+    await team.session('t').run('go');
+    expect(await team.session('t').state()).toEqual({ count: 42 });
+  });
+
+  it('a team checks `initial` when it is made, a graph in build()', () => {
+    const bad = { schema: z.object({ count: z.number() }), initial: { count: 'x' } };
+    expect(() => new RoundRobinGroupChat([bumper()], { state: bad })).toThrow(
+      'RoundRobinGroupChat: state.initial is invalid at count: Invalid input: expected number, received string. Give an initial value the schema accepts.',
+    );
+    const builder = new GraphBuilder({ state: bad }).addNode(bumper());
+    expect(() => builder.build()).toThrow(ConfigError);
   });
 });
