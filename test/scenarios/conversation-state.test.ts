@@ -421,3 +421,20 @@ describe('teams and graphs take the same state option', () => {
     expect(() => builder.build()).toThrow(ConfigError);
   });
 });
+
+describe('an update before any run', () => {
+  it('opens the log of a stored session, and a new workflow object reads it back', async () => {
+    const store = new MemoryCheckpointStore();
+    await desk({ store })
+      .workflow.session('first')
+      .updateState((draft) => {
+        draft.priority = 'high';
+      });
+    const again = desk({ store }).workflow.session('first');
+    expect(await again.state()).toEqual({ ...INITIAL, priority: 'high' });
+    expect((await again.checkpoints()).map((c) => c.event)).toEqual(['state_update']);
+    const result = await again.run('My invoice is wrong');
+    expect(result.status).toBe('awaiting_input');
+    expect(await again.state()).toEqual({ ...AFTER, priority: 'high' });
+  });
+});
