@@ -3,7 +3,22 @@
 // §3 Models and §4 tools and agents.
 export type { AgentOptions } from './agents/agent.js';
 export { Agent } from './agents/agent.js';
-export type { AgentContext, AgentPause, AgentResponse, ChatAgent } from './agents/chat-agent.js';
+export type {
+  AgentContext,
+  AgentPause,
+  AgentResponse,
+  ChatAgent,
+  HandoffGuard,
+} from './agents/chat-agent.js';
+// §18 conversation state.
+export type { Instructions, InstructionsContext } from './agents/agent-instructions.js';
+export type {
+  StateOption,
+  StatePatchOp,
+  StateRecipe,
+  StateValue,
+} from './agents/conversation-state.js';
+export type { CallState, StateBatch, TurnState } from './agents/turn-state.js';
 export type {
   Guardrail,
   GuardrailInput,

@@ -1,3 +1,4 @@
+import type { Instructions } from './agent-instructions.js';
 import { z } from 'zod';
 
 import { ConfigError } from '../errors.js';
@@ -135,4 +136,18 @@ export function outputJsonSchema(agent: string, schema: unknown): Record<string,
       { path: 'outputSchema', cause: error },
     );
   }
+}
+
+/** `instructions` as given: a string, a function of the context, or none. */
+export function checkInstructions(
+  agent: string,
+  instructions: string | Instructions | undefined,
+): string | Instructions | undefined {
+  if (instructions === undefined || typeof instructions === 'string') return instructions;
+  if (typeof instructions === 'function') return instructions;
+  throw new ConfigError(
+    `Agent "${agent}": instructions must be a string or a function (ctx) => string, got ` +
+      `${JSON.stringify(instructions)}.`,
+    { path: 'instructions' },
+  );
 }

@@ -1,3 +1,4 @@
+import type { Instructions } from './agent-instructions.js';
 import type { z } from 'zod';
 
 import type { ChatClient } from '../models/chat-client.js';
@@ -11,8 +12,11 @@ export interface AgentOptions {
   name: string;
   /** @default 'An agent that provides assistance with ability to use tools.' */
   description?: string;
-  /** The system message of every model request; none when omitted. */
-  instructions?: string;
+  /**
+   * The system message of every model request; none when omitted or empty. A function is called
+   * at every model call with the conversation state as it is then (API.md §18).
+   */
+  instructions?: string | Instructions;
   client: ChatClient;
   tools?: readonly Tool[];
   /** Targets (names or `Handoff`s) this agent may pass control to. */

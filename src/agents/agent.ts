@@ -38,15 +38,15 @@ import type { Handoff } from './handoff.js';
 import type { AgentOptions } from './agent-options.js';
 import { type CallSetup, inCallOrder, runCalls } from './run-calls.js';
 import { type TurnOffer, TurnOffers } from './turn-offer.js';
-import { answerOf, handoffAnswer, requestModel } from './model-turn.js';
+import { answerOf, handoffAnswer, modelRequest, requestModel, turnOutput } from './model-turn.js';
 import type { Tool } from './tool.js';
+import { checkInstructions } from './agent-config.js';
+import { type Instructions, instructionsText, setSystemMessage } from './agent-instructions.js';
+import { runBatch, type StateBatch, TurnState } from './turn-state.js';
 import { realTimer, type Timer, type ToolMiddleware } from './tool-execution.js';
 
 const NO_RESULTS: ReadonlyMap<string, FunctionExecutionResult> = new Map();
 const NO_HANDOFFS: ReadonlyMap<string, Handoff> = new Map();
-
-/** JSON Schemas of output formats given per turn (e.g. by a resolver), computed once each. */
-const turnSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 /**
  * The LLM-backed `ChatAgent` (AutoGen's AssistantAgent semantics, stateless). Each turn it builds
@@ -72,7 +72,7 @@ const turnSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 export class Agent implements ChatAgent {
   readonly name: string;
   readonly description: string;
-  readonly instructions: string | undefined;
+  readonly instructions: string | Instructions | undefined;
   readonly tools: readonly Tool[];
   readonly handoffs: readonly Handoff[];
   readonly maxToolIterations: number;
@@ -102,7 +102,7 @@ export class Agent implements ChatAgent {
     this.name = name;
     this.description =
       options.description ?? 'An agent that provides assistance with ability to use tools.';
-    this.instructions = options.instructions;
+    this.instructions = checkInstructions(name, options.instructions);
     this.#client = options.client;
     this.#tools = indexTools(name, options.tools ?? []);
     this.tools = [...this.#tools.values()];
@@ -150,11 +150,21 @@ export class Agent implements ChatAgent {
    * runs the approved calls, gives rejected ones their error result, and goes on as usual.
    */
   async takeTurn(ctx: AgentContext): Promise<AgentResponse | AgentPause> {
-    const offer = this.#offers.of(ctx);
-    const handoffs = offer.handoffs;
-    const output = this.#output(ctx.outputSchema);
-    const viewOptions: ModelViewOptions = { handoffToolNames: offer.names };
-    if (this.instructions !== undefined) viewOptions.instructions = this.instructions;
+    const state = ctx.state ?? new TurnState();
+    const allowed = this.#offers.of(ctx);
+    let offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value);
+    let handoffs = offer.handoffs;
+    const output = turnOutput(this.name, this.#ownOutput, ctx.outputSchema);
+    const viewOptions: ModelViewOptions = { handoffToolNames: allowed.names };
+    const instructions = () =>
+      instructionsText(this.instructions, {
+        state: state.value,
+        sessionId: ctx.sessionId,
+        agent: this.name,
+      });
+    // A string costs no await (each is a tick on every turn).
+    const text = typeof this.instructions === 'function' ? await instructions() : this.instructions;
+    if (text !== undefined) viewOptions.instructions = text;
     if (ctx.toolCallFilter !== undefined) viewOptions.toolCallFilter = ctx.toolCallFilter;
     if (ctx.contextWindow !== undefined) viewOptions.contextWindow = ctx.contextWindow;
     // A session's context carries its thread, whose view and index are kept with it; an array
@@ -194,7 +204,9 @@ export class Agent implements ChatAgent {
         if ([...paused.awaiting].some((id) => !paused.decisions.has(id))) {
           // Some calls are still undecided: the decided ones run now, the model waits.
           const ready = calls.filter((c) => paused.decisions.has(c.id) && !earlier.has(c.id));
-          const results = await runCalls(ready, fixed, NO_HANDOFFS, this.#setup(ctx, offer));
+          const results = await runBatch(ready, state, (batch) =>
+            runCalls(ready, fixed, NO_HANDOFFS, this.#setup(ctx, offer, batch)),
+          );
           ctx.signal.throwIfAborted();
           if (results.length > 0) {
             record(toolCallExecutionEvent({ source: this.name, content: results }));
@@ -202,8 +214,15 @@ export class Agent implements ChatAgent {
           return { approvalRequest: paused.request, innerMessages: inner };
         }
       } else {
+        if (i > 0) {
+          // Each model call sees the state as the turn's tools left it (API.md §18).
+          if (typeof this.instructions === 'function')
+            setSystemMessage(messages, await instructions());
+          offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value);
+          handoffs = offer.handoffs;
+        }
         const result = await this.#callModel(
-          this.#request(
+          modelRequest(
             i === 0 ? messages : applyContextWindow(messages, ctx.contextWindow, this.name),
             offer.schemas,
             ctx.signal,
@@ -227,6 +246,7 @@ export class Agent implements ChatAgent {
             signal: ctx.signal,
             sessionId: ctx.sessionId,
             agent: this.name,
+            state: state.value,
           });
           if (needed === true) waiting.push(c);
           else if (needed !== false) (fixed ??= new Map()).set(c.id, needed);
@@ -235,7 +255,9 @@ export class Agent implements ChatAgent {
           // The other calls run now; handoff calls wait for the decisions with the rest.
           const waits = new Set(waiting.map((c) => c.id));
           const now = calls.filter((c) => !waits.has(c.id) && !handoffs.has(c.name));
-          const results = await runCalls(now, fixed, NO_HANDOFFS, this.#setup(ctx, offer));
+          const results = await runBatch(now, state, (batch) =>
+            runCalls(now, fixed, NO_HANDOFFS, this.#setup(ctx, offer, batch)),
+          );
           ctx.signal.throwIfAborted();
           if (results.length > 0) {
             record(toolCallExecutionEvent({ source: this.name, content: results }));
@@ -247,15 +269,17 @@ export class Agent implements ChatAgent {
       }
       let chosen: Handoff | undefined;
       const pending = earlier.size === 0 ? calls : calls.filter((c) => !earlier.has(c.id));
+      const batch = state.batch();
       const running = runCalls(
         pending,
         fixed,
         handoffs,
-        this.#setup(ctx, offer),
+        this.#setup(ctx, offer, batch),
         (h) => (chosen ??= h),
       );
       // Handoffs alone are answered at once: nothing to await.
       const fresh = Array.isArray(running) ? running : await running;
+      batch.end(pending);
       ctx.signal.throwIfAborted();
       const execution = toolCallExecutionEvent({ source: this.name, content: fresh });
       record(execution);
@@ -271,6 +295,8 @@ export class Agent implements ChatAgent {
         // A continued turn: the view of the thread with these results pairs every call of the
         // paused answer with its result, before anything the user said meanwhile.
         messages = threadModelMessages(thread.append([execution]), this.name, viewOptions);
+        if (typeof this.instructions === 'function')
+          setSystemMessage(messages, await instructions());
       } else {
         messages.push(
           { role: 'assistant', content, toolCalls: calls },
@@ -295,22 +321,9 @@ export class Agent implements ChatAgent {
     };
   }
 
-  /** The structured format of this turn: the context's, else the agent's own (JSON Schema cached). */
-  #output(schema: z.ZodType | undefined): {
-    readonly schema: z.ZodType | undefined;
-    readonly json: Record<string, unknown> | undefined;
-  } {
-    if (schema === undefined || schema === this.outputSchema) return this.#ownOutput;
-    let json = turnSchemas.get(schema);
-    if (json === undefined) {
-      json = outputJsonSchema(this.name, schema);
-      turnSchemas.set(schema, json);
-    }
-    return { schema, json };
-  }
-
-  #setup(ctx: AgentContext, offer: TurnOffer): CallSetup {
+  #setup(ctx: AgentContext, offer: TurnOffer, state: StateBatch): CallSetup {
     return {
+      state,
       agent: this.name,
       tools: this.#tools,
       middleware: this.#middleware,
@@ -320,19 +333,6 @@ export class Agent implements ChatAgent {
       offered: offer.offered,
       onToolError: this.#onToolError,
     };
-  }
-
-  /** One model call's request (a new one per call: a client may treat its arrays as its own). */
-  #request(
-    messages: LLMMessage[],
-    tools: ModelRequest['tools'],
-    signal: AbortSignal,
-    outputSchema: Record<string, unknown> | undefined,
-  ): ModelRequest {
-    const request: ModelRequest = { messages, signal };
-    if (tools !== undefined) request.tools = tools.slice();
-    if (outputSchema !== undefined) request.outputSchema = outputSchema;
-    return request;
   }
 
   #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {

@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors.js';
 import type {
   AgentMessage,
   FunctionCall,
@@ -141,7 +142,7 @@ export function rejectedResult(
 export async function approvalNeeded(
   call: FunctionCall,
   tools: ReadonlyMap<string, Tool>,
-  context: Omit<ToolContext, 'callId'>,
+  context: Omit<ToolContext, 'callId' | 'updateState'>,
 ): Promise<boolean | FunctionExecutionResult> {
   const found = tools.get(call.name);
   if (found === undefined || found.needsApproval === false) return false;
@@ -149,7 +150,16 @@ export async function approvalNeeded(
   if (!prepared.ok) return false;
   if (found.needsApproval === true) return true;
   try {
-    const needed = found.needsApproval(prepared.args, { ...context, callId: call.id });
+    const needed = found.needsApproval(prepared.args, {
+      ...context,
+      callId: call.id,
+      updateState: () => {
+        throw new ConfigError(
+          `Tool "${call.name}": needsApproval cannot update the state; update it in execute().`,
+          { path: 'needsApproval' },
+        );
+      },
+    });
     return (await untilAborted(needed, context.signal)) === true;
   } catch (error) {
     if (context.signal.aborted) throw error;

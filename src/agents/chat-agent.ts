@@ -8,6 +8,11 @@ import type {
 } from '../messages/message.js';
 import type { ToolCallFilter } from '../messages/model-view.js';
 import type { Handoff } from './handoff.js';
+import type { StateValue } from './conversation-state.js';
+import type { TurnState } from './turn-state.js';
+
+/** A `when` guard of a handoff (API.md §18): true while the handoff may be offered. */
+export type HandoffGuard = (state: StateValue) => boolean;
 
 /**
  * What an agent is given for one turn. The first five fields are API.md's; the optional ones are
@@ -47,6 +52,16 @@ export interface AgentContext {
   outputSchema?: ZodType;
   /** `false`: offer no handoff tools this turn, not even the agent's own. @default true */
   offerHandoffs?: boolean;
+  /**
+   * The session's conversation state for this turn (API.md §18), which the agent's tools read and
+   * update. @default an empty state of this turn alone
+   */
+  state?: TurnState;
+  /**
+   * Handoffs (by target) offered only while their `when` guard holds on the state, checked at
+   * every model call of the turn.
+   */
+  handoffGuards?: ReadonlyMap<string, HandoffGuard>;
 }
 
 /** An agent's answer for one turn: one chat message, and the events that led to it. */

@@ -1,3 +1,4 @@
+import type { StateValue } from './conversation-state.js';
 import { ConfigError } from '../errors.js';
 import type { AgentMessage } from '../messages/message.js';
 import { untilAborted } from '../until-aborted.js';
@@ -13,6 +14,8 @@ export interface GuardrailInput {
   readonly agent: string | null;
   readonly sessionId: string;
   readonly signal: AbortSignal;
+  /** The conversation state (API.md §18): as the task finds it, or as the answer's turn left it. */
+  readonly state: StateValue;
 }
 
 /** A guardrail's verdict: `tripwire: true` ends the run; `info` says why. */

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { LLMMessage } from '../messages/llm-message.js';
+import { outputJsonSchema } from './agent-config.js';
 
 import type {
   AgentEvent,
@@ -134,4 +136,41 @@ function summaryOf(
     toolCalls,
     results: others,
   });
+}
+
+/** One model call's request (a new one per call: a client may treat its arrays as its own). */
+export function modelRequest(
+  messages: LLMMessage[],
+  tools: ModelRequest['tools'],
+  signal: AbortSignal,
+  outputSchema: Record<string, unknown> | undefined,
+): ModelRequest {
+  const request: ModelRequest = { messages, signal };
+  if (tools !== undefined) request.tools = tools.slice();
+  if (outputSchema !== undefined) request.outputSchema = outputSchema;
+  return request;
+}
+
+/** An output format and its JSON Schema. */
+export interface TurnOutput {
+  readonly schema: z.ZodType | undefined;
+  readonly json: Record<string, unknown> | undefined;
+}
+
+/** JSON Schemas of output formats given per turn (e.g. by a resolver), computed once each. */
+const turnSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** The structured format of a turn: the context's, else the agent's own (JSON Schema cached). */
+export function turnOutput(
+  agent: string,
+  own: TurnOutput,
+  schema: z.ZodType | undefined,
+): TurnOutput {
+  if (schema === undefined || schema === own.schema) return own;
+  let json = turnSchemas.get(schema);
+  if (json === undefined) {
+    json = outputJsonSchema(agent, schema);
+    turnSchemas.set(schema, json);
+  }
+  return { schema, json };
 }

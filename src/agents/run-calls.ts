@@ -3,6 +3,7 @@ import { valueText } from '../value-text.js';
 import type { Handoff } from './handoff.js';
 import { handoffResult, interceptHandoffs } from './handoff-middleware.js';
 import type { Tool } from './tool.js';
+import type { StateBatch } from './turn-state.js';
 import {
   composeToolMiddleware,
   type Timer,
@@ -22,6 +23,8 @@ export interface CallSetup {
   /** Every tool name the model was offered, for the message about an unknown tool. */
   readonly offered: readonly string[];
   readonly onToolError?: ToolErrorHandler | undefined;
+  /** The conversation state of this batch of calls (API.md §18). */
+  readonly state?: StateBatch | undefined;
 }
 
 /**
@@ -72,6 +75,7 @@ async function runTools(
       offered: setup.offered,
       timer: setup.timer,
       onToolError: setup.onToolError,
+      state: setup.state,
     }),
   );
   return Promise.all(

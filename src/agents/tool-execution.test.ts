@@ -19,7 +19,7 @@ const error = (name: string, content: string, callId = 'c1'): FunctionExecutionR
 });
 
 function executor(tools: Tool[], options: { signal?: AbortSignal; timer?: ManualTimer } = {}) {
-  const context: Omit<ToolContext, 'callId'> = {
+  const context: Omit<ToolContext, 'callId' | 'state' | 'updateState'> = {
     signal: options.signal ?? new AbortController().signal,
     sessionId: 's1',
     agent: 'clerk',

@@ -3,6 +3,7 @@ import { type ToolOutcome, traceToolExecution } from '../observability/gen-ai-sp
 import { errorTypeOf } from '../observability/tracing.js';
 import { formatPath } from '../zod-issues.js';
 import type { Tool, ToolContext } from './tool.js';
+import { type CallState, type StateBatch, TurnState } from './turn-state.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText, valueText } from '../value-text.js';
 
@@ -60,8 +61,10 @@ export type ToolErrorHandler = (error: unknown, info: ToolErrorInfo) => void;
 
 /** Options of `toolExecutor()`. */
 export interface ToolExecutorOptions {
-  /** The context of every call; each call adds its own `callId`. */
-  context: Omit<ToolContext, 'callId'>;
+  /** The context of every call; each call adds its own `callId` and state. */
+  context: Omit<ToolContext, 'callId' | 'state' | 'updateState'>;
+  /** The conversation state of the calls' batch (API.md §18); none: an empty state. */
+  state?: StateBatch | undefined;
   /** Every tool name the model was offered, for the message about an unknown tool. */
   offered: readonly string[];
   timer: Timer;
@@ -98,6 +101,7 @@ async function execute(
   }
   const outcome = await runWithTimeout(prepared.tool, prepared.args, call.id, options, onAbort);
   if (outcome.ok) {
+    options.state?.keep(call.id);
     return {
       result: { callId: call.id, name: call.name, content: outcome.content, isError: false },
     };
@@ -206,7 +210,7 @@ async function runWithTimeout(
   found: Tool,
   args: unknown,
   callId: string,
-  { context, timer }: ToolExecutorOptions,
+  { context, timer, state }: ToolExecutorOptions,
   onAbort: AbortSubscription,
 ): Promise<
   | { ok: true; content: string }
@@ -214,6 +218,7 @@ async function runWithTimeout(
 > {
   const controller = new AbortController();
   const name = found.name;
+  const own = (state ?? new TurnState().batch()).forCall(callId, name);
   let cancelTimer = () => {};
   let unsubscribe = () => {};
   try {
@@ -233,7 +238,7 @@ async function runWithTimeout(
         });
       });
       Promise.resolve()
-        .then(() => found.execute(args, { ...context, callId, signal: controller.signal }))
+        .then(() => found.execute(args, callContext(context, callId, controller.signal, own)))
         .then(
           (value) => resolve({ ok: true, content: valueText(value) }),
           (error: unknown) =>
@@ -249,4 +254,22 @@ async function runWithTimeout(
     cancelTimer();
     unsubscribe();
   }
+}
+
+/** A call's `ctx`: the executor's context, its id and signal, and its view of the state. */
+function callContext(
+  context: ToolExecutorOptions['context'],
+  callId: string,
+  signal: AbortSignal,
+  own: CallState,
+): ToolContext {
+  return {
+    ...context,
+    callId,
+    signal,
+    get state() {
+      return own.state;
+    },
+    updateState: (recipe) => own.updateState(recipe),
+  };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type { ToolSchema } from '../models/chat-client.js';
 import { isRecord } from '../unknown-value.js';
+import type { StateRecipe, StateValue } from './conversation-state.js';
 import { type JsonSchemaObject, jsonSchemaArguments } from './json-schema-arguments.js';
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -18,6 +19,17 @@ export interface ToolContext {
    * committed).
    */
   callId: string;
+  /**
+   * The conversation state (API.md §18): the state when the call's batch began plus this call's
+   * own updates, deep-frozen.
+   */
+  readonly state: StateValue;
+  /**
+   * Changes the state with `recipe` on an immer draft. The new state is checked at once (an
+   * invalid one throws `ConfigError` and changes nothing); the updates count when the call
+   * succeeds, applied with the batch's others in call order when the batch ends.
+   */
+  updateState(recipe: StateRecipe): void;
 }
 
 /** Whether a call needs a person's approval before it runs: fixed, or decided per call. */

@@ -1,6 +1,7 @@
+import type { StateValue } from './conversation-state.js';
 import type { ModelRequest } from '../models/chat-client.js';
 import { mergeHandoffs } from './agent-config.js';
-import type { AgentContext } from './chat-agent.js';
+import type { AgentContext, HandoffGuard } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
 import type { Tool } from './tool.js';
 
@@ -48,6 +49,26 @@ export class TurnOffers {
       this.#byHandoffs.set(extra, offer);
     }
     return offer;
+  }
+
+  /**
+   * `offer` without the handoffs whose `when` guard does not hold on `state` (API.md §18): their
+   * tools are not offered, and a call to one is an unknown tool's error result.
+   */
+  guarded(
+    offer: TurnOffer,
+    guards: ReadonlyMap<string, HandoffGuard> | undefined,
+    state: StateValue,
+  ): TurnOffer {
+    if (guards === undefined || guards.size === 0) return offer;
+    let open: Map<string, Handoff> | undefined;
+    for (const [name, handoff] of offer.handoffs) {
+      const guard = guards.get(handoff.target);
+      if (guard === undefined || guard(state) === true) continue;
+      open ??= new Map(offer.handoffs);
+      open.delete(name);
+    }
+    return open === undefined ? offer : this.#offer(open);
   }
 
   #offer(handoffs: ReadonlyMap<string, Handoff>): TurnOffer {

@@ -1,3 +1,4 @@
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { AnyStateMachine } from 'xstate';
 
 import type { RunOptions, Session, SessionInfo, Task, TaskResult } from '../engine/runnable.js';
@@ -24,6 +25,8 @@ export interface DevSession extends Omit<Session, 'run' | 'runStream'> {
 export interface DevWorkflow {
   session(id?: string, options?: { from?: { session: string; step: number } }): DevSession;
   readonly machine?: AnyStateMachine;
+  /** Where the workflow's sessions are stored, for each step's state patch. */
+  readonly checkpointStore?: CheckpointStore | undefined;
 }
 
 /** One line of the session list. */
@@ -48,8 +51,10 @@ export interface SessionSnapshot {
   /** The machine states of the participants taking a turn right now (several in a group step). */
   readonly speaking: readonly string[];
   readonly progress: ConditionProgress | null;
-  /** The step log, or null with `checkpointsNote` saying why there is none. */
-  readonly checkpoints: readonly CheckpointInfo[] | null;
+  /** The step log (with each step's state patch), or null with `checkpointsNote` saying why. */
+  readonly checkpoints: readonly (CheckpointInfo & { readonly patch?: unknown })[] | null;
+  /** The conversation state (API.md §18). */
+  readonly state: unknown;
   readonly checkpointsNote?: string;
   /** Recent runs' spans in this process (agent turns, model calls, tools), oldest first. */
   readonly spans: readonly TimedSpan[];

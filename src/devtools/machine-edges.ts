@@ -132,7 +132,15 @@ export function machineShape(machine: AnyStateMachine): MachineShape {
         const id = `${key}->${to}`;
         if (seen.has(id)) continue;
         seen.add(id);
-        edges.push({ from: key, to, kind, label: LABELS[kind](agents.get(to)?.agent ?? to) });
+        const label = LABELS[kind](agents.get(to)?.agent ?? to);
+        // A guarded handoff (API.md §18) shows its guard's name, as the machine knows it.
+        const guard = fieldOf(t.meta, 'guard');
+        edges.push({
+          from: key,
+          to,
+          kind,
+          label: typeof guard === 'string' ? `${label} [${guard}]` : label,
+        });
       }
     }
   }

@@ -41,6 +41,7 @@ export function devtoolsPage(nonce: string): string {
       <ul id="sessions"></ul>
       <h3>Step log <span id="steps-of" class="note"></span></h3>
       <p id="steps-note" class="note"></p>
+      <pre id="session-state" class="note"></pre>
       <ol id="steps"></ol>
     </div>
   </section>

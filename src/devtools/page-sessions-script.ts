@@ -10,6 +10,7 @@ export const SESSIONS_SCRIPT = String.raw`
     var list = $('steps');
     while (list.firstChild) list.removeChild(list.firstChild);
     $('steps-of').textContent = snap.id;
+    $('session-state').textContent = 'state ' + JSON.stringify(snap.state);
     $('steps-note').textContent = snap.checkpoints ? (snap.checkpoints.length === 0 ? 'No steps yet.' : '') : (snap.checkpointsNote || '');
     (snap.checkpoints || []).forEach(function (c) {
       var fork = h('button', 'fork', ['fork from this step']);
@@ -21,7 +22,10 @@ export const SESSIONS_SCRIPT = String.raw`
           .catch(function (e) { showError('Fork failed: ' + e.message); });
       });
       var when = new Date(c.at).toLocaleTimeString();
-      list.appendChild(h('li', null, [h('b', null, [String(c.step)]), h('span', 'event', [c.event]), h('span', 'note', [when]), fork]));
+      var parts = [h('b', null, [String(c.step)]), h('span', 'event', [c.event]), h('span', 'note', [when])];
+      if (c.patch) parts.push(h('code', 'patch', [JSON.stringify(c.patch)]));
+      parts.push(fork);
+      list.appendChild(h('li', null, parts));
     });
   }
 

@@ -1,3 +1,4 @@
+import { stepViews } from '../engine/log/step-messages.js';
 import { randomUUID } from 'node:crypto';
 
 import type { SessionInfo, Task } from '../engine/runnable.js';
@@ -83,6 +84,17 @@ export class SessionHub {
     this.#stopTimings();
   }
 
+  /** The step log with each step's state patch (API.md §18), read from the store's records. */
+  async #withPatches(id: string, log: CheckpointInfo[]): Promise<CheckpointInfo[]> {
+    const store = this.#workflow.checkpointStore;
+    if (store === undefined) return log;
+    const patches = new Map<number, unknown>();
+    for (const view of stepViews(id, await store.read(id, { from: 'start' }))) {
+      if (view.statePatch !== undefined) patches.set(view.step, view.statePatch);
+    }
+    return log.map((c) => (patches.has(c.step) ? { ...c, patch: patches.get(c.step) } : c));
+  }
+
   /** Calls `listener` with every event until the returned function is called. */
   subscribe(listener: (event: HubEvent) => void): () => void {
     this.#listeners.add(listener);
@@ -158,7 +170,7 @@ export class SessionHub {
       checkpointsNote = 'This workflow has no step log.';
     } else {
       try {
-        checkpoints = await session.checkpoints();
+        checkpoints = await this.#withPatches(id, await session.checkpoints());
       } catch (error) {
         checkpointsNote = errorText(error);
       }
@@ -176,6 +188,7 @@ export class SessionHub {
       progress: this.#progress(saved.termination),
       checkpoints,
       ...(checkpointsNote === undefined ? {} : { checkpointsNote }),
+      state: info.state ?? {},
       spans: this.#timings.of(id),
     };
   }

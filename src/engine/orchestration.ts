@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 import type { AgentContext, AgentResponse, ChatAgent } from '../agents/chat-agent.js';
 import type { Guardrail } from '../agents/guardrail.js';
+import type { StateValue } from '../agents/conversation-state.js';
 import type { AgentEvent, AgentMessage, ChatMessage } from '../messages/message.js';
 import type { SessionState } from './state/session-state.js';
 import type { StopRule } from './state/stop-rule.js';
@@ -94,7 +95,7 @@ export interface GroupAnswer {
 }
 
 /** What the engine itself gives every turn; the orchestration may set the rest of the context. */
-type EngineTurnFields = 'conversation' | 'newMessages' | 'signal' | 'sessionId' | 'emit';
+type EngineTurnFields = 'conversation' | 'newMessages' | 'signal' | 'sessionId' | 'emit' | 'state';
 
 /** Extra fields an orchestration gives an agent for one turn (its own options of `AgentContext`). */
 export type AgentTurnOptions = Partial<Omit<AgentContext, EngineTurnFields>> & {
@@ -135,6 +136,11 @@ export interface Orchestration {
    * no state it accepts can break the next run. `NO_PROGRESS` for an orchestration that keeps none.
    */
   readonly progressSchema: z.ZodType;
+  /**
+   * The conversation state (API.md §18): its schema (none: any JSON object) and the value a new
+   * session starts with. @default no schema, and `{}`
+   */
+  readonly state?: { readonly schema: z.ZodType | undefined; readonly initial: StateValue };
   /** Options for `agent`'s turn in the machine state `speaking`. */
   turnOptions(agent: string, speaking: string, state: SessionState): AgentTurnOptions;
   /**

@@ -1,3 +1,4 @@
+import type { StateRecipe, StateValue } from '../agents/conversation-state.js';
 import type { AgentMessage, ChatMessage, ToolApprovalResponseEvent } from '../messages/message.js';
 import type { PendingRequest } from './state/session-state.js';
 
@@ -43,6 +44,11 @@ export interface SessionInfo {
   readonly pendingRequest?: PendingRequest;
   /** Steps committed so far. */
   readonly step: number;
+  /**
+   * The conversation state (API.md §18), deep-frozen; present when the workflow has a `state`
+   * option or the state was updated.
+   */
+  readonly state?: StateValue;
 }
 
 /** Every team and workflow: run a task, stream it, reset, and reach independent sessions. */
@@ -66,4 +72,13 @@ export interface Session extends Omit<Runnable, 'session'> {
   /** The whole thread so far. */
   messages(): Promise<AgentMessage[]>;
   info(): Promise<SessionInfo>;
+  /** The conversation state (API.md §18): a deep-frozen copy. */
+  state(): Promise<StateValue>;
+  /**
+   * Changes the conversation state with `recipe` on an immer draft, committed as its own step
+   * (`state_update`). A paused session stays paused and gets no message.
+   * @throws SessionBusyError while the session runs; ConfigError when the new state fails the
+   *   schema (nothing is committed); the recipe's own error.
+   */
+  updateState(recipe: StateRecipe): Promise<void>;
 }

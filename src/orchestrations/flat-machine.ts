@@ -6,6 +6,8 @@ import {
   type StateNodeConfig,
 } from 'xstate';
 
+import type { StateValue } from '../agents/conversation-state.js';
+import { isRecord } from '../unknown-value.js';
 import type { EngineEvent, MachineEvent, StateMeta } from '../engine/orchestration.js';
 
 /**
@@ -34,12 +36,25 @@ export type EdgeKind =
 /** The `meta` of a transition: its kind on a drawing. */
 export interface EdgeMeta {
   readonly edge: EdgeKind;
+  /** The name of the transition's guard, when it has one (a handoff's `when`, API.md §18). */
+  readonly guard?: string;
 }
 
 /** Where an event leads, and what the edge means on a drawing (none: not drawn, e.g. resume). */
 export interface Edge {
   readonly target: string;
   readonly meta?: EdgeMeta;
+  /** A guard of the machine's `guards`: the transition is taken only while it holds. */
+  readonly guard?: string;
+}
+
+/** A guard of a compiled machine: reads the conversation state the event carries (API.md §18). */
+export type StateGuard = (state: StateValue) => boolean;
+
+/** `edge` taken only while the guard `name` holds (no guard: `edge` as it is). */
+export function guardedEdge(edge: Edge, name: string | undefined): Edge {
+  if (name === undefined) return edge;
+  return { ...edge, guard: name, meta: { edge: edge.meta?.edge ?? 'handoff', guard: name } };
 }
 
 /** `target` as an edge of `kind`. */
@@ -82,7 +97,7 @@ type StateConfig = StateNodeConfig<
   MachineEvent,
   never,
   never,
-  never,
+  { type: string; params: undefined },
   never,
   string,
   unknown,
@@ -99,6 +114,7 @@ type StateConfig = StateNodeConfig<
 export function createFlatMachine<E extends EventObject>(
   id: string,
   states: Readonly<Record<string, FlatState<E>>>,
+  guards: Readonly<Record<string, StateGuard>> = {},
 ): AnyStateMachine {
   const config: Record<string, StateConfig> = {};
   for (const [key, state] of Object.entries(states)) {
@@ -106,7 +122,14 @@ export function createFlatMachine<E extends EventObject>(
     for (const [type, to] of Object.entries(state.on ?? {})) if (to !== undefined) on[type] = to;
     config[key] = { meta: state.meta, on };
   }
-  return setup({ types: { events: {} as MachineEvent } }).createMachine({
+  const implementations: Record<string, (args: { event: MachineEvent }) => boolean> = {};
+  for (const [name, test] of Object.entries(guards)) {
+    implementations[name] = ({ event }) => {
+      const state = 'state' in event && isRecord(event.state) ? event.state : {};
+      return test(state) === true;
+    };
+  }
+  return setup({ types: { events: {} as MachineEvent }, guards: implementations }).createMachine({
     id,
     initial: 'awaitingInput',
     on: { stop: '.stopped' },

@@ -1,3 +1,4 @@
+import type { StateValue } from '../agents/conversation-state.js';
 import type { EventType, Interrupt, RunFinishedOutcome } from '@ag-ui/core';
 
 import type { TaskResult } from '../engine/runnable.js';
@@ -62,6 +63,8 @@ export class AgUiEncoder {
   #turn: { step: number; agent: string } | undefined;
   #text: string | undefined;
   readonly #calls = new Set<string>();
+  /** The conversation state when the run starts (API.md §18), sent as `STATE_SNAPSHOT`. */
+  snapshot: StateValue | undefined;
 
   constructor(threadId: string, runId: string) {
     this.#threadId = threadId;
@@ -69,11 +72,14 @@ export class AgUiEncoder {
   }
 
   start(): Event[] {
-    return [ev('RUN_STARTED', { threadId: this.#threadId, runId: this.#runId })];
+    const started = ev('RUN_STARTED', { threadId: this.#threadId, runId: this.#runId });
+    if (this.snapshot === undefined) return [started];
+    return [started, ev('STATE_SNAPSHOT', { snapshot: this.snapshot })];
   }
 
   /** A run that could not start: `RUN_STARTED` then `RUN_ERROR`. */
   refused(message: string, code: string): Event[] {
+    this.snapshot = undefined;
     return [...this.start(), ev('RUN_ERROR', { message, code })];
   }
 
@@ -100,6 +106,7 @@ export class AgUiEncoder {
         }),
       ];
     }
+    if (event.kind === 'state') return [ev('STATE_DELTA', { delta: [...event.patch] })];
     const m = event.message;
     if (m.source === 'user') return [];
     const out: Event[] = [];

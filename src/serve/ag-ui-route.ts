@@ -97,7 +97,9 @@ export function agUiRoute(app: Hono<ServeEnv>, ctx: ServeContext): void {
     const encoder = new AgUiEncoder(id, input.runId);
     const leave = new AbortController();
     const live = await admit(hub, id, options.busy, async () => {
-      const task = agUiTask(input, (await hub.session(id).info()).pendingRequest);
+      const info = await hub.session(id).info();
+      const task = agUiTask(input, info.pendingRequest);
+      encoder.snapshot = info.state;
       if (task !== null) return hub.start(id, task);
       return new HttpError(
         409,

@@ -1,3 +1,4 @@
+import type { StatePatchOp } from '../agents/conversation-state.js';
 import type { TaskResult } from '../engine/runnable.js';
 import type { StepView } from '../engine/log/step-messages.js';
 import type { AgentMessage } from '../messages/message.js';
@@ -6,6 +7,8 @@ import type { Cursor } from './event-cursor.js';
 /** One event of a session's stream: a message, or the result that ends a run. */
 export type FeedEvent =
   | { readonly id: Cursor; readonly kind: 'message'; readonly message: AgentMessage }
+  /** A step changed the conversation state (API.md §18): its JSON Patch, before its messages. */
+  | { readonly id: Cursor; readonly kind: 'state'; readonly patch: readonly StatePatchOp[] }
   | { readonly id: Cursor; readonly kind: 'result'; readonly result: TaskResult }
   | {
       readonly id: Cursor;
@@ -72,6 +75,10 @@ export class LiveRun {
   /** A committed step. */
   step(view: StepView): void {
     this.#steps.push(view);
+    const patch = view.statePatch;
+    if (patch !== undefined && patch.length > 0) {
+      this.events.push({ id: { step: view.step, n: 0 }, kind: 'state', patch });
+    }
     view.messages.forEach((message, i) => {
       this.events.push({ id: { step: view.step, n: i + 1 }, kind: 'message', message });
     });

@@ -18,6 +18,8 @@ export async function* plainFrames(events: AsyncIterable<FeedEvent>): AsyncGener
       const data = JSON.stringify(event.message);
       sent.set(event.message, data);
       yield { id, event: event.message.type, data };
+    } else if (event.kind === 'state') {
+      yield { id, event: 'state', data: JSON.stringify(event.patch) };
     } else if (event.kind === 'result') {
       yield { id, event: 'result', data: resultJson(event.result, sent) };
       sent.clear();

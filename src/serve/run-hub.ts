@@ -187,8 +187,8 @@ export class RunHub {
       signal: live.controller.signal,
       [OBSERVE_RUN]: {
         message: (m) => live.message(m),
-        step: (step, appended, state) => {
-          const view = stepViewOf(step, appended, state);
+        step: (step, appended, state, statePatch) => {
+          const view = stepViewOf(step, appended, state, statePatch);
           log?.push(view);
           live.step(view);
           this.#onStep?.(id);

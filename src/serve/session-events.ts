@@ -74,7 +74,7 @@ async function* follow(
       if (!isNew(next, last)) continue;
       last = next.id;
       yield next;
-      if (next.kind !== 'message') return;
+      if (next.kind === 'result' || next.kind === 'error') return;
     }
   }
   // Another process runs it: follow its steps in the store.
@@ -120,6 +120,11 @@ function replayed(
   let runFirst = 0;
   for (const [i, view] of views.entries()) {
     if (view.step >= from.step) {
+      const patch = view.statePatch;
+      const changed = { step: view.step, n: 0 };
+      if (patch !== undefined && patch.length > 0 && compareCursors(changed, from) > 0) {
+        events.push({ id: changed, kind: 'state', patch });
+      }
       view.messages.forEach((message, j) => {
         const at = { step: view.step, n: j + 1 };
         if (compareCursors(at, from) > 0) events.push({ id: at, kind: 'message', message });
@@ -181,6 +186,6 @@ export async function* liveFeed(live: LiveRun, signal: AbortSignal): AsyncGenera
     }
     i++;
     yield next;
-    if (next.kind !== 'message') return;
+    if (next.kind === 'result' || next.kind === 'error') return;
   }
 }

@@ -53,6 +53,10 @@ export class UiMessageEncoder {
         { type: 'finish', finishReason: 'stop' },
       ];
     }
+    if (event.kind === 'state') {
+      // The AI SDK's data part: the conversation state's change as its JSON Patch (API.md §18).
+      return [{ type: 'data-state', data: { patch: event.patch } }];
+    }
     if (event.kind === 'error') {
       return [
         ...this.#closeText(),

@@ -120,7 +120,7 @@ async function runJob(hub: RunHub, job: RunJob, dispatcher: Dispatcher): Promise
     const last = live.events.at(-1);
     if (last?.kind === 'error' && retried(last.error))
       return { done: false, retryMs: BUSY_RETRY_MS };
-    if (job.inputId !== null && last !== undefined && last.kind !== 'message') {
+    if (job.inputId !== null && (last?.kind === 'result' || last?.kind === 'error')) {
       const outcome =
         last.kind === 'result'
           ? `ended:${JSON.stringify({ stopReason: last.result.stopReason })}`

@@ -46,6 +46,17 @@ const SIGNATURE_TYPES = [
   'BullMQDispatcherOptions',
   'Worker',
   'WorkerOptions',
+  // §18 conversation state
+  'HandoffGuard',
+  'Instructions',
+  'InstructionsContext',
+  'StateOption',
+  'StatePatchOp',
+  'StateRecipe',
+  'StateValue',
+  'CallState',
+  'StateBatch',
+  'TurnState',
   // §2–§4 messages, models, tools and agents
   'MessageBase',
   'MessageInit',

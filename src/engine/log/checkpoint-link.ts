@@ -16,6 +16,7 @@ import {
 } from './session-log.js';
 import type { CommittedStep, SessionState } from '../state/session-state.js';
 import type { StateCheck } from '../state/state-validator.js';
+import type { StateProblem } from '../../agents/conversation-state.js';
 import { eventOf } from '../state/step.js';
 
 export { LEASE_TTL_MS } from './session-lease.js';
@@ -55,6 +56,7 @@ export class CheckpointLink {
   readonly #snapshotEvery: number;
   readonly #check: (state: unknown) => StateCheck<SessionState>;
   readonly #fresh: () => SessionState;
+  readonly #stateProblem: ((data: unknown) => StateProblem) | undefined;
   /** Recorded with the session's first record (see `SessionOptions.owner`). */
   #owner: string | undefined;
   /** The last step this process knows to be in the store (0: the log is empty). */
@@ -66,6 +68,8 @@ export class CheckpointLink {
     descriptor: WorkflowDescriptor,
     options: CheckpointOptions & {
       check: (state: unknown) => StateCheck<SessionState>;
+      /** The conversation state's check (see `ExpectedWorkflow.stateProblem`). */
+      stateProblem?: ((data: unknown) => StateProblem) | undefined;
       /** A new session's state, for one deleted from the store since it was loaded. */
       fresh: () => SessionState;
     },
@@ -75,6 +79,7 @@ export class CheckpointLink {
     this.#sessionId = sessionId;
     this.#descriptor = descriptor;
     this.#check = options.check;
+    this.#stateProblem = options.stateProblem;
     this.#fresh = options.fresh;
     this.#fingerprint = fingerprintOf(descriptor);
     this.#snapshotEvery = options.snapshotEvery ?? 0;
@@ -212,6 +217,7 @@ export class CheckpointLink {
       fingerprint: this.#fingerprint,
       descriptor: this.#descriptor,
       check: this.#check,
+      stateProblem: this.#stateProblem,
     };
   }
 

@@ -59,7 +59,8 @@ const FIELD_CODES = {
   termination: 'c',
   progress: 'g',
   lastSpeaker: 'l',
-} as const satisfies Record<(typeof REPLACEABLE)[number] | 'lastSpeaker', string>;
+  statePatch: 'p',
+} as const satisfies Record<(typeof REPLACEABLE)[number] | 'lastSpeaker' | 'statePatch', string>;
 
 const FIELD_OF_CODE: ReadonlyMap<string, string> = new Map(
   Object.entries(FIELD_CODES).map(([field, code]) => [code, field]),
@@ -81,6 +82,10 @@ export function compactStep(committed: CommittedStep): CompactStep {
   }
   if (Object.hasOwn(change, 'lastSpeaker')) {
     fields[FIELD_CODES.lastSpeaker] = change.lastSpeaker;
+    replaced = true;
+  }
+  if (change.statePatch !== undefined) {
+    fields[FIELD_CODES.statePatch] = change.statePatch;
     replaced = true;
   }
   const event = eventOf(committed.step);
@@ -150,6 +155,9 @@ export function typedStep(
   for (const [field, value] of fields) {
     if (!Object.hasOwn(FIELD_CODES, field)) {
       return `a step record replaces ${JSON.stringify([field])}, which no step does`;
+    }
+    if (field === 'statePatch' && !Array.isArray(value)) {
+      return `a step record patches the state with ${JSON.stringify(value)}, which is no list of operations`;
     }
     written[field] = value;
   }

@@ -14,8 +14,10 @@ import {
   storedContent,
 } from './compact-step.js';
 import { readLegacyStep } from './legacy-records.js';
-import { applyStep, type CommittedStep, type SessionState } from '../state/session-state.js';
+import type { CommittedStep, SessionState } from '../state/session-state.js';
+import { replayStep } from './replay-step.js';
 import type { StateCheck } from '../state/state-validator.js';
+import type { StateProblem } from '../../agents/conversation-state.js';
 
 /** The version of the snapshot format; a snapshot of another version is refused with advice. */
 export const RECORD_VERSION = 1;
@@ -214,6 +216,8 @@ export interface ExpectedWorkflow {
   readonly descriptor: WorkflowDescriptor;
   /** The workflow's one state check (`StateValidator.stored`), also used by `loadState()`. */
   readonly check: (state: unknown) => StateCheck<SessionState>;
+  /** The conversation state's check (API.md §18), to refuse a record whose patch breaks it. */
+  readonly stateProblem?: ((data: unknown) => StateProblem) | undefined;
 }
 
 /** The step log of a session, read back into its state. */
@@ -271,7 +275,7 @@ export function replayLog(
       const step = entry.typed(replayed.length);
       if (typeof step === 'string') throw new CheckpointError(sessionId, record.step, step);
       // The one reducer, as the run that made the step applied it; the state is checked at the end.
-      replayed.state = applyStep(replayed.state, step).state;
+      replayed.state = replayStep(sessionId, record.step, replayed.state, step, expected);
       replayed.length += step.append?.length ?? 0;
     }
     lastStep = record.step;
@@ -280,6 +284,14 @@ export function replayLog(
   if (state === undefined) throw new CheckpointError(sessionId, 0, 'the log is empty');
   if (base !== undefined && state === base) return base;
   const checked = expected.check(state);
+  if (!checked.ok && checked.path.startsWith('state')) {
+    // A valid log whose conversation state this workflow's schema refuses (API.md §18).
+    throw new ConfigError(
+      `Session "${sessionId}" cannot be resumed: ${checked.problem}. Resume it with a workflow ` +
+        "whose state schema accepts it, or update the stored state's field.",
+      { path: checked.path },
+    );
+  }
   if (!checked.ok) {
     throw new CheckpointError(
       sessionId,

@@ -1,3 +1,4 @@
+import type { StatePatchOp } from '../../agents/conversation-state.js';
 import type { CheckpointRecord } from '../../checkpoint/checkpoint-store.js';
 import { CheckpointError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
@@ -14,6 +15,8 @@ export interface StepView {
   readonly messages: readonly AgentMessage[];
   readonly status: SessionStatus;
   readonly pendingRequest: PendingRequest | null;
+  /** The step's change of the conversation state (API.md §18), when it made one. */
+  readonly statePatch?: readonly StatePatchOp[];
 }
 
 /** Where the log stands between two records (pass one on to read a log further). */
@@ -28,8 +31,15 @@ export function stepViewOf(
   step: number,
   appended: readonly AgentMessage[],
   state: Pick<SessionState, 'status' | 'pendingRequest'>,
+  statePatch?: readonly StatePatchOp[],
 ): StepView {
-  return { step, messages: appended, status: state.status, pendingRequest: state.pendingRequest };
+  const view = {
+    step,
+    messages: appended,
+    status: state.status,
+    pendingRequest: state.pendingRequest,
+  };
+  return statePatch === undefined ? view : { ...view, statePatch };
 }
 
 /**
@@ -47,6 +57,7 @@ export function stepViews(
   for (const record of records) {
     const entry = decode(sessionId, record);
     let messages: readonly AgentMessage[];
+    let statePatch: readonly StatePatchOp[] | undefined;
     if ('state' in entry) {
       const state = entry.state as SessionState;
       const thread = state.thread;
@@ -58,6 +69,7 @@ export function stepViews(
       const step = entry.typed(reading.length);
       if (typeof step === 'string') throw new CheckpointError(sessionId, record.step, step);
       messages = step.append ?? [];
+      statePatch = step.statePatch;
       reading.length += messages.length;
       if (step.status !== undefined) reading.status = step.status;
       if (step.pendingRequest !== undefined) reading.pending = step.pendingRequest;
@@ -67,6 +79,7 @@ export function stepViews(
       messages,
       status: reading.status,
       pendingRequest: reading.pending,
+      ...(statePatch === undefined ? {} : { statePatch }),
     });
   }
   return views;

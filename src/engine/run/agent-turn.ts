@@ -9,6 +9,8 @@ import { traceAgentTurn } from '../../observability/gen-ai-spans.js';
 import { untilAborted } from '../../until-aborted.js';
 import { thrownText } from '../../value-text.js';
 import type { MachineDriver } from './machine-driver.js';
+import type { TurnState } from '../../agents/turn-state.js';
+import type { StateValue } from '../../agents/conversation-state.js';
 import {
   type AgentTurnOptions,
   type Orchestration,
@@ -28,6 +30,10 @@ export interface TurnContext {
   readonly orchestration: Orchestration;
   readonly driver: MachineDriver;
   readonly id: string;
+  /** The conversation state of a turn starting now (API.md §18). */
+  turnState?(): TurnState;
+  /** The conversation state as the turns since the last commit left it (API.md §18). */
+  turnData?(): StateValue;
 }
 
 /**
@@ -132,6 +138,7 @@ export async function respondAs(
     sessionId,
     emit,
     ...turnContext(turn),
+    ...(ctx.turnState === undefined ? {} : { state: ctx.turnState() }),
   };
   // `conversation` reads as the thread's frozen view, made when an agent reads it (this library's
   // `Agent` reads the thread value the context carries instead, and copies nothing).

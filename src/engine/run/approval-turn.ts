@@ -49,6 +49,7 @@ export async function continuePausedTurn(
     threadOf(state),
     taskMessages,
     options.signal,
+    state.data,
   );
   const check: StopCheck =
     tripped === null

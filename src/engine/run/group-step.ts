@@ -96,6 +96,7 @@ export async function groupStep(
         response.chatMessage,
         () => [...threadOf(state), ...inner, response.chatMessage],
         options.signal,
+        host.turnData?.(),
       );
       if (tripped !== null) {
         // The answer is not recorded: only what led to it and the event.

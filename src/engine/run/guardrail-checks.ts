@@ -1,3 +1,4 @@
+import { EMPTY_STATE, type StateValue } from '../../agents/conversation-state.js';
 import { firstTripped, type Guardrail, infoText, type Tripped } from '../../agents/guardrail.js';
 import type { AgentMessage } from '../../messages/message.js';
 import { isChatMessage } from '../../messages/message.js';
@@ -17,6 +18,7 @@ export function checkInput(
   thread: Iterable<AgentMessage>,
   task: readonly AgentMessage[],
   signal: AbortSignal | undefined,
+  state: StateValue = EMPTY_STATE,
 ): Promise<Tripped | null> | null {
   if (guardrails === undefined || guardrails.length === 0) return null;
   const chat = task.filter(isChatMessage);
@@ -27,6 +29,7 @@ export function checkInput(
     agent: null,
     sessionId,
     signal: signal ?? quietSignal(),
+    state,
   });
 }
 
@@ -41,6 +44,7 @@ export function checkOutput(
   answer: AgentMessage,
   messages: () => readonly AgentMessage[],
   signal: AbortSignal | undefined,
+  state: StateValue = EMPTY_STATE,
 ): Promise<Tripped | null> | null {
   if (guardrails === undefined || guardrails.length === 0 || !isAnswer(answer)) return null;
   return firstTripped(guardrails, {
@@ -49,6 +53,7 @@ export function checkOutput(
     agent,
     sessionId,
     signal: signal ?? quietSignal(),
+    state,
   });
 }
 

@@ -1,3 +1,4 @@
+import type { StateValue } from '../../agents/conversation-state.js';
 import { type AnyStateMachine, transition } from 'xstate';
 
 import type { MachineEvent, StateMeta } from '../orchestration.js';
@@ -12,6 +13,8 @@ export class MachineDriver {
   readonly initialState: string;
   readonly #meta = new Map<string, StateMeta>();
   readonly #cache = new Map<string, Map<string, string>>();
+  /** Per state: the events whose transition has a guard (API.md §18), which are never cached. */
+  readonly #guarded = new Map<string, Set<string>>();
 
   constructor(machine: AnyStateMachine) {
     this.machine = machine;
@@ -20,6 +23,12 @@ export class MachineDriver {
       if (meta === undefined)
         throw new Error(`Machine "${machine.id}": state "${key}" has no meta.`);
       this.#meta.set(key, meta);
+      for (const [type, transitions] of node.transitions) {
+        if (!transitions.some((t) => t.guard !== undefined)) continue;
+        let events = this.#guarded.get(key);
+        if (events === undefined) this.#guarded.set(key, (events = new Set()));
+        events.add(type);
+      }
     }
     const initial = machine.root.initial?.target[0]?.key;
     if (initial === undefined) throw new Error(`Machine "${machine.id}" has no initial state.`);
@@ -56,13 +65,22 @@ export class MachineDriver {
    * @throws Error when `state` has no transition for `event`: the orchestration's routing and its
    *   compiled machine disagree, and going on in the same state would hide it.
    */
-  next(state: string, event: MachineEvent): string {
+  next(state: string, event: MachineEvent, data?: StateValue): string {
     // Two lookups rather than one joined key: a key made per call is a string to build and hash.
     let byEvent = this.#cache.get(state);
     const cached = byEvent?.get(event.type);
     if (cached !== undefined) return cached;
+    const guarded = this.#guarded.get(state)?.has(event.type) === true;
+    // A guarded transition reads the conversation state, which the event carries to its guard.
+    const given = guarded ? { type: event.type, state: data ?? {} } : { type: event.type };
     const snapshot = this.machine.resolveState({ value: state, context: {} });
-    if (!snapshot.can({ type: event.type })) {
+    if (!snapshot.can(given)) {
+      if (guarded) {
+        throw new Error(
+          `Machine "${this.machine.id}": the guard of event "${event.type}" in state "${state}" ` +
+            'does not hold on the conversation state; the handoff is not allowed now.',
+        );
+      }
       const handled = this.machine.root.states[state]?.ownEvents ?? [];
       throw new Error(
         `Machine "${this.machine.id}" has no transition for event "${event.type}" in state ` +
@@ -70,11 +88,12 @@ export class MachineDriver {
           'The routing and the compiled machine disagree; this is a bug in the orchestration.',
       );
     }
-    const [after] = transition(this.machine, snapshot, { type: event.type });
+    const [after] = transition(this.machine, snapshot, given);
     const value = after.value;
     if (typeof value !== 'string') {
       throw new Error(`Machine "${this.machine.id}" must be flat; got ${JSON.stringify(value)}.`);
     }
+    if (guarded) return value;
     if (byEvent === undefined) {
       byEvent = new Map();
       this.#cache.set(state, byEvent);

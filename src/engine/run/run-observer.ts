@@ -1,3 +1,4 @@
+import type { StatePatchOp } from '../../agents/conversation-state.js';
 import type { AgentMessage } from '../../messages/message.js';
 import type { RunOptions } from '../runnable.js';
 import type { SessionState } from '../state/session-state.js';
@@ -16,7 +17,12 @@ export interface RunObserver {
   /** A message the run streams, as it streams it. */
   message?(message: AgentMessage): void;
   /** A step was committed: its number, the messages it appended, and the state it made. */
-  step?(step: number, appended: readonly AgentMessage[], state: SessionState): void;
+  step?(
+    step: number,
+    appended: readonly AgentMessage[],
+    state: SessionState,
+    statePatch?: readonly StatePatchOp[],
+  ): void;
 }
 
 /** `RunOptions` with an observer. */

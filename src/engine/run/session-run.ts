@@ -274,6 +274,7 @@ export class SessionRun {
             chatMessage,
             () => [...threadOf(state), ...before, ...inner, chatMessage],
             options.signal,
+            host.turnData?.(),
           );
     // Without output guardrails nothing is awaited: every await on the hot path costs a tick.
     const tripped = checking === null ? null : await checking;
@@ -303,7 +304,7 @@ export class SessionRun {
         ? [response.chatMessage]
         : [...inner, response.chatMessage];
     const routing = host.orchestration.routeResponse(agent, response, state, speaking);
-    const next = host.driver.next(speaking, routing.event);
+    const next = host.driver.next(speaking, routing.event, host.turnData?.());
     const followUp = routing.followUp;
     // A condition that fails does not lose the answer it was checking: the answer is committed
     // (with the condition state as it was) and the failure rejects the run after that.

@@ -41,6 +41,7 @@ export async function takeInput(
     threadOf(state),
     taskMessages,
     options.signal,
+    state.data,
   );
   const tripped = checkingInput === null ? null : await checkingInput;
   const checking: StopCheck | Promise<StopCheck> =

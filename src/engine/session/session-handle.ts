@@ -1,3 +1,4 @@
+import type { StateRecipe, StateValue } from '../../agents/conversation-state.js';
 import { ConfigError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
 import { streamRun } from './message-stream.js';
@@ -66,6 +67,14 @@ export class SessionHandle implements CheckpointedSession {
 
   messages(): Promise<AgentMessage[]> {
     return this.#use(async (runtime) => threadOf(await runtime.current()).slice());
+  }
+
+  state(): Promise<StateValue> {
+    return this.#use((runtime) => runtime.data());
+  }
+
+  updateState(recipe: StateRecipe): Promise<void> {
+    return this.#use((runtime) => runtime.updateState(recipe));
   }
 
   info(): Promise<SessionInfo> {

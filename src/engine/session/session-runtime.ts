@@ -1,3 +1,4 @@
+import { freeze } from 'immer';
 import type { PendingRequest } from '../state/session-state.js';
 import { ConfigError, SessionBusyError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
@@ -20,6 +21,13 @@ import type { Step } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
 import { type StopCheck, SessionStop } from '../run/session-stop.js';
 import type { StopChange } from '../state/step-changes.js';
+import {
+  EMPTY_STATE,
+  produceState,
+  type StateRecipe,
+  type StateValue,
+} from '../../agents/conversation-state.js';
+import { TurnState } from '../../agents/turn-state.js';
 
 export type { MessageSink } from '../run/session-run.js';
 
@@ -56,6 +64,8 @@ export class SessionRuntime implements RunHost {
   #stop: SessionStop | undefined;
   /** The observer of the run in progress (see `OBSERVE_RUN`), told of each committed step. */
   #observer: RunObserver | undefined;
+  /** The conversation states of the turns since the last commit, whose updates it records. */
+  #turns: TurnState[] | undefined;
 
   constructor(
     id: string,
@@ -144,9 +154,11 @@ export class SessionRuntime implements RunHost {
       }
     }
     const status = running ? 'running' : s.status;
-    return status === 'awaiting_input' && s.pendingRequest !== null
-      ? { status, pendingRequest: withKind(s.pendingRequest), step: s.step }
-      : { status, step: s.step };
+    const info: SessionInfo =
+      status === 'awaiting_input' && s.pendingRequest !== null
+        ? { status, pendingRequest: withKind(s.pendingRequest), step: s.step }
+        : { status, step: s.step };
+    return s.data === undefined ? info : { ...info, state: s.data };
   }
 
   async checkpoints(): Promise<CheckpointInfo[]> {
@@ -169,6 +181,7 @@ export class SessionRuntime implements RunHost {
           return await new SessionRun(this, options, sink).run(task);
         } finally {
           this.#observer = undefined;
+          this.#turns = undefined;
           // A paused session keeps no index of its thread (its next run builds it in one pass).
           threadOf(this.#state).releaseIndex();
         }
@@ -226,7 +239,8 @@ export class SessionRuntime implements RunHost {
    * A committed stop answers a `stop()` request a check returned (only then: a failed commit
    * leaves the request for the next check).
    */
-  commit(step: Step): Promise<void> | undefined {
+  commit(made: Step): Promise<void> | undefined {
+    const step = this.#turns === undefined ? made : this.#withTurnUpdates(made);
     const committed = applyStep(this.#state, step);
     const link = this.#link;
     if (link === undefined) {
@@ -242,8 +256,52 @@ export class SessionRuntime implements RunHost {
     });
   }
 
+  /** `step` with the state updates of the turns that led to it (API.md §18), in turn order. */
+  #withTurnUpdates(step: Step): Step {
+    const turns = this.#turns ?? [];
+    this.#turns = undefined;
+    // Most turns change nothing: no array is made for them.
+    if (turns.every((t) => t.ops.length === 0)) return step;
+    const ops = turns.flatMap((t) => t.ops);
+    return { ...step, statePatch: [...(step.statePatch ?? []), ...ops] };
+  }
+
+  /** The conversation state of an agent turn starting now; its updates go with the next commit. */
+  turnState(): TurnState {
+    const data = freeze(this.#state.data ?? EMPTY_STATE, true);
+    const turn = new TurnState(data, this.orchestration.state?.schema);
+    (this.#turns ??= []).push(turn);
+    return turn;
+  }
+
+  turnData(): StateValue {
+    return this.#turns?.at(-1)?.value ?? this.#state.data ?? EMPTY_STATE;
+  }
+
+  /** The conversation state (API.md §18), deep-frozen. */
+  async data(): Promise<StateValue> {
+    return freeze((await this.current()).data ?? EMPTY_STATE, true);
+  }
+
+  /**
+   * Changes the conversation state from the application, as a step of its own (`state_update`).
+   * @throws SessionBusyError while a run is in progress; ConfigError for an invalid new state;
+   *   the recipe's own error. Nothing is committed when it throws.
+   */
+  async updateState(recipe: StateRecipe): Promise<void> {
+    await this.#exclusive(async () => {
+      const where = `session("${this.id}").updateState()`;
+      const base = freeze(this.#state.data ?? EMPTY_STATE, true);
+      const { ops } = produceState(base, recipe, this.orchestration.state?.schema, where);
+      if (ops.length === 0) return;
+      await this.commit({ kind: 'state', statePatch: ops });
+    });
+  }
+
   #told({ state, change }: CommittedStep): void {
-    tell(this.#observer, (o) => o.step?.(state.step, change.append ?? NO_MESSAGES, state));
+    tell(this.#observer, (o) =>
+      o.step?.(state.step, change.append ?? NO_MESSAGES, state, change.statePatch),
+    );
   }
 
   checkStop(

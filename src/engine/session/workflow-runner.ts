@@ -16,6 +16,7 @@ import type { CheckpointInfo } from '../log/session-log.js';
 import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from '../state/session-state.js';
 import { StateValidator } from '../state/state-validator.js';
+import { stateProblem } from '../../agents/conversation-state.js';
 
 /** The origin of every session kept in memory only (one object, not one per session). */
 const IN_MEMORY: SessionOrigin = Object.freeze({});
@@ -91,6 +92,7 @@ export class WorkflowRunner implements Runnable {
       this.#driver,
       orchestration.stopRule,
       orchestration.progressSchema,
+      orchestration.state?.schema,
     );
     this.#cacheSize =
       checkpointing === undefined
@@ -192,7 +194,11 @@ export class WorkflowRunner implements Runnable {
    */
   freshState(): SessionState {
     const rule = this.#orchestration.stopRule;
-    return initialSessionState(this.#driver.initialState, rule?.initialState ?? null);
+    return initialSessionState(
+      this.#driver.initialState,
+      rule?.initialState ?? null,
+      this.#orchestration.state?.initial,
+    );
   }
 
   /**
@@ -228,6 +234,7 @@ export class WorkflowRunner implements Runnable {
           : new CheckpointLink(checkpointing.store, id, this.#orchestration.descriptor, {
               ...checkpointing,
               check: (state) => this.#validator.stored(state),
+              stateProblem: (data) => stateProblem(this.#orchestration.state?.schema, data),
               fresh: () => this.freshState(),
             });
       const origin: SessionOrigin =

@@ -5,6 +5,7 @@ import { AgentMessageSchema, FunctionCallSchema } from '../../messages/message-s
 import { carriedThread, type Thread } from '../../messages/thread.js';
 import { giveThread, threadOf } from './state-thread.js';
 import type { Step, StepBody, StepFields } from './step.js';
+import { applyStateOps, EMPTY_STATE, type StateValue } from '../../agents/conversation-state.js';
 
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
@@ -55,6 +56,11 @@ const SessionStateObject = z.object({
    * participants are due next), as plain JSON; `null` when it keeps none.
    */
   progress: z.unknown().optional(),
+  /**
+   * The conversation state (API.md §18), a JSON object; absent while it is `{}` and no `state`
+   * option gave it a value, so sessions that do not use it are stored as before.
+   */
+  data: z.record(z.string(), z.unknown()).optional(),
   /** Steps committed so far; the optimistic-concurrency token of checkpoint stores. */
   step: z.number().int().nonnegative(),
 });
@@ -75,8 +81,12 @@ export const SessionStateSchema = SessionStateObject.readonly();
 export const SavedStateSchema = SessionStateObject.omit({ step: true }).readonly();
 
 /** A fresh session: an empty thread in the machine's initial state. */
-export function initialSessionState(machineState: string, termination: unknown): SessionState {
-  return {
+export function initialSessionState(
+  machineState: string,
+  termination: unknown,
+  data?: StateValue,
+): SessionState {
+  const fresh: SessionState = {
     version: 1,
     thread: [],
     machineState,
@@ -90,6 +100,7 @@ export function initialSessionState(machineState: string, termination: unknown):
     progress: null,
     step: 0,
   };
+  return data === undefined ? fresh : { ...fresh, data, step: 0 };
 }
 
 /** One committed step: the next state, the step as made, and what it changed. */
@@ -137,6 +148,12 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * slower.
  */
 function copyState(state: SessionState): Mutable<Omit<SessionState, 'thread'>> {
+  const copy = copyFields(state);
+  if (state.data !== undefined) copy.data = state.data;
+  return copy;
+}
+
+function copyFields(state: SessionState): Mutable<Omit<SessionState, 'thread'>> {
   // A state stored before `progress` existed has none, and keeps none until a step sets it (rare).
   if (!Object.hasOwn(state, 'progress')) {
     const { version, machineState, resumeState, status, pendingRequest, turn } = state;
@@ -241,6 +258,11 @@ export function applyStep(state: SessionState, step: Step): CommittedStep {
     for (const [agent, at] of step.bookmarks) bookmark(next, agent, at);
   }
   if (step.lastSpeaker !== undefined) next.lastSpeaker = step.lastSpeaker;
+  const patch = step.statePatch;
+  if (patch !== undefined && patch.length > 0) {
+    next.data = applyStateOps(state.data ?? EMPTY_STATE, patch);
+    change.statePatch = patch;
+  }
   if (next.bookmarks !== state.bookmarks) change.bookmarks = moved(state.bookmarks, next.bookmarks);
   if (next.lastSpeaker !== state.lastSpeaker) change.lastSpeaker = next.lastSpeaker;
   next.step = state.step + 1;

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 
 import { firstIssue } from '../../zod-issues.js';
+import { stateProblem } from '../../agents/conversation-state.js';
 import type { MachineDriver } from '../run/machine-driver.js';
 import { SavedStateSchema, type SessionState, SessionStateSchema } from './session-state.js';
 import type { StopRule } from './stop-rule.js';
@@ -25,7 +26,15 @@ export class StateValidator {
   readonly #stopRule: StopRule | undefined;
   readonly #progress: z.ZodType;
 
-  constructor(driver: MachineDriver, stopRule: StopRule | undefined, progress: z.ZodType) {
+  readonly #state: z.ZodType | undefined;
+
+  constructor(
+    driver: MachineDriver,
+    stopRule: StopRule | undefined,
+    progress: z.ZodType,
+    state?: z.ZodType,
+  ) {
+    this.#state = state;
     this.#driver = driver;
     this.#stopRule = stopRule;
     this.#progress = progress;
@@ -84,6 +93,14 @@ export class StateValidator {
     // Without a condition, a stored condition state is kept but has nothing to restore into.
     const problem = this.#stopRule?.problemWith(state.termination) ?? null;
     if (problem !== null) return { ok: false, problem, path: 'termination' };
+    // The conversation state (API.md §18): its path starts with `state` (the field's name).
+    if (state.data !== undefined || this.#state !== undefined) {
+      const bad = stateProblem(this.#state, state.data ?? {});
+      if (bad !== undefined) {
+        const path = bad.path === '(root)' ? 'state' : `state.${bad.path}`;
+        return { ok: false, problem: `the conversation state is invalid at ${bad.text}`, path };
+      }
+    }
     return { ok: true, state };
   }
 }

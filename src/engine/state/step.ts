@@ -1,4 +1,5 @@
 import type { AgentMessage } from '../../messages/message.js';
+import type { StatePatchOp } from '../../agents/conversation-state.js';
 import type { PendingRequest, SessionStatus } from './session-state.js';
 
 /**
@@ -28,7 +29,9 @@ export type StepKind =
   /** A run was cancelled (`cancel`). */
   | { readonly kind: 'cancel' }
   /** A run without a task moved a stopped or cancelled session back to where it was (`resume`). */
-  | { readonly kind: 'resume' };
+  | { readonly kind: 'resume' }
+  /** The application changed the conversation state (`state_update`). */
+  | { readonly kind: 'state' };
 
 /** The fields a step may replace whole (the thread only grows; bookmarks move per agent). */
 export interface StepFields {
@@ -55,6 +58,11 @@ export interface StepBody extends StepFields {
   /** Bookmarks moved to these thread positions: what a stored step records of the above. */
   readonly bookmarks?: readonly (readonly [agent: string, at: number])[];
   readonly lastSpeaker?: string | null;
+  /**
+   * The conversation state's changes (API.md §18) as RFC 6902 operations, applied in order; a
+   * stored record may hold anything here, which the reducer refuses by name.
+   */
+  readonly statePatch?: readonly StatePatchOp[];
 }
 
 const EVENT_PREFIXES = {
@@ -83,6 +91,8 @@ export function eventOf(step: StepKind): string {
     case 'cancel':
     case 'resume':
       return step.kind;
+    case 'state':
+      return 'state_update';
   }
 }
 
@@ -97,6 +107,8 @@ export function kindOfEvent(event: string): StepKind | undefined {
     case 'cancel':
     case 'resume':
       return { kind: event };
+    case 'state_update':
+      return { kind: 'state' };
   }
   const colon = event.indexOf(':');
   if (colon < 0) return undefined;

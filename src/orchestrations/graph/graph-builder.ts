@@ -1,3 +1,5 @@
+import type { StateOption } from '../../agents/conversation-state.js';
+import { resolveStateOption } from '../state-option.js';
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { replaceGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
@@ -28,6 +30,11 @@ export interface GraphBuilderOptions {
    * as calling `withGuardrails()`. @default none
    */
   guardrails?: GuardrailSet;
+  /**
+   * The conversation state (API.md §18): its zod schema and the value a new session starts with,
+   * checked by `build()`. @default none: the state is `{}` and any JSON object is accepted
+   */
+  state?: StateOption;
 }
 
 /** Options of `addNode()`. */
@@ -89,8 +96,10 @@ export class GraphBuilder {
   #maxTurns = 50;
   #guardrails: Required<GuardrailSet> = { input: [], output: [] };
   #checkpointing: Checkpointing | undefined;
+  readonly #state: StateOption | undefined;
 
   constructor(options: GraphBuilderOptions = {}) {
+    this.#state = options?.state;
     const name = options?.name ?? 'graph';
     if (typeof name !== 'string' || name.length === 0) {
       throw new ConfigError(
@@ -196,11 +205,12 @@ export class GraphBuilder {
       edges: this.#edges,
       entryPoints: this.#entryPoints,
     });
+    const state = resolveStateOption(`GraphBuilder "${this.#name}"`, this.#state);
     const orchestration = compileGraph(graph, {
       maxTurns: this.#maxTurns,
       stopRule: this.#stop === undefined ? undefined : toStopRule(this.#stop),
       guardrails: this.#guardrails,
     });
-    return new GraphWorkflow(orchestration, graph, this.#checkpointing);
+    return new GraphWorkflow({ ...orchestration, ...state }, graph, this.#checkpointing);
   }
 }

@@ -15,14 +15,23 @@ import type { TerminationCondition } from '../../termination/termination-conditi
 import type { UserReplyRouting } from './handoff-machine.js';
 import { compileHandoff } from './handoff-orchestration.js';
 import type { Router } from './handoff-router.js';
-import { type HandoffEdge, type HandoffTopology, resolveTopology } from './handoff-topology.js';
+import {
+  addEdges,
+  type HandoffEdge,
+  type HandoffTopology,
+  resolveTopology,
+} from './handoff-topology.js';
+import type { HandoffGuard } from '../../agents/chat-agent.js';
+import type { StateOption } from '../../agents/conversation-state.js';
+import { resolveStateOption } from '../state-option.js';
 import { checkParticipantName } from '../participant-name.js';
 import { HandoffWorkflow } from './handoff-workflow.js';
-import type {
-  AutonomousModeOptions,
-  HandoffBuilderOptions,
-  LazyRoutingOptions,
-  ResolverOptions,
+import {
+  positiveInteger,
+  type AutonomousModeOptions,
+  type HandoffBuilderOptions,
+  type LazyRoutingOptions,
+  type ResolverOptions,
 } from './handoff-options.js';
 
 const DEFAULT_AUTONOMOUS_PROMPT = 'User did not respond. Continue assisting autonomously.';
@@ -37,15 +46,6 @@ export type {
 
 const nameOf = (agent: ChatAgent | string): string =>
   typeof agent === 'string' ? agent : agent?.name;
-
-function positiveInteger(method: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ConfigError(`${method} needs a positive integer, got ${JSON.stringify(value)}.`, {
-      path: method,
-    });
-  }
-  return value;
-}
 
 /**
  * Builds the coordinator → specialist → user workflow: the coordinator routes each conversation
@@ -81,6 +81,7 @@ export class HandoffBuilder {
       }
     | undefined;
   #resolver: ResolverOptions<ZodType> | undefined;
+  readonly #state: StateOption | undefined;
 
   constructor(options: HandoffBuilderOptions) {
     const participants = options?.participants;
@@ -99,6 +100,7 @@ export class HandoffBuilder {
     });
     this.#name = options.name ?? 'handoff';
     this.#participants = [...participants];
+    this.#state = options.state;
   }
 
   /** The agent that receives new conversations and can hand off to every other participant. Required. */
@@ -111,19 +113,9 @@ export class HandoffBuilder {
   addHandoff(
     source: ChatAgent | string,
     targets: readonly (ChatAgent | string)[],
-    options: { description?: string } = {},
+    options: { description?: string; when?: HandoffGuard } = {},
   ): this {
-    const from = nameOf(source);
-    let edges = this.#edges.get(from);
-    if (edges === undefined) {
-      edges = new Map();
-      this.#edges.set(from, edges);
-    }
-    for (const target of targets) {
-      edges.set(nameOf(target), {
-        description: options.description ?? edges.get(nameOf(target))?.description,
-      });
-    }
+    addEdges(this.#edges, nameOf(source), targets.map(nameOf), options);
     return this;
   }
 
@@ -267,6 +259,7 @@ export class HandoffBuilder {
    * @throws ConfigError naming the agent when the configuration cannot work.
    */
   build(): HandoffWorkflow {
+    const state = resolveStateOption(`HandoffBuilder "${this.#name}"`, this.#state);
     const topology = resolveTopology({
       name: this.#name,
       participants: this.#participants,
@@ -305,7 +298,7 @@ export class HandoffBuilder {
           ? undefined
           : { phrase: this.#lazy.phrase, contextTurns: this.#lazy.contextTurns },
     });
-    return new HandoffWorkflow(orchestration, topology, this.#checkpointing);
+    return new HandoffWorkflow({ ...orchestration, ...state }, topology, this.#checkpointing);
   }
 
   /** Who routes in the `classifying` state: the resolver, else lazy routing's classifier. */

@@ -1,6 +1,8 @@
 import type { AnyStateMachine } from 'xstate';
 
 import {
+  guardedEdge,
+  type StateGuard,
   createFlatMachine,
   edge,
   type FlatState,
@@ -77,8 +79,9 @@ export function compileHandoffMachine(
   const states: Record<string, FlatState<HandoffEvent>> = {};
   for (const agent of agents) {
     const on: Transitions<HandoffEvent> = {};
+    const guards = topology.guards.get(agent);
     for (const target of topology.targets.get(agent) ?? []) {
-      on[`handoff.${target}`] = edge(target, 'handoff');
+      on[`handoff.${target}`] = guardedEdge(edge(target, 'handoff'), guards?.get(target)?.name);
     }
     if (spec.autonomous.has(agent)) on.continue = edge(agent, 'continues');
     if (spec.routing === 'lazy') on.reroute = edge(ROUTER_STATE, 'reroute');
@@ -89,7 +92,11 @@ export function compileHandoffMachine(
   states.awaitingInput = { meta: { kind: 'input', asks: true }, on: userRoutes };
   const resumable = [...agents, 'awaitingInput', ...(router === undefined ? [] : [ROUTER_STATE])];
   states.stopped = stoppedState(userRoutes, resumable);
-  return createFlatMachine(topology.name, states);
+  const guards: Record<string, StateGuard> = {};
+  for (const byTarget of topology.guards.values()) {
+    for (const { name, test } of byTarget.values()) guards[name] = test;
+  }
+  return createFlatMachine(topology.name, states, guards);
 }
 
 /**

@@ -20,7 +20,8 @@ export function handoffMermaid(machine: AnyStateMachine, coordinator: string): s
       // XState types `meta` as any; flat-machine.ts writes it in this shape.
       const meta: EdgeMeta | undefined = t.meta;
       const kind = meta?.edge;
-      return target === undefined || kind === undefined ? [] : [{ target, kind }];
+      const guard = meta?.guard === undefined ? '' : ` [${meta.guard}]`;
+      return target === undefined || kind === undefined ? [] : [{ target, kind, guard }];
     });
   for (const [key, node] of Object.entries(machine.root.states)) {
     const meta: { kind: string } | undefined = node.meta;
@@ -30,13 +31,13 @@ export function handoffMermaid(machine: AnyStateMachine, coordinator: string): s
       lines.push(key === coordinator ? `  ${id(key)}{{"${key}"}}` : `  ${id(key)}["${key}"]`);
     }
     if (meta?.kind === 'agent' || meta?.kind === 'select') {
-      for (const { target, kind } of edgesOf(node)) {
+      for (const { target, kind, guard } of edgesOf(node)) {
         if (kind === 'asks') edges.push(`  ${id(key)} -. asks .-> n_user`);
         else if (kind === 'continues') edges.push(`  ${id(key)} -. continues .-> ${id(key)}`);
         else if (kind === 'reroute')
           edges.push(`  ${id(key)} -. outside my area .-> ${id(target)}`);
         else if (router) edges.push(`  ${id(key)} -->|routes| ${id(target)}`);
-        else edges.push(`  ${id(key)} -->|handoff_to_${target}| ${id(target)}`);
+        else edges.push(`  ${id(key)} -->|handoff_to_${target}${guard}| ${id(target)}`);
       }
     }
     if (meta?.kind === 'input') {

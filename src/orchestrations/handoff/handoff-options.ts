@@ -1,3 +1,5 @@
+import { ConfigError } from '../../errors.js';
+import type { StateOption } from '../../agents/conversation-state.js';
 import type { ZodType, z } from 'zod';
 
 import type { ChatAgent } from '../../agents/chat-agent.js';
@@ -8,6 +10,11 @@ export interface HandoffBuilderOptions {
   /** Names the workflow in errors, the machine id and the graph. @default "handoff" */
   name?: string;
   participants: readonly ChatAgent[];
+  /**
+   * The conversation state (API.md §18): its zod schema and the value a new session starts with,
+   * checked by `build()`. @default none: the state is `{}` and any JSON object is accepted
+   */
+  state?: StateOption;
 }
 
 /** Options of `withAutonomousMode()`. */
@@ -37,4 +44,14 @@ export interface ResolverOptions<S extends ZodType = ZodType> {
   schema: S;
   /** The participant to take over, or `null` to send the agent's answer to the user. */
   resolve: (output: z.output<S>) => string | null;
+}
+
+/** `value` when it is a positive integer. @throws ConfigError naming `method`. */
+export function positiveInteger(method: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new ConfigError(`${method} needs a positive integer, got ${JSON.stringify(value)}.`, {
+      path: method,
+    });
+  }
+  return value;
 }

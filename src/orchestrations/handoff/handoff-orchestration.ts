@@ -80,7 +80,14 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
   };
   const turnOptions = new Map<string, AgentTurnOptions>();
   for (const name of topology.participants.keys()) {
-    turnOptions.set(name, { ...view, handoffs: topology.handoffs.get(name) ?? [] });
+    const guards = topology.guards.get(name);
+    turnOptions.set(name, {
+      ...view,
+      handoffs: topology.handoffs.get(name) ?? [],
+      ...(guards === undefined
+        ? {}
+        : { handoffGuards: new Map([...guards].map(([to, g]) => [to, g.test])) }),
+    });
   }
   const participants = new Map(topology.participants);
   let routerOptions: AgentTurnOptions = view;

@@ -1,4 +1,4 @@
-import type { ChatAgent } from '../../agents/chat-agent.js';
+import type { ChatAgent, HandoffGuard } from '../../agents/chat-agent.js';
 import { Handoff } from '../../agents/handoff.js';
 import { ConfigError } from '../../errors.js';
 import { fieldOf } from '../../unknown-value.js';
@@ -9,6 +9,48 @@ import { checkParticipantName } from '../participant-name.js';
 /** A specialist → specialist edge as `addHandoff` recorded it. */
 export interface HandoffEdge {
   readonly description: string | undefined;
+  /** The `when` guard (API.md §18): the handoff is offered only while it holds. */
+  readonly when?: NamedGuard | undefined;
+}
+
+/** A `when` guard and the name the compiled machine knows it by. */
+export interface NamedGuard {
+  readonly name: string;
+  readonly test: HandoffGuard;
+}
+
+/**
+ * Records `addHandoff(from, targets, options)` in `edges` (repeated calls merge). A `when` guard
+ * is named after its function, or `when_<from>_<to>` when it has no name of its own.
+ * @throws ConfigError when `when` is not a function.
+ */
+export function addEdges(
+  edges: Map<string, Map<string, HandoffEdge>>,
+  from: string,
+  targets: readonly string[],
+  options: { description?: string; when?: HandoffGuard },
+): void {
+  const when = options.when;
+  if (when !== undefined && typeof when !== 'function') {
+    fail(
+      `addHandoff("${from}", ...): when must be a function (state) => boolean, got ${JSON.stringify(when)}.`,
+      'addHandoff.when',
+    );
+  }
+  let own = edges.get(from);
+  if (own === undefined) {
+    own = new Map();
+    edges.set(from, own);
+  }
+  for (const to of targets) {
+    const before = own.get(to);
+    const named = when?.name;
+    const guard =
+      when === undefined
+        ? before?.when
+        : { name: named && named !== 'when' ? named : `when_${from}_${to}`, test: when };
+    own.set(to, { description: options.description ?? before?.description, when: guard });
+  }
 }
 
 /** What `HandoffBuilder` collected, checked and resolved into per-agent handoff tools. */
@@ -20,6 +62,8 @@ export interface HandoffTopology {
   readonly targets: ReadonlyMap<string, readonly string[]>;
   /** Per agent: the handoff tools this workflow adds (those the agent lacks of its own). */
   readonly handoffs: ReadonlyMap<string, readonly Handoff[]>;
+  /** Per agent: the `when` guards of its handoffs, by target. */
+  readonly guards: ReadonlyMap<string, ReadonlyMap<string, NamedGuard>>;
 }
 
 /** The agent's own tools and handoffs, for agents that expose them (as `Agent` does). */
@@ -97,6 +141,22 @@ export function resolveTopology(input: {
       agent.description ? `Handoff to ${target}: ${agent.description}` : undefined,
     );
   }
+  const guards = new Map<string, Map<string, NamedGuard>>();
+  const byName = new Map<string, HandoffGuard>();
+  const guard = (from: string, to: string, when: NamedGuard) => {
+    const known = byName.get(when.name);
+    if (known !== undefined && known !== when.test) {
+      fail(
+        `addHandoff("${from}", ["${to}"]): another handoff has a different when guard named "${when.name}". ` +
+          'Give each guard function its own name.',
+        'addHandoff.when',
+      );
+    }
+    byName.set(when.name, when.test);
+    let own = guards.get(from);
+    if (own === undefined) guards.set(from, (own = new Map()));
+    own.set(to, when);
+  };
   for (const [source, targets] of input.edges) {
     if (!participants.has(source)) {
       fail(
@@ -118,6 +178,7 @@ export function resolveTopology(input: {
         );
       }
       allow(source, target, edge.description);
+      if (edge.when !== undefined) guard(source, target, edge.when);
     }
   }
 
@@ -145,5 +206,5 @@ export function resolveTopology(input: {
     targets.set(agentName, [...new Set(list)]);
     handoffs.set(agentName, generated);
   }
-  return { name, participants, coordinator, targets, handoffs };
+  return { name, participants, coordinator, targets, handoffs, guards };
 }

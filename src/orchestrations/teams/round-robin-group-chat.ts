@@ -1,3 +1,5 @@
+import type { StateOption } from '../../agents/conversation-state.js';
+import { resolveStateOption } from '../state-option.js';
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import { type TeamCheckpointOptions, teamCheckpointing } from '../../engine/log/checkpointing.js';
@@ -11,6 +13,11 @@ import { checkTeam, compileTeamMachine } from './team-machine.js';
 
 /** Options of `RoundRobinGroupChat`. */
 export interface RoundRobinGroupChatOptions extends TeamCheckpointOptions {
+  /**
+   * The conversation state (API.md §18): its zod schema and the value a new session starts with.
+   * @default none: the state is `{}` and any JSON object is accepted
+   */
+  state?: StateOption;
   /** When the team stops; without it (and without `maxTurns`) the team runs until aborted. */
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
@@ -67,6 +74,7 @@ export class RoundRobinGroupChat extends WorkflowRunner {
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'round_robin', participants: names },
         progressSchema: NO_PROGRESS,
+        ...resolveStateOption('RoundRobinGroupChat', options.state),
         turnOptions: () => ({}),
         routeResponse: () => ({ event: { type: 'next' } }),
         // A new task goes to whoever is next: the first speaker, or where a stopped run left off.

@@ -1,3 +1,6 @@
+import { EMPTY_STATE, type StateValue } from '../../agents/conversation-state.js';
+import type { StateOption } from '../../agents/conversation-state.js';
+import { resolveStateOption } from '../state-option.js';
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { SessionState } from '../../engine/state/session-state.js';
@@ -21,10 +24,17 @@ import { checkTeam, compileTeamMachine } from './team-machine.js';
 /** Picks the next speaker from the thread; return nothing to let the model choose. */
 export type SelectorFunc = (
   messages: readonly AgentMessage[],
+  /** The conversation state (API.md §18). */
+  ctx: { readonly state: StateValue },
 ) => string | null | undefined | Promise<string | null | undefined>;
 
 /** Options of `SelectorGroupChat`; give `client`, `selectorFunc` or both. */
 export interface SelectorGroupChatOptions extends TeamCheckpointOptions {
+  /**
+   * The conversation state (API.md §18): its zod schema and the value a new session starts with.
+   * @default none: the state is `{}` and any JSON object is accepted
+   */
+  state?: StateOption;
   /** The model that picks the next speaker from the participants' names and descriptions. */
   client?: ChatClient;
   /** Picks the next speaker in code first; returning nothing falls back to the model. */
@@ -90,7 +100,7 @@ export class SelectorGroupChat extends WorkflowRunner {
       signal: AbortSignal | undefined,
     ): Promise<string> => {
       if (selectorFunc !== undefined) {
-        const chosen = await selectorFunc(state.thread);
+        const chosen = await selectorFunc(state.thread, { state: state.data ?? EMPTY_STATE });
         if (chosen !== null && chosen !== undefined) {
           if (!names.includes(chosen)) {
             throw new ConfigError(
@@ -164,6 +174,7 @@ export class SelectorGroupChat extends WorkflowRunner {
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'selector', participants: names },
         progressSchema: NO_PROGRESS,
+        ...resolveStateOption('SelectorGroupChat', options.state),
         turnOptions: () => ({}),
         routeResponse: () => ({ event: { type: 'next' } }),
         routeUserInput: () => ({ type: 'message' }),

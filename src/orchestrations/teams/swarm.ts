@@ -1,3 +1,5 @@
+import type { StateOption } from '../../agents/conversation-state.js';
+import { resolveStateOption } from '../state-option.js';
 import type { ChatAgent } from '../../agents/chat-agent.js';
 import { checkGuardrails, type GuardrailSet } from '../../agents/guardrail.js';
 import type { SessionState } from '../../engine/state/session-state.js';
@@ -18,6 +20,11 @@ import { checkOwnHandoffs } from '../own-handoffs.js';
 
 /** Options of `Swarm`. */
 export interface SwarmOptions extends TeamCheckpointOptions {
+  /**
+   * The conversation state (API.md §18): its zod schema and the value a new session starts with.
+   * @default none: the state is `{}` and any JSON object is accepted
+   */
+  state?: StateOption;
   /** When the team stops, e.g. `new HandoffTermination('user')` to ask the user. */
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
@@ -111,6 +118,7 @@ export class Swarm extends WorkflowRunner {
             : toStopRule(options.terminationCondition),
         descriptor: { kind: 'swarm', participants: names },
         progressSchema: NO_PROGRESS,
+        ...resolveStateOption('Swarm', options.state),
         turnOptions: () => ({}),
         routeResponse: (agent, response) => {
           const message = response.chatMessage;

@@ -1,0 +1,154 @@
+import { applyPatches, enablePatches, freeze, type Patch, produceWithPatches } from 'immer';
+import type { z } from 'zod';
+
+import { ConfigError } from '../errors.js';
+import { isRecord } from '../unknown-value.js';
+import { firstIssue } from '../zod-issues.js';
+
+enablePatches();
+
+/** A session's conversation state (API.md §18): one JSON object, deep-frozen when read. */
+export type StateValue = Record<string, unknown>;
+
+/** Changes a draft of the state in place (immer), or returns a whole new state. */
+export type StateRecipe = (draft: StateValue) => unknown;
+
+/** One RFC 6902 JSON Patch operation, as a step records a state change. */
+export interface StatePatchOp {
+  readonly op: 'add' | 'remove' | 'replace';
+  /** A JSON Pointer (RFC 6901): `/customer/id`. */
+  readonly path: string;
+  readonly value?: unknown;
+}
+
+/** What is wrong with a state (the field's path and the reason), or undefined when it is valid. */
+export type StateProblem = { readonly path: string; readonly text: string } | undefined;
+
+/** The `state` option of a workflow or team: the schema and the value a new session starts with. */
+export interface StateOption<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  initial: z.input<S>;
+}
+
+/** The empty state of a workflow without a `state` option (frozen, shared). */
+export const EMPTY_STATE: StateValue = Object.freeze({});
+
+/**
+ * Checks a state: with a schema, against it; without one, that it is a JSON object (plain objects,
+ * arrays, strings, finite numbers, booleans and null only).
+ */
+export function stateProblem(schema: z.ZodType | undefined, value: unknown): StateProblem {
+  if (!isRecord(value)) return { path: '(root)', text: 'the state must be a JSON object' };
+  const bad = nonJson(value, '');
+  if (bad !== undefined) return { path: bad, text: `${bad} is not a JSON value` };
+  if (schema === undefined) return undefined;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return undefined;
+  const issue = firstIssue(parsed.error);
+  return { path: issue.path, text: issue.text };
+}
+
+function nonJson(value: unknown, at: string): string | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : at || '(root)';
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = nonJson(value[i], `${at}[${i}]`);
+      if (bad !== undefined) return bad;
+    }
+    return undefined;
+  }
+  if (isRecord(value) && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const [key, inner] of Object.entries(value)) {
+      const bad = nonJson(inner, at === '' ? key : `${at}.${key}`);
+      if (bad !== undefined) return bad;
+    }
+    return undefined;
+  }
+  return at || '(root)';
+}
+
+/** A JSON Pointer's token (RFC 6901): `~` and `/` escaped. */
+const token = (key: string | number) => String(key).replaceAll('~', '~0').replaceAll('/', '~1');
+
+function toOps(patches: readonly Patch[]): StatePatchOp[] {
+  return patches.map((p) => {
+    const path = p.path.map((key) => `/${token(key)}`).join('');
+    return p.op === 'remove' ? { op: p.op, path } : { op: p.op, path, value: p.value };
+  });
+}
+
+/**
+ * `base` with the RFC 6902 operations `ops` applied (a new frozen value sharing what they leave).
+ * @throws Error naming the operation when it reaches outside the state (a missing parent, or a
+ *   `replace`/`remove` of a missing member) or is no `add`/`remove`/`replace`.
+ */
+export function applyStateOps(base: StateValue, ops: readonly unknown[]): StateValue {
+  const patches: Patch[] = [];
+  let probe: StateValue = base;
+  for (const raw of ops) {
+    const op = isRecord(raw) ? raw.op : undefined;
+    const pointer = isRecord(raw) ? raw.path : undefined;
+    if ((op !== 'add' && op !== 'remove' && op !== 'replace') || typeof pointer !== 'string') {
+      throw new Error(`the state patch ${JSON.stringify(raw)} is no add, remove or replace`);
+    }
+    if (pointer === '' || !pointer.startsWith('/')) {
+      throw new Error(`the state patch ${op} ${JSON.stringify(pointer)} does not name a member`);
+    }
+    const path = pointer
+      .slice(1)
+      .split('/')
+      .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
+    let parent: unknown = probe;
+    for (const key of path.slice(0, -1)) {
+      parent = isRecord(parent) || Array.isArray(parent) ? own(parent, key) : undefined;
+    }
+    const last = path.at(-1) ?? '';
+    const exists = (isRecord(parent) || Array.isArray(parent)) && own(parent, last) !== undefined;
+    const container = isRecord(parent) || Array.isArray(parent);
+    if (!container || (op !== 'add' && !exists) || ['__proto__', 'constructor'].includes(last)) {
+      throw new Error(`the state patch ${op} ${pointer} reaches outside the state`);
+    }
+    const patch: Patch = { op, path: Array.isArray(parent) ? path.map(index) : path };
+    if (op !== 'remove') patch.value = isRecord(raw) ? raw.value : undefined;
+    patches.push(patch);
+    probe = applyPatches(probe, [patch]);
+  }
+  return freeze(probe, true);
+}
+
+const index = (key: string) => (/^\d+$/.test(key) ? Number(key) : key);
+
+function own(container: object, key: string): unknown {
+  return Object.hasOwn(container, key) ? Reflect.get(container, key) : undefined;
+}
+
+/**
+ * Runs `recipe` on a draft of `base` and checks the result.
+ * @throws ConfigError naming the field when the new state fails the check; the recipe's own error.
+ */
+export function produceState(
+  base: StateValue,
+  recipe: StateRecipe,
+  schema: z.ZodType | undefined,
+  where: string,
+): { value: StateValue; ops: StatePatchOp[] } {
+  if (typeof recipe !== 'function') {
+    throw new ConfigError(`${where}: the recipe must be a function (draft) => void.`, {
+      path: 'recipe',
+    });
+  }
+  const [value, patches] = produceWithPatches(base, (draft: StateValue): StateValue | undefined => {
+    // `(d) => (d.flag = true)` returns what it assigned: only a new object replaces the state.
+    const out = recipe(draft);
+    return isRecord(out) ? out : undefined;
+  });
+  const problem = stateProblem(schema, value);
+  if (problem !== undefined) {
+    throw new ConfigError(
+      `${where}: the new state is invalid at ${problem.text}; the state is unchanged.`,
+      { path: `state.${problem.path}` },
+    );
+  }
+  return { value: freeze(value, true), ops: toOps(patches) };
+}

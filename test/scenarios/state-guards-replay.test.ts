@@ -1,0 +1,292 @@
+// Issue 32 (API.md §18): `when` guards on handoffs, the state seen by guardrails and selector
+// functions, and state patches in step records (replayed, or refused by name when forged).
+import { crc32 } from 'node:zlib';
+
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+
+import {
+  Agent,
+  CheckpointError,
+  type CheckpointRecord,
+  ConfigError,
+  guardrail,
+  HandoffBuilder,
+  MemoryCheckpointStore,
+  type ModelRequest,
+  ScriptedChatClient,
+  scriptedText,
+  scriptedToolCall,
+  SelectorGroupChat,
+  tool,
+} from '../../src/index.js';
+
+const Desk = z.object({ customerId: z.string().nullable(), verified: z.boolean() });
+const INITIAL = { customerId: null, verified: false };
+
+const verify = tool({
+  name: 'verify_customer',
+  parameters: z.object({ customerId: z.string() }),
+  execute: ({ customerId }, ctx) => {
+    ctx.updateState((draft) => {
+      draft.customerId = customerId;
+      draft.verified = true;
+    });
+    return 'verified';
+  },
+});
+
+/** Triage → billing → refunds, the last hop guarded by `when`. */
+function desk(when: (state: Record<string, unknown>) => boolean, store?: MemoryCheckpointStore) {
+  const requests: ModelRequest[] = [];
+  const billingClient = new ScriptedChatClient((request, i) => {
+    requests.push(request);
+    return (
+      [
+        // Forged: refunds is not offered yet.
+        scriptedToolCall('handoff_to_refunds', {}, 'forged'),
+        scriptedToolCall('verify_customer', { customerId: 'C-42' }),
+        scriptedToolCall('handoff_to_refunds'),
+      ][i] ?? scriptedText('no more')
+    );
+  });
+  const triage = new Agent({
+    name: 'triage',
+    client: new ScriptedChatClient([scriptedToolCall('handoff_to_billing')]),
+  });
+  const billing = new Agent({
+    name: 'billing',
+    client: billingClient,
+    tools: [verify],
+    maxToolIterations: 3,
+  });
+  const refunds = new Agent({
+    name: 'refunds',
+    client: new ScriptedChatClient([scriptedText('Refunded.')]),
+    instructions: ({ state }) => `Refund for ${String(state.customerId)}.`,
+  });
+  let builder = new HandoffBuilder({
+    name: 'desk',
+    participants: [triage, billing, refunds],
+    state: { schema: Desk, initial: INITIAL },
+  })
+    .coordinator(triage)
+    .addHandoff(billing, [refunds], { when });
+  if (store !== undefined) builder = builder.withCheckpointing(store);
+  return { workflow: builder.build(), requests };
+}
+
+describe('when guards', () => {
+  it('offer the handoff only while the guard holds; a forged call is an error result', async () => {
+    const { workflow, requests } = desk(function isVerified(state) {
+      return state.verified === true;
+    });
+    const result = await workflow.run('Refund please');
+    expect(requests.map((r) => (r.tools ?? []).map((t) => t.name))).toEqual([
+      ['verify_customer'],
+      ['verify_customer'],
+      ['verify_customer', 'handoff_to_refunds'],
+    ]);
+    const forged = requests[1]?.messages.find((m) => m.role === 'tool');
+    expect(forged).toEqual({
+      role: 'tool',
+      toolCallId: 'forged',
+      content: 'Unknown tool "handoff_to_refunds". Available tools: verify_customer.',
+    });
+    expect(result.messages.map((m) => `${m.type}(${m.source})`).slice(-4)).toEqual([
+      'ToolCallExecutionEvent(billing)',
+      'HandoffMessage(billing)',
+      'TextMessage(refunds)',
+      'UserInputRequestedEvent(refunds)',
+    ]);
+    expect(await workflow.session('default').state()).toEqual({
+      customerId: 'C-42',
+      verified: true,
+    });
+  });
+
+  it('are named guards of the compiled machine, drawn by toMermaid()', () => {
+    const named = desk(function isVerified(state) {
+      return state.verified === true;
+    }).workflow;
+    expect(named.toMermaid()).toContain('n_billing -->|handoff_to_refunds [isVerified]| n_refunds');
+    const transition = named.machine.root.states.billing?.transitions.get('handoff.refunds');
+    expect(transition?.[0]?.guard).toBe('isVerified');
+    const anonymous = desk((state) => state.verified === true).workflow;
+    expect(anonymous.toMermaid()).toContain(
+      'n_billing -->|handoff_to_refunds [when_billing_refunds]| n_refunds',
+    );
+  });
+
+  it('a when that is not a function is a ConfigError', () => {
+    const builder = new HandoffBuilder({
+      participants: [new Agent({ name: 'a', client: new ScriptedChatClient([]) })],
+    });
+    const error = (() => {
+      try {
+        builder.addHandoff('a', ['b'], { when: true as unknown as () => boolean });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toBe(
+      'addHandoff("a", ...): when must be a function (state) => boolean, got true.',
+    );
+    expect((error as ConfigError).path).toBe('addHandoff.when');
+  });
+});
+
+describe('the state is read by', () => {
+  it('guardrails (check({ ..., state })) and selector functions (selectorFunc(messages, { state }))', async () => {
+    const guardrailSaw: unknown[] = [];
+    const selectorSaw: unknown[] = [];
+    const marker = tool({
+      name: 'mark',
+      parameters: z.object({}),
+      execute: (_a, ctx) => {
+        ctx.updateState((draft) => {
+          draft.marks = (typeof draft.marks === 'number' ? draft.marks : 0) + 1;
+        });
+        return 'marked';
+      },
+    });
+    const worker = new Agent({
+      name: 'worker',
+      client: new ScriptedChatClient([scriptedToolCall('mark'), scriptedText('done')]),
+      tools: [marker],
+      maxToolIterations: 2,
+    });
+    const team = new SelectorGroupChat([worker], {
+      selectorFunc: (_messages, { state }) => {
+        selectorSaw.push(state);
+        return 'worker';
+      },
+      maxTurns: 1,
+      guardrails: {
+        input: [
+          guardrail({
+            name: 'in',
+            check: ({ state }) => (guardrailSaw.push(['in', state]), { tripwire: false }),
+          }),
+        ],
+        output: [
+          guardrail({
+            name: 'out',
+            check: ({ state }) => (guardrailSaw.push(['out', state]), { tripwire: false }),
+          }),
+        ],
+      },
+    });
+    await team.run('go');
+    expect(selectorSaw).toEqual([{}]);
+    expect(guardrailSaw).toEqual([
+      ['in', {}],
+      ['out', { marks: 1 }],
+    ]);
+  });
+});
+
+/** The records of `id` copied to a new store, the one at `index` edited by `edit`. */
+async function forged(
+  store: MemoryCheckpointStore,
+  id: string,
+  index: number,
+  edit: (body: unknown[]) => void,
+): Promise<MemoryCheckpointStore> {
+  const records = await store.read(id, { from: 'start' });
+  const copy = new MemoryCheckpointStore();
+  for (const [i, record] of records.entries()) {
+    let body = record.data.slice(8);
+    if (i === index) {
+      const parsed = JSON.parse(body) as unknown[];
+      edit(parsed);
+      body = JSON.stringify(parsed);
+    }
+    const seal = crc32(`${id}\n${record.step}\n${body}`).toString(16).padStart(8, '0');
+    const sealed: CheckpointRecord = { ...record, data: seal + body };
+    expect(await copy.append(id, sealed)).toBe(true);
+  }
+  return copy;
+}
+
+const isVerified = (state: Record<string, unknown>) => state.verified === true;
+
+describe('step records with state patches', () => {
+  it('hold the RFC 6902 patch of the step that made it, and replay to the same state', async () => {
+    const store = new MemoryCheckpointStore();
+    await desk(isVerified, store).workflow.session('r').run('Refund please');
+    const records = await store.read('r', { from: 'start' });
+    const bodies = records.map((r) => JSON.parse(r.data.slice(8)) as unknown[]);
+    const patched = bodies.filter((b) => typeof b[5] === 'object' && b[5] !== null && 'p' in b[5]);
+    expect(patched.map((b) => [b[3], (b[5] as { p: unknown }).p])).toEqual([
+      [
+        '@billing',
+        [
+          { op: 'replace', path: '/customerId', value: 'C-42' },
+          { op: 'replace', path: '/verified', value: true },
+        ],
+      ],
+    ]);
+    const again = desk(isVerified, store).workflow.session('r');
+    expect(await again.state()).toEqual({ customerId: 'C-42', verified: true });
+  });
+
+  it('a patch that reaches outside the state is a CheckpointError', async () => {
+    const store = new MemoryCheckpointStore();
+    await desk(isVerified, store).workflow.session('r').run('Refund please');
+    const index = (await store.read('r', { from: 'start' })).length - 2;
+    const bad = await forged(store, 'r', index, (body) => {
+      body[5] = { ...(body[5] as object), p: [{ op: 'replace', path: '/ticket/id', value: 1 }] };
+    });
+    const error = await desk(isVerified, bad)
+      .workflow.session('r')
+      .info()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CheckpointError);
+    expect((error as Error).message).toContain(
+      'the state patch replace /ticket/id reaches outside the state',
+    );
+  });
+
+  it('a patch that breaks the schema is a CheckpointError; a stored state a new schema refuses is a ConfigError', async () => {
+    const store = new MemoryCheckpointStore();
+    await desk(isVerified, store).workflow.session('r').run('Refund please');
+    const index = (await store.read('r', { from: 'start' })).length - 2;
+    const bad = await forged(store, 'r', index, (body) => {
+      body[5] = { ...(body[5] as object), p: [{ op: 'replace', path: '/verified', value: 'yes' }] };
+    });
+    const error = await desk(isVerified, bad)
+      .workflow.session('r')
+      .info()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CheckpointError);
+    expect((error as Error).message).toContain(
+      "its state patch breaks the state's schema at verified: Invalid input: expected boolean, received string",
+    );
+
+    const stricter = new HandoffBuilder({
+      name: 'desk',
+      participants: ['triage', 'billing', 'refunds'].map(
+        (name) => new Agent({ name, client: new ScriptedChatClient([]) }),
+      ),
+      state: {
+        schema: z.object({ customerId: z.number(), verified: z.boolean() }),
+        initial: { customerId: 0, verified: false },
+      },
+    })
+      .coordinator('triage')
+      .addHandoff('billing', ['refunds'], { when: isVerified })
+      .withCheckpointing(store)
+      .build();
+    const refused = await stricter
+      .session('r')
+      .state()
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).path).toBe('state.customerId');
+    expect((refused as Error).message).toContain(
+      'the conversation state is invalid at customerId: Invalid input: expected number, received string',
+    );
+  });
+});
