@@ -13,6 +13,8 @@ import { SessionLease } from '../log/session-lease.js';
 import type { Orchestration } from '../orchestration.js';
 import type { Runnable, RunOptions, Session, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
+import { type RecordOptions, recordSession } from '../recording/record.js';
+import type { Recording } from '../recording/recording.js';
 import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from '../state/session-state.js';
 import { StateValidator } from '../state/state-validator.js';
@@ -58,6 +60,11 @@ export interface CheckpointedSession extends Session {
    * @throws SessionBusyError while the session runs, here or in another process.
    */
   delete(): Promise<void>;
+  /**
+   * The session as a JSON-safe `Recording` (API.md §19), for `replay()` and `baton test record`.
+   * @throws ConfigError when this workflow does not play the session again.
+   */
+  record(options?: RecordOptions): Promise<Recording>;
 }
 
 /**
@@ -81,6 +88,8 @@ export class WorkflowRunner implements Runnable {
     fresh: () => this.freshState(),
     parse: (state, id) => this.parseState(state, id),
     bounded: false,
+    record: async (id, thread, options) =>
+      recordSession(id, this.#orchestration, thread, options, (o) => new WorkflowRunner(o)),
   };
 
   constructor(orchestration: Orchestration, checkpointing?: Checkpointing) {
@@ -110,6 +119,14 @@ export class WorkflowRunner implements Runnable {
   /** The checkpoint store sessions are kept in, if any (`serve()` reads step logs and owners there). */
   get checkpointStore(): CheckpointStore | undefined {
     return this.#checkpointing?.store;
+  }
+
+  /**
+   * The orchestration it runs.
+   * @internal for replays and routing evals; not part of the public API.
+   */
+  get orchestration(): Orchestration {
+    return this.#orchestration;
   }
 
   /** The compiled XState machine this workflow runs. */
