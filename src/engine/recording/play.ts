@@ -36,7 +36,8 @@ export function player(
   const controller = new ReplayController(recording, digests);
   const participants = replayParticipants(orchestration.participants, controller, tools);
   for (const name of participants.keys()) {
-    if (controller.isAgent(name)) digests.set(name, instructionsDigest(controller.instructionsOf(name)));
+    if (controller.isAgent(name))
+      digests.set(name, instructionsDigest(controller.instructionsOf(name)));
   }
   const session = build({ ...orchestration, participants }).session(recording.sessionId);
   return {
@@ -45,7 +46,9 @@ export function player(
       const options: RunOptions = { signal: controller.nextRun(planned.end) };
       try {
         const task = taskOf(planned.input);
-        return await (task === undefined ? session.run(undefined, options) : session.run(task, options));
+        return await (task === undefined
+          ? session.run(undefined, options)
+          : session.run(task, options));
       } catch (error) {
         return { failed: messageOf(error) };
       }
@@ -73,11 +76,23 @@ export function runDivergence(
     recording.turns[turn - 1]?.agent ?? recording.turns[0]?.agent ?? 'user';
   if (started < planned.turns) {
     const turn = Math.max(started, 1);
-    return { turn, agent: agentAt(turn), what: 'status', expected: 'running', actual: result.status };
+    return {
+      turn,
+      agent: agentAt(turn),
+      what: 'status',
+      expected: 'running',
+      actual: result.status,
+    };
   }
   const turn = Math.max(planned.turns, 1);
   if (result.status !== planned.status) {
-    return { turn, agent: agentAt(turn), what: 'status', expected: planned.status, actual: result.status };
+    return {
+      turn,
+      agent: agentAt(turn),
+      what: 'status',
+      expected: planned.status,
+      actual: result.status,
+    };
   }
   if (result.stopReason !== planned.stopReason) {
     return {

@@ -41,7 +41,9 @@ export async function recordSession(
       const digest = instructionsDigest(instructions);
       return {
         name: agent.name,
-        ...(instructions === undefined ? {} : { instructions: redact?.(instructions) ?? instructions }),
+        ...(instructions === undefined
+          ? {}
+          : { instructions: redact?.(instructions) ?? instructions }),
         ...(digest === undefined ? {} : { instructionsDigest: digest }),
       };
     },

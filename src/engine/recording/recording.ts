@@ -1,7 +1,11 @@
 import { z } from 'zod';
 
 import { ConfigError } from '../../errors.js';
-import type { AgentMessage, FunctionCall, FunctionExecutionResult } from '../../messages/message.js';
+import type {
+  AgentMessage,
+  FunctionCall,
+  FunctionExecutionResult,
+} from '../../messages/message.js';
 import {
   AgentMessageSchema,
   FunctionCallSchema,

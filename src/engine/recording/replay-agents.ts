@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 
 import { Agent } from '../../agents/agent.js';
 import { rewiredOptions } from '../../agents/agent-rewire.js';
-import type { AgentContext, AgentPause, AgentResponse, ChatAgent } from '../../agents/chat-agent.js';
+import type {
+  AgentContext,
+  AgentPause,
+  AgentResponse,
+  ChatAgent,
+} from '../../agents/chat-agent.js';
 import type { ToolMiddleware } from '../../agents/tool-execution.js';
 import type { ReplayController } from './replay-controller.js';
 
@@ -68,7 +73,8 @@ function turnWatcher(agent: ChatAgent, controller: ReplayController): ChatAgent 
     takeTurn: take,
     respond: async (ctx) => {
       const response = await take(ctx);
-      if ('approvalRequest' in response) throw new Error('a replayed turn paused outside a session');
+      if ('approvalRequest' in response)
+        throw new Error('a replayed turn paused outside a session');
       return response;
     },
   };

@@ -235,7 +235,12 @@ export class ReplayController {
     const message = response.chatMessage;
     const handoff = message.type === 'HandoffMessage' ? message.target : null;
     if ((turn.handoff ?? null) !== handoff) {
-      throw this.diverge({ ...at, what: 'handoff', expected: turn.handoff ?? null, actual: handoff });
+      throw this.diverge({
+        ...at,
+        what: 'handoff',
+        expected: turn.handoff ?? null,
+        actual: handoff,
+      });
     }
     const used = this.#used[index] ?? 0;
     if (this.#digests.has(agent) && used !== turn.answers.length) {

@@ -19,7 +19,7 @@ export interface ReplayOptions {
 /** What `replay()` found: `ok` when every turn and run went as recorded. */
 export interface ReplayReport {
   readonly ok: boolean;
-  /** Agent turns replayed (up to the divergence, when there is one). */
+  /** Agent turns replayed: all of them, or up to the divergent one. */
   readonly turns: number;
   /** The first difference; absent when `ok`. */
   readonly divergence?: Divergence;
@@ -71,7 +71,7 @@ export async function replayRecording(
   const { controller, run } = player(orchestration, recording, tools, build);
   const diverged = (divergence: Divergence): ReplayReport => ({
     ok: false,
-    turns: Math.min(controller.started, divergence.turn),
+    turns: divergence.turn,
     divergence,
   });
   for (const planned of recording.runs) {

@@ -25,19 +25,27 @@ const STRUCTURAL = new Set([
   'requestId',
 ]);
 
-/** `value` with `redact` applied to every string in it but names, ids and times. */
-export function redactValue<T>(value: T, redact: Redact | undefined): T {
+/** A copy of `value` (an object) with `redact` applied to every string in it but names and ids. */
+export function redactValue<T extends object>(value: T, redact: Redact | undefined): T {
   if (redact === undefined) return value;
-  const walk = (v: unknown, key: string | undefined): unknown => {
-    if (typeof v === 'string') return key !== undefined && STRUCTURAL.has(key) ? v : redact(v);
-    if (Array.isArray(v)) return v.map((item) => walk(item, undefined));
-    if (isRecord(v)) {
-      return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item, k)]));
+  const copy = structuredClone(value);
+  rewrite(copy, redact);
+  return copy;
+}
+
+/** Rewrites the strings of a copy in place (so the copy keeps its type). */
+function rewrite(value: unknown, redact: Redact): void {
+  if (Array.isArray(value)) {
+    value.forEach((item: unknown, i) => {
+      if (typeof item === 'string') value[i] = redact(item);
+      else rewrite(item, redact);
+    });
+  } else if (isRecord(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (typeof item !== 'string') rewrite(item, redact);
+      else if (!STRUCTURAL.has(key)) value[key] = redact(item);
     }
-    return v;
-  };
-  // The walk keeps the value's shape: strings stay strings, objects keep their keys.
-  return walk(value, undefined) as T;
+  }
 }
 
 /** The events an agent's turn is made of (the engine's markers, e.g. pauses, are not). */

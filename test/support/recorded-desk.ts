@@ -12,13 +12,15 @@ import {
   type TerminationCondition,
   Handoff,
   type CheckpointStore,
+  approve,
 } from '../../src/index.js';
 
 /**
- * The support desk the §19 tests record: triage hands off to billing; billing looks an invoice up
- * (a tool), asks the user, then refunds it (a tool that needs approval) and says DONE, which stops
- * the session. Every model answers from the latest user text, so the same workflow object plays
- * the conversation again when asked the same things (a model keyed to its request).
+ * The support desk the §19 tests record: triage hands refunds and breakdowns to billing; billing
+ * looks an invoice up (a tool), asks the user, then refunds it (a tool that needs approval) and
+ * says DONE, which stops the session; a breakdown it escalates to tech (its own `escalate`
+ * handoff). Every model answers from its request (the latest user text, the latest tool result),
+ * like a real model, so the desk can hold any number of conversations.
  */
 export interface DeskOptions {
   billingInstructions?: string;
@@ -26,7 +28,11 @@ export interface DeskOptions {
   escalateTo?: string;
   /** Drop the lookup tool. */
   withoutLookup?: boolean;
+  /** The amount the lookup tool reports. @default 80 */
+  amount?: number;
   stop?: TerminationCondition;
+  /** Receives `lookup <invoiceId>` each time the lookup tool runs. */
+  executed?: string[];
   store?: CheckpointStore;
 }
 
@@ -55,14 +61,13 @@ const call = (id: string, name: string, args: unknown) => ({
 });
 
 export function desk(options: DeskOptions = {}): HandoffWorkflow {
-  const executed: string[] = [];
   const lookup = tool({
     name: 'lookup_invoice',
     description: 'Finds an invoice.',
     parameters: z.object({ invoiceId: z.string() }),
     execute: ({ invoiceId }) => {
-      executed.push(`lookup ${invoiceId}`);
-      return `Invoice ${invoiceId} of ann@example.com: $80, paid.`;
+      options.executed?.push(`lookup ${invoiceId}`);
+      return `Invoice ${invoiceId} of ann@example.com: $${options.amount ?? 80}, paid.`;
     },
   });
   const refund = tool({
@@ -76,7 +81,7 @@ export function desk(options: DeskOptions = {}): HandoffWorkflow {
     name: 'triage',
     instructions: 'Route the customer.',
     client: client((r) =>
-      /refund|invoice/i.test(String(lastUser(r)))
+      /refund|invoice|broken/i.test(String(lastUser(r)))
         ? call('t1', 'handoff_to_billing', {})
         : { content: 'How can I help?' },
     ),
@@ -93,7 +98,8 @@ export function desk(options: DeskOptions = {}): HandoffWorkflow {
       if (result?.startsWith('Refunded')) return { content: `${result} DONE`, usage: usage(30, 5) };
       if (result !== undefined) return { content: `${result} Shall I refund it?` };
       if (/INV-\d+ please/.test(text)) return call('b2', 'refund', { invoiceId: text.slice(0, 5) });
-      if (/broken/.test(text)) return call('b3', 'escalate', {});
+      if (r.messages.some((m) => m.role === 'user' && /broken/.test(String(m.content))))
+        return call('b3', 'escalate', {});
       return call('b1', 'lookup_invoice', { invoiceId: 'INV-7' });
     }),
   });
@@ -108,4 +114,13 @@ export function desk(options: DeskOptions = {}): HandoffWorkflow {
     .withTerminationCondition(options.stop ?? new TextMentionTermination('DONE'));
   if (options.store) builder.withCheckpointing(options.store);
   return builder.build();
+}
+
+/** The conversation the tests record: a greeting, a handoff, a tool, an approval and a stop. */
+export async function refundConversation(workflow: HandoffWorkflow, id: string): Promise<void> {
+  const session = workflow.session(id);
+  for (const text of ['hello', 'I want a refund for an invoice', 'INV-7 please']) {
+    await session.run(text);
+  }
+  await session.run(approve('b2'));
 }
