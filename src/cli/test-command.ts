@@ -1,16 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-
 import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
-import { isRecord } from '../unknown-value.js';
+import { saveRecordedTest } from '../testing/save-recorded-test.js';
 import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
-import {
-  batonSpecifier,
-  moduleSpecifier,
-  recordedTestSource,
-  type WorkflowExport,
-} from './recorded-test.js';
 import { checkStoreDirectory } from './store-directory.js';
 import { loadWorkflowModule } from './workflow-module.js';
 
@@ -37,26 +27,6 @@ with the first divergence (turn, agent, what was recorded and what happened).
                     createWorkflow({ checkpointStore }), as for baton run
   --out <file>      where to write the test (its directory is made if missing)
 `;
-
-/** A file name from a session id: letters, digits, `.`, `_` and `-` kept, the rest `_`. */
-function fileSafe(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_');
-}
-
-/** `x.recording.json` for `x.test.ts` (or `x.ts`). */
-export function recordingPath(testFile: string): string {
-  const name = basename(testFile).replace(/(\.test)?\.[cm]?[jt]sx?$/, '');
-  return join(dirname(testFile), `${name}.recording.json`);
-}
-
-/** Which export of the module the generated test uses. */
-async function exportOf(path: string, storeGiven: boolean): Promise<WorkflowExport> {
-  const namespace: unknown = await import(pathToFileURL(resolve(path)).href);
-  const has = (name: string) => isRecord(namespace) && namespace[name] !== undefined;
-  if (!storeGiven && has('workflow')) return 'workflow';
-  if (!storeGiven && has('default')) return 'default';
-  return has('createWorkflow') ? 'createWorkflow' : has('workflow') ? 'workflow' : 'default';
-}
 
 /** `baton test record <module> --session <id>`: writes a replay test and its recording. */
 export async function testCommand(argv: readonly string[]): Promise<number> {
@@ -88,13 +58,6 @@ export async function testCommand(argv: readonly string[]): Promise<number> {
     ...(directory === undefined ? {} : { checkpointStore: new FileCheckpointStore(directory) }),
   });
   const session = module.workflow.session(sessionId);
-  const record = isRecord(session) ? session.record : undefined;
-  if (typeof record !== 'function') {
-    throw new UsageError(
-      `baton test record: the workflow of ${path} has no session.record(): it was built by a Baton ` +
-        'older than recorded tests. Update the package the module imports.',
-    );
-  }
   const thread = await session.messages();
   if (thread.length === 0) {
     throw new UsageError(
@@ -104,23 +67,17 @@ export async function testCommand(argv: readonly string[]): Promise<number> {
           : `Is it kept in ${directory}? baton run and baton dev print the ids of their sessions.`),
     );
   }
-  const recording: unknown = await record.call(session, {});
-  const out = args.options.get('out') ?? join('test', 'recorded', `${fileSafe(sessionId)}.test.ts`);
-  const recordingFile = recordingPath(out);
-  const source = recordedTestSource({
+  const out = args.options.get('out');
+  const written = await saveRecordedTest({
+    session,
     sessionId,
     modulePath: path,
-    moduleImport: moduleSpecifier(out, path),
-    exported: await exportOf(path, module.storeGiven),
-    batonImport: await batonSpecifier(out, path),
-    recordingFile: basename(recordingFile),
+    storeGiven: module.storeGiven,
+    ...(out === undefined ? {} : { out }),
   });
-  await mkdir(dirname(resolve(out)), { recursive: true });
-  await writeFile(recordingFile, `${JSON.stringify(recording, null, 2)}\n`);
-  await writeFile(out, source);
   process.stdout.write(
-    `Wrote ${out} and ${recordingFile}: session "${sessionId}" of ${module.name}.\n` +
-      `Run it: npx vitest run ${out}\n`,
+    `Wrote ${written.test} and ${written.recording}: session "${sessionId}" of ${module.name}.\n` +
+      `Run it: npx vitest run ${written.test}\n`,
   );
   return 0;
 }
