@@ -10,6 +10,7 @@ import {
   replay,
   RoundRobinGroupChat,
   ScriptedChatClient,
+  SelectorGroupChat,
   scriptedText,
   scriptedToolCall,
   Swarm,
@@ -129,5 +130,20 @@ describe('recording teams and graphs', () => {
     const recording = await session.record();
     expect(runsOf(recording)).toEqual([[1, 1, 'cancelled', null]]);
     expect(await replay(team(), recording)).toEqual({ ok: true, turns: 1 });
+  });
+});
+
+describe('recording a selector team', () => {
+  it("replays the selector's choices as recorded, without calling its model", async () => {
+    const picks = ['b', 'a'];
+    const team = (selector: ScriptedChatClient) =>
+      new SelectorGroupChat([texter('a'), texter('b')], { client: selector, maxTurns: 2 });
+    const session = team(new ScriptedChatClient(picks.map((p) => scriptedText(p)))).session('s');
+    await session.run('go');
+    const recording = await session.record();
+    expect(recording.turns.map((t) => t.agent)).toEqual(['b', 'a']);
+    const unused = new ScriptedChatClient([]);
+    expect(await replay(team(unused), recording)).toEqual({ ok: true, turns: 2 });
+    expect(unused.calls).toEqual([]);
   });
 });

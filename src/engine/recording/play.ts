@@ -39,7 +39,15 @@ export function player(
     if (controller.isAgent(name))
       digests.set(name, instructionsDigest(controller.instructionsOf(name)));
   }
-  const session = build({ ...orchestration, participants }).session(recording.sessionId);
+  // A selector team's choices come from the recording like every model's answers (the selector
+  // is a model, or a function of what the models said).
+  const selects = orchestration.descriptor.kind === 'selector' && orchestration.selectSpeaker;
+  const replayed: Orchestration = {
+    ...orchestration,
+    participants,
+    ...(selects ? { selectSpeaker: async () => controller.nextSpeaker() } : {}),
+  };
+  const session = build(replayed).session(recording.sessionId);
   return {
     controller,
     async run(planned) {

@@ -56,6 +56,12 @@ export class ReplayController {
     return this.#started;
   }
 
+  /** The speaker of the next recorded turn (a selector's recorded choice). */
+  nextSpeaker(): string {
+    const turn = this.recording.turns[this.#started] ?? this.recording.turns.at(-1);
+    return turn?.agent ?? this.recording.participants[0]?.name ?? '';
+  }
+
   /** A signal for the next run; `end` is where it should stop and how. */
   nextRun(end: { turns: number; status: string }): AbortSignal {
     this.#end = end;
