@@ -5,6 +5,7 @@ import {
   type ChatClient,
   type Recording,
   GraphBuilder,
+  HandoffBuilder,
   HandoffTermination,
   handoffMessage,
   replay,
@@ -145,5 +146,32 @@ describe('recording a selector team', () => {
     const unused = new ScriptedChatClient([]);
     expect(await replay(team(unused), recording)).toEqual({ ok: true, turns: 2 });
     expect(unused.calls).toEqual([]);
+  });
+});
+
+describe('recording an autonomous specialist', () => {
+  it('leaves the prompts the workflow adds out of the inputs, and replays', async () => {
+    const desk = () =>
+      new HandoffBuilder({
+        participants: [
+          new Agent({
+            name: 'triage',
+            client: new ScriptedChatClient((_r, i) =>
+              scriptedToolCall('handoff_to_worker', {}, `t${i}`),
+            ),
+          }),
+          texter('worker'),
+        ],
+      })
+        .coordinator('triage')
+        .withAutonomousMode({ agents: ['worker'], turnLimits: { worker: 3 } })
+        .build();
+    const session = desk().session('auto');
+    await session.run('work on it');
+    const recording = await session.record();
+    expect(recording.runs.map((r) => [r.input?.length ?? null, r.turns, r.status])).toEqual([
+      [1, 4, 'awaiting_input'],
+    ]);
+    expect(await replay(desk(), recording)).toEqual({ ok: true, turns: 4 });
   });
 });

@@ -48,6 +48,13 @@ function rewrite(value: unknown, redact: Redact): void {
   }
 }
 
+/**
+ * The metadata flag of the prompts a workflow adds on the user's behalf (the handoff workflow's
+ * autonomous mode, `AUTONOMOUS_PROMPT_KEY`): the replayed workflow adds them again, so they are
+ * not inputs.
+ */
+const FOLLOW_UP_KEY = 'batonAutonomousPrompt';
+
 /** The events an agent's turn is made of (the engine's markers, e.g. pauses, are not). */
 const TURN_EVENTS: ReadonlySet<string> = new Set([
   'ThoughtEvent',
@@ -85,6 +92,7 @@ export function threadPath(
   const open = new Map<string, OpenTurn>();
   let lastWasInput = false;
   for (const m of thread) {
+    if (m.source === 'user' && m.metadata[FOLLOW_UP_KEY] === true) continue;
     if (m.source === 'user') {
       const block = inputs.at(-1);
       if (lastWasInput && block !== undefined) block.messages.push(redactValue(m, redact));
