@@ -47,5 +47,4 @@ describe('recording the samples', () => {
       turns: recording.turns.length,
     });
   });
-  });
 });
