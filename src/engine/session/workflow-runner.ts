@@ -13,8 +13,7 @@ import { SessionLease } from '../log/session-lease.js';
 import type { Orchestration } from '../orchestration.js';
 import type { Runnable, RunOptions, Session, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
-import { type RecordOptions, recordSession } from '../recording/record.js';
-import type { Recording } from '../recording/recording.js';
+import { recordSession } from '../recording/record.js';
 import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from '../state/session-state.js';
 import { StateValidator } from '../state/state-validator.js';
@@ -60,11 +59,6 @@ export interface CheckpointedSession extends Session {
    * @throws SessionBusyError while the session runs, here or in another process.
    */
   delete(): Promise<void>;
-  /**
-   * The session as a JSON-safe `Recording` (API.md §19), for `replay()` and `baton test record`.
-   * @throws ConfigError when this workflow does not play the session again.
-   */
-  record(options?: RecordOptions): Promise<Recording>;
 }
 
 /**
