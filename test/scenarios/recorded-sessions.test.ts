@@ -123,6 +123,22 @@ describe('session.record()', () => {
     }
   });
 
+  it('refuses a redact that is not a function, and a workflow that does not play the session', async () => {
+    const workflow = desk();
+    await refundConversation(workflow, 'checked');
+    await expect(workflow.session('checked').record({ redact: 'x' as never })).rejects.toThrow(
+      'session.record(): redact must be a function (text) => text.',
+    );
+    const store = new MemoryCheckpointStore();
+    await refundConversation(desk({ store }), 'moved');
+    const changed = desk({ store, withoutLookup: true }).session('moved').record();
+    await expect(changed).rejects.toBeInstanceOf(ConfigError);
+    await expect(changed).rejects.toThrow(
+      'session("moved").record(): this workflow does not play the session again: tool_call differs ' +
+        'at turn 3 (billing). Record a session with the workflow that ran it.',
+    );
+  });
+
   it('applies redact to every text, and the redacted recording still replays', async () => {
     const workflow = desk();
     await refundConversation(workflow, 'redacted');
@@ -286,6 +302,9 @@ describe('replay()', () => {
       'replay(): the recording of session "refund" was made by a workflow with participants ' +
         '"billing", "tech", "triage", and this workflow has "billing", "sales", "tech", "triage". ' +
         'Replay it with the workflow that recorded it, or record the session again.',
+    );
+    await expect(replay(desk(), recording, { tools: 'mocked' as never })).rejects.toThrow(
+      'replay(): tools must be "recorded" or "live", got "mocked".',
     );
     await expect(replay(desk(), { ...recording, turns: 'none' } as never)).rejects.toThrow(
       'replay(): the recording is not valid (turns: Invalid input: expected array, received string).',
