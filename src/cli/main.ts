@@ -106,7 +106,16 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'eval':
       return (await import('./eval-command.js')).evalCommand(rest);
     default: {
-      const meant = closest(command, ['run', 'graph', 'dev', 'serve', 'demo', 'test', 'eval', 'help']);
+      const meant = closest(command, [
+        'run',
+        'graph',
+        'dev',
+        'serve',
+        'demo',
+        'test',
+        'eval',
+        'help',
+      ]);
       throw new UsageError(
         `baton: unknown command "${command}"${meant === undefined ? '.' : `: did you mean "${meant}"?`} ` +
           'Run "baton --help".',
