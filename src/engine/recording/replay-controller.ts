@@ -9,7 +9,10 @@ export interface Divergence {
   readonly turn: number;
   /** Who spoke at that turn, or should have. */
   readonly agent: string;
-  /** `"speaker"`, `"handoff"`, `"tool_call"`, `"tool_result"`, `"approval"`, `"instructions"`, `"model_calls"`, `"message"`, `"status"`, `"stop_reason"` or `"error"`. */
+  /**
+   * What differs: `"speaker"`, `"handoff"`, `"tool_call"`, `"tool_result"`, `"approval"`,
+   * `"instructions"`, `"model_calls"`, `"message"`, `"status"`, `"stop_reason"` or `"error"`.
+   */
   readonly what: string;
   /** The recorded value. */
   readonly expected: unknown;
@@ -24,7 +27,7 @@ export class Diverged extends Error {
 
 /**
  * Follows a replay turn by turn against its recording: which turn each agent is in, which of its
- * recorded answers comes next, and the first divergence. `boundary()` says where the current run
+ * recorded answers comes next, and the first divergence. `nextRun()` says where the next run
  * must end: a turn beyond it is a divergence (or, when the recorded run was cancelled there, the
  * cancel itself).
  */
@@ -39,6 +42,8 @@ export class ReplayController {
   #abort = new AbortController();
   /** Where the current run ends and how (`cancelled`: the recorded run was cut off there). */
   #end: { turns: number; status: string } = { turns: 0, status: 'cancelled' };
+  /** Per `Agent` (whose model is replayed), its instructions, for an `instructions` divergence. */
+  readonly #instructions = new Map<string, string | undefined>();
   /** Per `Agent` (whose model is replayed), the SHA-256 of its instructions, if it has any. */
   readonly #digests: ReadonlyMap<string, string | undefined>;
 
@@ -124,8 +129,7 @@ export class ReplayController {
     this.#started = index + 1;
   }
 
-  /** The current instructions of each agent, for the message of an `instructions` divergence. */
-  readonly #instructions = new Map<string, string | undefined>();
+  /** Notes the instructions `agent` (an `Agent`) has in the workflow replayed. */
   setInstructions(agent: string, instructions: string | undefined): void {
     this.#instructions.set(agent, instructions);
   }
@@ -135,6 +139,7 @@ export class ReplayController {
     return this.#instructions.has(agent);
   }
 
+  /** The instructions `agent` has in the workflow replayed. */
   instructionsOf(agent: string): string | undefined {
     return this.#instructions.get(agent);
   }
