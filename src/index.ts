@@ -96,6 +96,17 @@ export type { CheckpointInfo } from './engine/log/session-log.js';
 export type { PendingRequest } from './engine/state/session-state.js';
 export type { ThreadPredicate } from './engine/state/stop-rule.js';
 export type { CheckpointedSession, SessionOptions } from './engine/session/workflow-runner.js';
+export type { RecordOptions } from './engine/recording/record.js';
+export type {
+  RecordedAnswer,
+  RecordedParticipant,
+  RecordedRun,
+  RecordedTurn,
+  Recording,
+} from './engine/recording/recording.js';
+export type { Divergence } from './engine/recording/replay-controller.js';
+export type { ReplayTools } from './engine/recording/replay-agents.js';
+export { replay, type ReplayOptions, type ReplayReport } from './engine/recording/replay.js';
 export {
   CheckpointError,
   ConfigError,

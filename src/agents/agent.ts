@@ -26,6 +26,7 @@ import {
   mergeHandoffs,
   outputJsonSchema,
 } from './agent-config.js';
+import { agentOptions } from './agent-rewire.js';
 import { approvalNeeded, findPausedTurn, rejectedResult } from './approvals.js';
 import { withUniqueIds } from './call-ids.js';
 import {
@@ -123,6 +124,7 @@ export class Agent implements ChatAgent {
     this.#stream = options.stream ?? false;
     this.#timer = options.timer ?? realTimer;
     this.#onToolError = checkOnToolError(name, options.onToolError);
+    agentOptions.set(this, { ...options });
   }
 
   /**

@@ -11,11 +11,12 @@ export const DEV_SPEC: CommandSpec = {
   options: [
     { name: 'port', value: 'a port number', example: '--port 4800' },
     { name: 'store', value: 'a directory', example: '--store .baton' },
+    { name: 'tests', value: 'a directory', example: '--tests test/recorded' },
   ],
   positionals: [{ name: 'workflow module', example: 'baton dev samples/support-desk.ts' }],
 };
 
-export const DEV_HELP = `Usage: baton dev <module> [--port <n>] [--store <dir>]
+export const DEV_HELP = `Usage: baton dev <module> [--port <n>] [--store <dir>] [--tests <dir>]
 
 Starts the devtools page for a workflow module on 127.0.0.1 and prints one line:
   Baton devtools: http://127.0.0.1:<port>/?token=<token>
@@ -26,6 +27,8 @@ session asks, stop a run, start new sessions, and browse or fork stored sessions
   --port <n>      the port (default: any free port)
   --store <dir>   keep sessions in a FileCheckpointStore in <dir> and list all of them; the module
                   must export createWorkflow({ checkpointStore })
+  --tests <dir>   where "Save as test" writes a session's test and recording
+                  (default test/recorded)
 
 Without --store, a workflow built with its own checkpoint store keeps its step logs and forks
 there (the page lists the sessions opened in this process; open others by id); a workflow
@@ -59,6 +62,7 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
   const module = await loadWorkflowModule('dev', path, {
     ...(directory === undefined ? {} : { checkpointStore: new FileCheckpointStore(directory) }),
   });
+  const tests = args.options.get('tests');
   let server: Awaited<ReturnType<typeof startDevtoolsServer>>;
   try {
     server = await startDevtoolsServer({
@@ -69,6 +73,7 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
         ? {}
         : { condition: module.terminationCondition }),
       ...(directory === undefined ? {} : { storeDirectory: directory }),
+      ...(tests === undefined ? {} : { testDirectory: tests }),
       port,
     });
   } catch (error) {

@@ -24,6 +24,12 @@ Usage:
   baton demo [--session <id>]   run the support-desk demo (offline model unless the environment
                                 names one, below); sessions are kept in .baton/ in the current
                                 directory, and --session resumes one
+  baton test record <module> --session <id> [--store <dir>] [--out <file>]
+                                turn a session into a Vitest test that replays it (recorded model
+                                answers and tool results) and fails at the first divergence
+  baton eval routing <module> <cases.jsonl> [--min-accuracy <0..1>] [--concurrency <n>] [--json]
+                                measure where the workflow routes each case: accuracy, confusion
+                                matrix, model calls and tokens per case
   baton <command> --help        describe one command
   baton --help                  show this help
 
@@ -100,8 +106,22 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./serve-command.js')).serveCommand(rest);
     case 'worker':
       return (await import('./worker-command.js')).workerCommand(rest);
+    case 'test':
+      return (await import('./test-command.js')).testCommand(rest);
+    case 'eval':
+      return (await import('./eval-command.js')).evalCommand(rest);
     default: {
-      const meant = closest(command, ['run', 'graph', 'dev', 'serve', 'worker', 'demo', 'help']);
+      const meant = closest(command, [
+        'run',
+        'graph',
+        'dev',
+        'serve',
+        'worker',
+        'demo',
+        'test',
+        'eval',
+        'help',
+      ]);
       throw new UsageError(
         `baton: unknown command "${command}"${meant === undefined ? '.' : `: did you mean "${meant}"?`} ` +
           'Run "baton --help".',

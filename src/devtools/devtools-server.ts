@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 
+import { ConfigError } from '../errors.js';
 import { redactSecrets } from '../redact.js';
+import { fileSafe, saveRecordedTest } from '../testing/save-recorded-test.js';
 import { fieldOf, isRecord } from '../unknown-value.js';
 import { thrownText } from '../value-text.js';
 
@@ -24,6 +27,8 @@ export interface DevtoolsServerOptions {
   readonly condition?: unknown;
   /** The `FileCheckpointStore` directory the CLI gave the workflow: its sessions are listed. */
   readonly storeDirectory?: string;
+  /** Where "Save as test" writes a session's test and recording. @default test/recorded */
+  readonly testDirectory?: string;
   /** @default 0 (a free port) */
   readonly port?: number;
   /** @default 24 random bytes, base64url */
@@ -141,6 +146,25 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
         ? 'Export the termination condition as `terminationCondition` from the module to see how close it is to firing.'
         : null,
   };
+  /** "Save as test": the session's recording and a Vitest test replaying it, written to disk. */
+  const saveAsTest = async (id: string) => {
+    const session = options.workflow.session(id);
+    if ((await session.messages()).length === 0) {
+      throw new HubRequestError(400, `Session "${id}" has no messages yet: nothing to record.`);
+    }
+    try {
+      return await saveRecordedTest({
+        session,
+        sessionId: id,
+        modulePath: options.module,
+        storeGiven: options.storeDirectory !== undefined,
+        out: join(options.testDirectory ?? join('test', 'recorded'), `${fileSafe(id)}.test.ts`),
+      });
+    } catch (error) {
+      if (error instanceof ConfigError) throw new HubRequestError(400, error.message);
+      throw error;
+    }
+  };
   const streams = new Set<ServerResponse>();
   let port = 0;
 
@@ -170,7 +194,7 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
       const id = await hub.create(forkOrigin(await readJson(request)));
       return send(response, 201, { id });
     }
-    const match = /^\/api\/sessions\/([^/]+)(?:\/(run|stop))?$/.exec(path);
+    const match = /^\/api\/sessions\/([^/]+)(?:\/(run|stop|test))?$/.exec(path);
     if (match !== null) {
       const id = decodePathSegment(match[1] ?? '');
       if (id.length > 200) throw new HubRequestError(400, 'The session id is too long.');
@@ -192,6 +216,10 @@ export async function startDevtoolsServer(options: DevtoolsServerOptions): Promi
         }
         await hub.run(id, typeof text === 'string' ? text : null);
         return send(response, 202, { ok: true });
+      }
+      if (method === 'POST' && action === 'test') {
+        await readJson(request);
+        return send(response, 201, await saveAsTest(id));
       }
       if (method === 'POST' && action === 'stop') {
         await readJson(request);

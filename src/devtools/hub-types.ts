@@ -16,7 +16,7 @@ export interface Decision {
   readonly reason?: string;
 }
 /** A session as the devtools drive it; `checkpoints` exists on workflows that can have a store. */
-export interface DevSession extends Omit<Session, 'run' | 'runStream'> {
+export interface DevSession extends Omit<Session, 'run' | 'runStream' | 'record'> {
   runStream(task?: Task, options?: RunOptions): AsyncIterable<AgentMessage | TaskResult>;
   checkpoints?(): Promise<CheckpointInfo[]>;
 }

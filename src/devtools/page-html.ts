@@ -51,6 +51,7 @@ export function devtoolsPage(nonce: string): string {
         <h2>Session <code id="session-id">—</code></h2>
         <span id="status" class="pill">idle</span>
         <span class="grow"></span>
+        <button id="save-test" type="button" title="Write a Vitest test that replays this session">Save as test</button>
         <button id="stop" type="button" disabled>Stop</button>
       </div>
       <div class="row small">

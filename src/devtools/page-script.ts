@@ -111,6 +111,7 @@ ${SESSIONS_SCRIPT}
     pill.textContent = status.replace('_', ' ');
     pill.className = 'pill ' + status;
     $('stop').disabled = status !== 'running';
+    $('save-test').disabled = status === 'running';
     $('send').disabled = status === 'running';
     var form = $('reply-form');
     var waiting = status === 'awaiting_input' || (status === 'terminated' && ui.handoffFrom);
@@ -285,6 +286,12 @@ ${SESSIONS_SCRIPT}
   $('stop').addEventListener('click', function () {
     if (ui.sessionId === null) return;
     api('POST', '/api/sessions/' + encodeURIComponent(ui.sessionId) + '/stop', {})
+      .catch(function (err) { showError(err.message); });
+  });
+  $('save-test').addEventListener('click', function () {
+    if (ui.sessionId === null) return;
+    api('POST', '/api/sessions/' + encodeURIComponent(ui.sessionId) + '/test', {})
+      .then(function (r) { $('stop-reason').textContent = 'Saved ' + r.test + ' and ' + r.recording; })
       .catch(function (err) { showError(err.message); });
   });
   $('new-session').addEventListener('click', function () {

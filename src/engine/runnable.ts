@@ -1,5 +1,7 @@
 import type { StateRecipe, StateValue } from '../agents/conversation-state.js';
 import type { AgentMessage, ChatMessage, ToolApprovalResponseEvent } from '../messages/message.js';
+import type { RecordOptions } from './recording/record.js';
+import type { Recording } from './recording/recording.js';
 import type { PendingRequest } from './state/session-state.js';
 
 /**
@@ -81,4 +83,10 @@ export interface Session extends Omit<Runnable, 'session'> {
    *   schema (nothing is committed); the recipe's own error.
    */
   updateState(recipe: StateRecipe): Promise<void>;
+  /**
+   * The session as a JSON-safe `Recording` for `replay()` (API.md §19): inputs and decisions,
+   * each agent turn with its model's answers and tool results, and the path it took.
+   * @throws ConfigError when this workflow does not play the session again.
+   */
+  record(options?: RecordOptions): Promise<Recording>;
 }

@@ -4,6 +4,8 @@ import type { AgentMessage } from '../../messages/message.js';
 import { streamRun } from './message-stream.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
+import type { RecordOptions } from '../recording/record.js';
+import type { Recording } from '../recording/recording.js';
 import type { SessionRuntime } from './session-runtime.js';
 import type { SessionState } from '../state/session-state.js';
 import { threadOf } from '../state/state-thread.js';
@@ -23,6 +25,8 @@ export interface HandleHooks {
   fresh(): SessionState;
   /** A checked state from `saveState()` (see `WorkflowRunner.parseState`). */
   parse(state: unknown, sessionId: string): Omit<SessionState, 'step'>;
+  /** The session's recording (API.md §19) from its thread. */
+  record(id: string, thread: readonly AgentMessage[], options: RecordOptions): Promise<Recording>;
   /** True when the runner drops idle sessions (it has a store), so `settle()` must run. */
   bounded: boolean;
 }
@@ -93,6 +97,11 @@ export class SessionHandle implements CheckpointedSession {
       );
     }
     this.#hooks.runtime(this.id).stop(reason);
+  }
+
+  async record(options: RecordOptions = {}): Promise<Recording> {
+    const thread = await this.messages();
+    return this.#hooks.record(this.id, thread, options);
   }
 
   dispose(): void {

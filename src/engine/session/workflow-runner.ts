@@ -13,6 +13,7 @@ import { SessionLease } from '../log/session-lease.js';
 import type { Orchestration } from '../orchestration.js';
 import type { Runnable, RunOptions, Session, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
+import { recordSession } from '../recording/record.js';
 import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from '../state/session-state.js';
 import { StateValidator } from '../state/state-validator.js';
@@ -82,6 +83,8 @@ export class WorkflowRunner implements Runnable {
     fresh: () => this.freshState(),
     parse: (state, id) => this.parseState(state, id),
     bounded: false,
+    record: async (id, thread, options) =>
+      recordSession(id, this.#orchestration, thread, options, (o) => new WorkflowRunner(o)),
   };
 
   constructor(orchestration: Orchestration, checkpointing?: Checkpointing) {
@@ -112,6 +115,14 @@ export class WorkflowRunner implements Runnable {
   /** The checkpoint store sessions are kept in, if any (`serve()` reads step logs and owners there). */
   get checkpointStore(): CheckpointStore | undefined {
     return this.#checkpointing?.store;
+  }
+
+  /**
+   * The orchestration it runs.
+   * @internal for replays and routing evals; not part of the public API.
+   */
+  get orchestration(): Orchestration {
+    return this.#orchestration;
   }
 
   /** The compiled XState machine this workflow runs. */

@@ -1,0 +1,28 @@
+import type { ChatClient } from '../models/chat-client.js';
+import type { AgentOptions } from './agent-options.js';
+import type { ToolMiddleware } from './tool-execution.js';
+
+/** The options each `Agent` was built with, so that a copy can be made with another model. */
+export const agentOptions = new WeakMap<object, AgentOptions>();
+
+/** What a copy of an agent changes: its model client, and middleware around its tool calls. */
+export interface Rewiring {
+  /** The copy's client, given the original's. */
+  readonly client: (original: ChatClient) => ChatClient;
+  /** Layers outside the agent's own middleware (the first is the outermost). @default none */
+  readonly middleware?: readonly ToolMiddleware[];
+}
+
+/**
+ * The options of a copy of `agent` (an `Agent`) with its model and tool calls rewired, or
+ * undefined for any other `ChatAgent`. Replays and routing evals use it; the agent is unchanged.
+ */
+export function rewiredOptions(agent: object, rewiring: Rewiring): AgentOptions | undefined {
+  const options = agentOptions.get(agent);
+  if (options === undefined) return undefined;
+  return {
+    ...options,
+    client: rewiring.client(options.client),
+    middleware: [...(rewiring.middleware ?? []), ...(options.middleware ?? [])],
+  };
+}

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+
+import { Agent } from '../../agents/agent.js';
+import { rewiredOptions } from '../../agents/agent-rewire.js';
+import type {
+  AgentContext,
+  AgentPause,
+  AgentResponse,
+  ChatAgent,
+} from '../../agents/chat-agent.js';
+import type { ToolMiddleware } from '../../agents/tool-execution.js';
+import type { Instructions } from '../../agents/agent-instructions.js';
+import type { ReplayController } from './replay-controller.js';
+
+/** Where a replay takes tool results from: the recording (default) or the tools themselves. */
+export type ReplayTools = 'recorded' | 'live';
+
+/** SHA-256 of an agent's instructions (what a recording keeps to compare them). */
+export function instructionsDigest(instructions: string | undefined): string | undefined {
+  return instructions === undefined
+    ? undefined
+    : createHash('sha256').update(instructions).digest('hex');
+}
+
+/** The instructions of an `Agent`, or undefined for any other participant. */
+export function instructionsOf(agent: ChatAgent): string | undefined {
+  return agent instanceof Agent ? instructionsText(agent.instructions) : undefined;
+}
+
+/**
+ * Instructions as a recording compares them: the text, or for instructions computed from the
+ * state (a function), the function's source, so an edit of it is a divergence.
+ */
+function instructionsText(instructions: string | Instructions | undefined): string | undefined {
+  return typeof instructions === 'function' ? String(instructions) : instructions;
+}
+
+/**
+ * The participants of a replay: each `Agent` copied with its model replaced by the controller's
+ * recorded answers and its tool calls answered from the recording (or run and checked), each
+ * wrapped so the controller sees its turns begin and end. Other `ChatAgent`s answer as they are.
+ */
+export function replayParticipants(
+  participants: ReadonlyMap<string, ChatAgent>,
+  controller: ReplayController,
+  tools: ReplayTools,
+): Map<string, ChatAgent> {
+  const out = new Map<string, ChatAgent>();
+  for (const [name, agent] of participants) {
+    const results: ToolMiddleware =
+      tools === 'recorded'
+        ? async (call) => controller.recordedResult(name, call)
+        : async (call, next) => {
+            const result = await next(call);
+            controller.liveResult(name, call, result);
+            return result;
+          };
+    const options = rewiredOptions(agent, {
+      client: () => ({ create: async (request) => controller.answer(name, request) }),
+      middleware: [results],
+    });
+    const inner = options === undefined ? agent : new Agent(options);
+    if (options !== undefined)
+      controller.setInstructions(name, instructionsText(options.instructions));
+    out.set(name, turnWatcher(inner, controller));
+  }
+  return out;
+}
+
+/** `agent` with its turns reported to the controller. */
+function turnWatcher(agent: ChatAgent, controller: ReplayController): ChatAgent {
+  const take = async (ctx: AgentContext): Promise<AgentResponse | AgentPause> => {
+    controller.begin(agent.name);
+    const response = await (agent.takeTurn === undefined
+      ? agent.respond(ctx)
+      : agent.takeTurn(ctx));
+    controller.end(agent.name, response);
+    return response;
+  };
+  return {
+    name: agent.name,
+    description: agent.description,
+    takeTurn: take,
+    respond: async (ctx) => {
+      const response = await take(ctx);
+      if ('approvalRequest' in response)
+        throw new Error('a replayed turn paused outside a session');
+      return response;
+    },
+  };
+}

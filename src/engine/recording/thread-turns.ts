@@ -1,0 +1,168 @@
+import type { AgentMessage, ChatMessage, FunctionCall } from '../../messages/message.js';
+import { isChatMessage } from '../../messages/message.js';
+import { isRecord } from '../../unknown-value.js';
+import type { RecordedAnswer, RecordedTurn } from './recording.js';
+
+/** Rewrites one text of a recording (API.md §19 `redact`). */
+export type Redact = (text: string) => string;
+
+/** What a thread says of a session: its inputs in order and its agent turns in order. */
+export interface ThreadPath {
+  /** Each block of consecutive user messages (one task), with the turns begun before it. */
+  readonly inputs: readonly { readonly messages: AgentMessage[]; readonly after: number }[];
+  readonly turns: readonly RecordedTurn[];
+}
+
+/** Keys whose strings name or place things and are never redacted. */
+const STRUCTURAL = new Set([
+  'id',
+  'type',
+  'source',
+  'createdAt',
+  'target',
+  'name',
+  'callId',
+  'requestId',
+]);
+
+/** A copy of `value` (an object) with `redact` applied to every string in it but names and ids. */
+export function redactValue<T extends object>(value: T, redact: Redact | undefined): T {
+  if (redact === undefined) return value;
+  const copy = structuredClone(value);
+  rewrite(copy, redact);
+  return copy;
+}
+
+/** Rewrites the strings of a copy in place (so the copy keeps its type). */
+function rewrite(value: unknown, redact: Redact): void {
+  if (Array.isArray(value)) {
+    value.forEach((item: unknown, i) => {
+      if (typeof item === 'string') value[i] = redact(item);
+      else rewrite(item, redact);
+    });
+  } else if (isRecord(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (typeof item !== 'string') rewrite(item, redact);
+      else if (!STRUCTURAL.has(key)) value[key] = redact(item);
+    }
+  }
+}
+
+/**
+ * The metadata flag of the prompts a workflow adds on the user's behalf (the handoff workflow's
+ * autonomous mode, `AUTONOMOUS_PROMPT_KEY`): the replayed workflow adds them again, so they are
+ * not inputs.
+ */
+const FOLLOW_UP_KEY = 'batonAutonomousPrompt';
+
+/** The events an agent's turn is made of (the engine's markers, e.g. pauses, are not). */
+const TURN_EVENTS: ReadonlySet<string> = new Set([
+  'ThoughtEvent',
+  'ToolCallRequestEvent',
+  'ToolCallExecutionEvent',
+  'ToolApprovalRequestEvent',
+]);
+
+const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
+
+interface OpenTurn {
+  agent: string;
+  answers: RecordedAnswer[];
+  results: RecordedTurn['results'][number][];
+  approvals?: FunctionCall[];
+  handoff?: string;
+  message?: string;
+  thoughts: string[];
+}
+
+/**
+ * Reads a session's thread as inputs and agent turns: each participant's events up to its chat
+ * message are one turn, and its model's answers are rebuilt from them (a `ToolCallRequestEvent`
+ * is one answer, with the thoughts before it; a text or structured answer is the last). A turn
+ * paused for approvals stays open across the user's decisions. Markers the engine adds (pauses,
+ * selections, guardrail events) are the path's, not a turn's.
+ */
+export function threadPath(
+  thread: readonly AgentMessage[],
+  participants: ReadonlySet<string>,
+  redact: Redact | undefined,
+): ThreadPath {
+  const inputs: { messages: AgentMessage[]; after: number }[] = [];
+  const turns: OpenTurn[] = [];
+  const open = new Map<string, OpenTurn>();
+  let lastWasInput = false;
+  for (const m of thread) {
+    if (m.source === 'user' && m.metadata[FOLLOW_UP_KEY] === true) continue;
+    if (m.source === 'user') {
+      const block = inputs.at(-1);
+      if (lastWasInput && block !== undefined) block.messages.push(redactValue(m, redact));
+      else inputs.push({ messages: [redactValue(m, redact)], after: turns.length });
+      lastWasInput = true;
+      continue;
+    }
+    if (!participants.has(m.source) || !(isChatMessage(m) || TURN_EVENTS.has(m.type))) continue;
+    lastWasInput = false;
+    let turn = open.get(m.source);
+    if (turn === undefined) {
+      turn = { agent: m.source, answers: [], results: [], thoughts: [] };
+      open.set(m.source, turn);
+      turns.push(turn);
+    }
+    if (isChatMessage(m)) {
+      close(turn, m, redact);
+      open.delete(m.source);
+      continue;
+    }
+    switch (m.type) {
+      case 'ThoughtEvent':
+        turn.thoughts.push(redact === undefined ? m.content : redact(m.content));
+        break;
+      case 'ToolCallRequestEvent': {
+        const [first, second] = turn.thoughts;
+        turn.answers.push({
+          content: second ?? first ?? null,
+          toolCalls: redactValue([...m.content], redact),
+          usage: m.usage ?? NO_USAGE,
+          ...(second === undefined || first === undefined ? {} : { thought: first }),
+        });
+        turn.thoughts = [];
+        break;
+      }
+      case 'ToolCallExecutionEvent':
+        turn.results.push(...redactValue([...m.content], redact));
+        break;
+      case 'ToolApprovalRequestEvent':
+        (turn.approvals ??= []).push(...redactValue([...m.content], redact));
+        break;
+      default:
+        break;
+    }
+  }
+  return { inputs, turns: turns.map(({ thoughts: _thoughts, ...turn }) => turn) };
+}
+
+/** Ends a turn with its chat message: the model's last answer, or the handoff it made. */
+function close(turn: OpenTurn, m: ChatMessage, redact: Redact | undefined): void {
+  turn.message = m.type;
+  const thought = turn.thoughts[0];
+  const answer = (content: string): RecordedAnswer => ({
+    content: redact === undefined ? content : redact(content),
+    toolCalls: [],
+    usage: m.usage ?? NO_USAGE,
+    ...(thought === undefined ? {} : { thought }),
+  });
+  switch (m.type) {
+    case 'TextMessage':
+    case 'StopMessage':
+      turn.answers.push(answer(m.content));
+      break;
+    case 'StructuredMessage':
+      turn.answers.push(answer(JSON.stringify(m.content)));
+      break;
+    case 'HandoffMessage':
+      turn.handoff = m.target;
+      break;
+    case 'ToolCallSummaryMessage':
+      break;
+  }
+}

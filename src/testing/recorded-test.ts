@@ -1,0 +1,95 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, relative, resolve, sep } from 'node:path';
+
+/** How a generated test reaches the workflow: the module's export, or createWorkflow() in memory. */
+export type WorkflowExport = 'workflow' | 'default' | 'createWorkflow';
+
+/** What a generated test file needs to know. */
+export interface RecordedTestParts {
+  readonly sessionId: string;
+  /** The module as the user named it (for the comment). */
+  readonly modulePath: string;
+  /** The import specifier of the module, relative to the test file. */
+  readonly moduleImport: string;
+  readonly exported: WorkflowExport;
+  /** Where the test imports `replay` (and the memory store) from. */
+  readonly batonImport: string;
+  /** The recording's file name, beside the test. */
+  readonly recordingFile: string;
+}
+
+/** `./x` or `../x` with forward slashes, the way an import names a file. */
+function specifier(from: string, to: string): string {
+  const path = relative(from, to).split(sep).join('/');
+  return path.startsWith('.') ? path : `./${path}`;
+}
+
+/** TypeScript sources are imported by their `.js` name (module resolution "nodenext"). */
+function asJs(path: string): string {
+  return path.replace(/\.(m|c)?tsx?$/, (ext) => ext.replace('ts', 'js').replace('x', ''));
+}
+
+/** The module's import specifier as seen from the test's directory. */
+export function moduleSpecifier(testFile: string, modulePath: string): string {
+  return asJs(specifier(dirname(resolve(testFile)), resolve(modulePath)));
+}
+
+/**
+ * Where the module gets Baton from: a relative import of Baton's own source (`../src/index.js`,
+ * as in this repository's samples), re-based to the test's directory; otherwise the package name.
+ */
+export async function batonSpecifier(testFile: string, modulePath: string): Promise<string> {
+  const source = await readFile(modulePath, 'utf8').catch(() => '');
+  const found = /from\s+['"]((?:\.\.?\/)[^'"]*src\/index(?:\.[jt]s)?)['"]/.exec(source)?.[1];
+  if (found === undefined) return 'baton-agents';
+  const target = resolve(dirname(resolve(modulePath)), found);
+  return asJs(specifier(dirname(resolve(testFile)), target));
+}
+
+/**
+ * The source of a Vitest test that replays a recording against the module's workflow and fails
+ * with the divergence as its message.
+ */
+export function recordedTestSource(parts: RecordedTestParts): string {
+  const quote = (text: string) => JSON.stringify(text).replaceAll("'", "\\'").slice(1, -1);
+  const imports =
+    parts.exported === 'workflow'
+      ? `import { workflow } from '${parts.moduleImport}';`
+      : parts.exported === 'default'
+        ? `import workflow from '${parts.moduleImport}';`
+        : `import { createWorkflow } from '${parts.moduleImport}';`;
+  const baton =
+    parts.exported === 'createWorkflow'
+      ? `import { MemoryCheckpointStore, replay } from '${parts.batonImport}';`
+      : `import { replay } from '${parts.batonImport}';`;
+  const build =
+    parts.exported === 'createWorkflow'
+      ? '  const workflow = await createWorkflow({ checkpointStore: new MemoryCheckpointStore() });\n'
+      : '';
+  return `// Made by \`baton test record ${parts.modulePath} --session ${parts.sessionId}\`: session
+// "${parts.sessionId}" replayed with its recorded model answers and tool results (beside it, in
+// ${parts.recordingFile}). It fails where the workflow now goes another way; record the session
+// again after a change you meant.
+import { readFileSync } from 'node:fs';
+
+import { expect, it } from 'vitest';
+
+${baton}
+${imports}
+
+it('replays session "${quote(parts.sessionId)}" as recorded', async () => {
+  const recording = JSON.parse(
+    readFileSync(new URL('./${quote(parts.recordingFile)}', import.meta.url), 'utf8'),
+  );
+${build}  const report = await replay(workflow, recording);
+  const d = report.divergence;
+  if (d !== undefined) {
+    expect.fail(
+      \`Replay of session "\${recording.sessionId}" diverged at turn \${d.turn} (\${d.agent}): \` +
+        \`\${d.what} was \${JSON.stringify(d.expected)} when recorded, \${JSON.stringify(d.actual)} now.\`,
+    );
+  }
+  expect(report.ok).toBe(true);
+});
+`;
+}
