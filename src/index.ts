@@ -109,6 +109,7 @@ export type {
   ToolCallExecutionEvent,
   ToolCallRequestEvent,
   ToolCallSummaryMessage,
+  ToolInDoubtEvent,
   Usage,
   UserInputRequestedEvent,
 } from './messages/message.js';
@@ -118,6 +119,7 @@ export {
   approve,
   handoffMessage,
   reject,
+  resolve,
   selectSpeakerEvent,
   stopMessage,
   streamingChunkEvent,

@@ -13,6 +13,7 @@ import {
   type TurnContext,
 } from './agent-turn.js';
 import { continuePausedTurn, pausedForApproval } from './approval-turn.js';
+import { turnStarts } from './tool-starts.js';
 import { groupStep } from './group-step.js';
 import { announceSpeakers } from './speakers-listener.js';
 import { checkOutput, trippedEvent } from './guardrail-checks.js';
@@ -253,6 +254,7 @@ export class SessionRun {
       seen,
       options.signal,
       this.streamTo(streamed),
+      turnStarts(this, streamed),
     );
     const before = selection === undefined ? NO_MESSAGES : [selection];
     if ('approvalRequest' in response) {
