@@ -32,6 +32,7 @@ export type {
   Tool,
   ToolArguments,
   ToolContext,
+  ToolEffect,
   ToolOptions,
   ToolParameters,
 } from './agents/tool.js';

@@ -199,7 +199,8 @@ export class Agent implements ChatAgent {
           if (results.length > 0) {
             record(toolCallExecutionEvent({ source: this.name, content: results }));
           }
-          record(event);
+          // The thread has a waiting event already; a new one (calls in doubt) is recorded.
+          if (event !== open.waiting) record(event);
           return { approvalRequest: event, innerMessages: inner };
         }
       } else {

@@ -59,6 +59,7 @@ const SIGNATURE_TYPES = [
   'ToolOptions',
   'ToolParameters',
   'NeedsApproval',
+  'ToolEffect',
   'JsonSchemaObject',
   'Timer',
   'ToolErrorHandler',

@@ -238,7 +238,25 @@ function withoutStarted<R extends AgentResponse | AgentPause>(
   if (response === null || typeof response !== 'object' || response.innerMessages === undefined) {
     return response;
   }
-  return { ...response, innerMessages: response.innerMessages.filter((m) => !committed.has(m.id)) };
+  const inner = response.innerMessages;
+  const rest = { ...response, innerMessages: inner.filter((m) => !committed.has(m.id)) };
+  startedOf.set(
+    rest,
+    inner.filter((m) => committed.has(m.id)),
+  );
+  return rest;
+}
+
+/** Per response: the messages of the turn its starts committed (see `withStarted`). */
+const startedOf = new WeakMap<object, readonly AgentMessage[]>();
+
+/**
+ * `delta` (what an answer step appends) with, first, what the answer's starts committed: the
+ * answer's messages as a stop rule sees them, whatever was committed before.
+ */
+export function withStarted(response: object, delta: AgentMessage[]): AgentMessage[] {
+  const started = startedOf.get(response);
+  return started === undefined ? delta : [...started, ...delta];
 }
 
 /** The turn options an agent's context carries (all but where its conversation starts). */

@@ -40,8 +40,7 @@ export function undecidedAfter(
       const decided = calls.some((c) => c.id === m.callId) ? ' (it was decided twice)' : '';
       throw new ConfigError(
         `run(): session "${sessionId}" has no pending tool call "${m.callId}"${decided}; ${waiting}. ` +
-          'Pass the id of a call from pendingRequest.calls to approve(), reject() or (for a call ' +
-          'in doubt) resolve().',
+          `Pass the id of a call from pendingRequest.calls to ${kind === 'in_doubt' ? 'approve(), reject() or resolve()' : 'approve() or reject()'}.`,
         { path: 'task.callId' },
       );
     }

@@ -7,6 +7,7 @@ import { untilAborted } from '../../until-aborted.js';
 import {
   chooseSpeaker,
   respondAs,
+  withStarted,
   resumeWithoutTask,
   RunCancelled,
   type SpeakerTurn,
@@ -300,10 +301,9 @@ export class SessionRun {
   ): Promise<TaskResult | undefined> {
     const { host, options } = this;
     const inner = response.innerMessages;
-    const delta: AgentMessage[] =
-      inner === undefined || inner.length === 0
-        ? [response.chatMessage]
-        : [...inner, response.chatMessage];
+    const delta: AgentMessage[] = inner?.length
+      ? [...inner, response.chatMessage]
+      : [response.chatMessage];
     const routing = host.orchestration.routeResponse(agent, response, state, speaking);
     const next = host.driver.next(speaking, routing.event);
     const followUp = routing.followUp;
@@ -313,7 +313,7 @@ export class SessionRun {
     let conditionError: unknown;
     try {
       // Without a stop rule the verdict comes at once: nothing to await.
-      const checking = host.checkStop(delta, state.termination);
+      const checking = host.checkStop(withStarted(response, delta), state.termination);
       check = checking instanceof Promise ? await untilAborted(checking, options.signal) : checking;
       if (check.stop === null && followUp !== undefined && followUp.length > 0) {
         check = await untilAborted(host.checkStop(followUp, check.state, delta), options.signal);
