@@ -28,7 +28,7 @@ import {
 } from './agent-config.js';
 import { approvalNeeded } from './approvals.js';
 import { findOpenBatch } from './open-batch.js';
-import { type Batch, pauseEventOf, startBatch } from './tool-batch.js';
+import { type Batch, pauseEventOf, readyCalls, startBatch } from './tool-batch.js';
 import { withUniqueIds } from './call-ids.js';
 import {
   type AgentContext,
@@ -191,9 +191,7 @@ export class Agent implements ChatAgent {
         const event = pauseEventOf(this.name, open);
         if (event !== undefined) {
           // Calls in doubt or undecided: the decided ones run now, the model waits.
-          const ready = calls.filter(
-            (c) => !earlier.has(c.id) && (fixed?.has(c.id) === true || approved.has(c.id)),
-          );
+          const ready = readyCalls(open, ctx.startedCalls);
           const results = await runCalls(ready, fixed, NO_HANDOFFS, this.#setup(ctx, offer));
           ctx.signal.throwIfAborted();
           if (results.length > 0) {

@@ -46,3 +46,20 @@ export function pauseEventOf(agent: string, open: OpenBatch): PauseEvent | undef
   if (open.doubts.length > 0) return toolInDoubtEvent({ source: agent, content: open.doubts });
   return open.waiting;
 }
+
+/**
+ * The calls of a paused open batch that run before it pauses again: those with a fixed result and
+ * the approved ones; while calls are newly in doubt, only those this run's decisions started (a
+ * read or idempotent call waits for the decisions on the calls in doubt, API.md §17).
+ */
+export function readyCalls(
+  open: OpenBatch,
+  started: ReadonlySet<string> | undefined,
+): FunctionCall[] {
+  return open.calls.filter(
+    (c) =>
+      !open.results.has(c.id) &&
+      (open.fixed.has(c.id) ||
+        (open.approved.has(c.id) && (open.doubts.length === 0 || started?.has(c.id) === true))),
+  );
+}
