@@ -59,29 +59,33 @@ const stores: [string, CheckpointStore][] = [
 ];
 const effects: ToolEffect[] = ['read', 'once'];
 const times: Record<string, number[]> = {};
-const sessions = new Map<string, ReturnType<typeof session>>();
-for (const [name, store] of stores) {
-  for (const effect of effects)
-    sessions.set(`${name} ${effect}`, session(store, effect, `${name}-${effect}`));
-}
-const turn = async (key: string, n: number) => {
-  const s = sessions.get(key);
-  if (s === undefined) throw new Error(key);
-  const started = process.hrtime.bigint();
-  const result = await s.run(`turn ${n}`);
-  const took = Number(process.hrtime.bigint() - started) / 1000;
-  if (result.status !== 'awaiting_input') throw new Error(`${key}: ${result.status}`);
-  return took;
+// A session answers `PER_SESSION` turns, then a fresh one takes over: the scripted client keeps
+// every request it was sent, and a long thread would measure the thread, not the call.
+const PER_SESSION = 20;
+let made = 0;
+const turns = async (
+  store: CheckpointStore,
+  effect: ToolEffect,
+  count: number,
+  into?: number[],
+) => {
+  let s = session(store, effect, `${effect}-${++made}`);
+  for (let i = 0; i < count; i++) {
+    if (i > 0 && i % PER_SESSION === 0) s = session(store, effect, `${effect}-${++made}`);
+    const started = process.hrtime.bigint();
+    const result = await s.run(`turn ${i}`);
+    const took = Number(process.hrtime.bigint() - started) / 1000;
+    if (result.status !== 'awaiting_input') throw new Error(`${effect}: ${result.status}`);
+    into?.push(took);
+  }
 };
-// Warm-up: a round not counted.
-for (const key of sessions.keys()) for (let i = 0; i < Math.min(TURNS, 50); i++) await turn(key, i);
+// Warm-up: turns not counted.
+for (const [, store] of stores) for (const effect of effects) await turns(store, effect, 50);
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name] of stores) {
+  for (const [name, store] of stores) {
     const order = round % 2 === 0 ? effects : [...effects].reverse();
-    for (const effect of order) {
-      const key = `${name} ${effect}`;
-      for (let i = 0; i < TURNS; i++) (times[key] ??= []).push(await turn(key, i));
-    }
+    for (const effect of order)
+      await turns(store, effect, TURNS, (times[`${name} ${effect}`] ??= []));
   }
 }
 const percentile = (values: number[], p: number) => {
