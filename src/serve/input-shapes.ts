@@ -15,14 +15,33 @@ export type Decision =
   | { readonly callId: string; readonly approve: boolean; readonly reason?: string | undefined }
   | { readonly callId: string; readonly result: string };
 
-const DecisionSchema = z.union([
-  z.strictObject({
+const DecisionSchema = z
+  .strictObject({
     callId: z.string().min(1),
-    approve: z.boolean(),
+    approve: z.boolean().optional(),
     reason: z.string().optional(),
-  }),
-  z.strictObject({ callId: z.string().min(1), result: z.string() }),
-]);
+    result: z.string().optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (d.result === undefined && d.approve === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approve'],
+        message: 'Invalid input: expected boolean, received undefined',
+      });
+    } else if (d.result !== undefined && (d.approve !== undefined || d.reason !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['result'],
+        message: 'give `approve` (and `reason`) or `result`, not both',
+      });
+    }
+  })
+  .transform((d): Decision =>
+    d.result !== undefined
+      ? { callId: d.callId, result: d.result }
+      : { callId: d.callId, approve: d.approve === true, reason: d.reason },
+  );
 
 const RunsBodySchema = z.object({
   input: z.union([z.string(), ChatMessageSchema]).optional(),
