@@ -1,6 +1,9 @@
 // API.md §15 and §17: a session paused on a call in doubt, decided over HTTP with a `decisions`
 // entry `{callId, result}` (or `{callId, approve}`); a `result` for a call awaiting approval, and
 // an unknown call id, answer 400 and commit nothing.
+import { HttpAgent } from '@ag-ui/client';
+import type { BaseEvent } from '@ag-ui/core';
+import { EventSchemas } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
@@ -13,7 +16,7 @@ import {
   tool,
 } from '../../src/index.js';
 import type { Listening } from '../../src/serve/node-listen.js';
-import { client, listen, twoTenants } from './serve-http.js';
+import { client, listen, TOKEN, twoTenants } from './serve-http.js';
 
 let server: Listening | undefined;
 afterEach(async () => {
@@ -89,6 +92,37 @@ describe('serve(): calls in doubt', () => {
       approved: true,
       result: 'Charged 5 (bank).',
     });
+    expect(runs).toEqual(['5@c1']);
+  });
+
+  it('AG-UI: the call in doubt is a tool_call interrupt, answered with {result}', async () => {
+    const { runs, controller, workflow } = shop();
+    server = await listen(serve(workflow, { authenticate: twoTenants }));
+    const call = client(server.url);
+    expect((await call('POST', '/sessions', { id: 'ag-2' })).status).toBe(201);
+    await workflow.session('ag-2').run('Charge 5', { signal: controller.signal });
+    const paused = await call('POST', '/sessions/ag-2/runs', {});
+    expect(paused.json.pendingRequest.kind).toBe('in_doubt');
+
+    const agent = new HttpAgent({
+      url: `${server.url}/ag-ui`,
+      headers: { authorization: `Bearer ${TOKEN}` },
+      threadId: 'ag-2',
+    });
+    const events: BaseEvent[] = [];
+    await agent.runAgent(
+      { resume: [{ interruptId: 'c1', status: 'resolved', payload: { result: 'Charged 5.' } }] },
+      {
+        onEvent({ event }) {
+          EventSchemas.parse(event);
+          events.push(event);
+        },
+      },
+    );
+    expect(events.map((e) => e.type)).toContain('TOOL_CALL_RESULT');
+    expect(events.at(-1)?.type).toBe('RUN_FINISHED');
+    const info = await call('GET', '/sessions/ag-2');
+    expect(info.json.pendingRequest).toMatchObject({ kind: 'input', prompt: 'Done: Charged 5.' });
     expect(runs).toEqual(['5@c1']);
   });
 });
