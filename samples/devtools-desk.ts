@@ -125,6 +125,7 @@ export function createWorkflow(options: DevtoolsDeskOptions = {}) {
     name: 'lookup_invoice',
     description: 'Looks an invoice up by id.',
     parameters: z.object({ invoiceId: z.string() }),
+    effect: 'read',
     execute: ({ invoiceId }) => ({ invoiceId, ...invoices.get(invoiceId) }),
   });
   const refund = tool({
@@ -144,6 +145,7 @@ export function createWorkflow(options: DevtoolsDeskOptions = {}) {
     name: 'run_line_test',
     description: "Tests the customer's line.",
     parameters: z.object({}),
+    effect: 'read',
     execute: () => ({ packetLoss: '12%', ticket: 'T-1' }),
   });
 

@@ -47,6 +47,7 @@ export type {
   Tool,
   ToolArguments,
   ToolContext,
+  ToolEffect,
   ToolOptions,
   ToolParameters,
 } from './agents/tool.js';
@@ -135,6 +136,7 @@ export type {
   ToolCallExecutionEvent,
   ToolCallRequestEvent,
   ToolCallSummaryMessage,
+  ToolInDoubtEvent,
   Usage,
   UserInputRequestedEvent,
 } from './messages/message.js';
@@ -144,6 +146,7 @@ export {
   approve,
   handoffMessage,
   reject,
+  resolve,
   selectSpeakerEvent,
   stopMessage,
   streamingChunkEvent,

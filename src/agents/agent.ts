@@ -27,7 +27,9 @@ import {
   outputJsonSchema,
 } from './agent-config.js';
 import { agentOptions } from './agent-rewire.js';
-import { approvalNeeded, findPausedTurn, rejectedResult } from './approvals.js';
+import { approvalNeeded } from './approvals.js';
+import { findOpenBatch } from './open-batch.js';
+import { type Batch, pauseEventOf, readyCalls, startBatch } from './tool-batch.js';
 import { withUniqueIds } from './call-ids.js';
 import {
   type AgentContext,
@@ -48,6 +50,7 @@ import { realTimer, type Timer, type ToolMiddleware } from './tool-execution.js'
 
 const NO_RESULTS: ReadonlyMap<string, FunctionExecutionResult> = new Map();
 const NO_HANDOFFS: ReadonlyMap<string, Handoff> = new Map();
+const NO_IDS: ReadonlySet<string> = new Set();
 
 /**
  * The LLM-backed `ChatAgent` (AutoGen's AssistantAgent semantics, stateless). Each turn it builds
@@ -183,7 +186,7 @@ export class Agent implements ChatAgent {
       inner.push(event);
       ctx.emit(event);
     };
-    const paused = findPausedTurn(thread, this.name);
+    const open = findOpenBatch(thread, this.name, this.#tools, ctx.startedCalls);
     let last: { calls: FunctionCall[]; results: FunctionExecutionResult[] } | undefined;
 
     for (let i = 0; i < this.maxToolIterations; i++) {
@@ -193,19 +196,14 @@ export class Agent implements ChatAgent {
       // made when a turn has any, as most have none.
       let earlier: ReadonlyMap<string, FunctionExecutionResult> = NO_RESULTS;
       let fixed: Map<string, FunctionExecutionResult> | undefined;
-      if (i === 0 && paused !== undefined) {
-        earlier = paused.results;
-        fixed = new Map();
-        calls = [...paused.calls];
-        for (const c of calls) {
-          const decision = paused.decisions.get(c.id);
-          if (decision !== undefined && !decision.approved) {
-            fixed.set(c.id, rejectedResult(c, decision.reason));
-          }
-        }
-        if ([...paused.awaiting].some((id) => !paused.decisions.has(id))) {
-          // Some calls are still undecided: the decided ones run now, the model waits.
-          const ready = calls.filter((c) => paused.decisions.has(c.id) && !earlier.has(c.id));
+      let approved: ReadonlySet<string> = NO_IDS;
+      if (i === 0 && open !== undefined) {
+        ({ results: earlier, fixed, approved } = open);
+        calls = [...open.calls];
+        const event = pauseEventOf(this.name, open);
+        if (event !== undefined) {
+          // Calls in doubt or undecided: the decided ones run now, the model waits.
+          const ready = readyCalls(open, ctx.startedCalls);
           const results = await runBatch(ready, state, (batch) =>
             runCalls(ready, fixed, NO_HANDOFFS, this.#setup(ctx, offer, batch)),
           );
@@ -213,7 +211,9 @@ export class Agent implements ChatAgent {
           if (results.length > 0) {
             record(toolCallExecutionEvent({ source: this.name, content: results }));
           }
-          return { approvalRequest: paused.request, innerMessages: inner };
+          // The thread has a waiting event already; a new one (calls in doubt) is recorded.
+          if (event !== open.waiting) record(event);
+          return { approvalRequest: event, innerMessages: inner };
         }
       } else {
         if (i > 0) {
@@ -241,47 +241,50 @@ export class Agent implements ChatAgent {
         if (i + 1 < this.maxToolIterations) usedIds ??= new Set();
         calls = withUniqueIds(result.toolCalls, threadIds, usedIds, offer.toolNames);
         record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
-        const waiting: FunctionCall[] = [];
-        for (const c of calls) {
-          if (handoffs.has(c.name)) continue;
-          const needed = await approvalNeeded(c, this.#tools, {
-            signal: ctx.signal,
-            sessionId: ctx.sessionId,
-            agent: this.name,
-            state: state.value,
-          });
-          if (needed === true) waiting.push(c);
-          else if (needed !== false) (fixed ??= new Map()).set(c.id, needed);
-        }
-        if (waiting.length > 0) {
-          // The other calls run now; handoff calls wait for the decisions with the rest.
-          const waits = new Set(waiting.map((c) => c.id));
-          const now = calls.filter((c) => !waits.has(c.id) && !handoffs.has(c.name));
-          const results = await runBatch(now, state, (batch) =>
-            runCalls(now, fixed, NO_HANDOFFS, this.#setup(ctx, offer, batch)),
-          );
-          ctx.signal.throwIfAborted();
-          if (results.length > 0) {
-            record(toolCallExecutionEvent({ source: this.name, content: results }));
-          }
-          const approvalRequest = toolApprovalRequestEvent({ source: this.name, content: waiting });
-          record(approvalRequest);
-          return { approvalRequest, innerMessages: inner };
-        }
       }
+      const toRun = earlier.size === 0 ? calls : calls.filter((c) => !earlier.has(c.id));
+      const waiting: FunctionCall[] = [];
+      for (const c of toRun) {
+        if (handoffs.has(c.name) || fixed?.has(c.id) === true || approved.has(c.id)) continue;
+        const needed = await approvalNeeded(c, this.#tools, {
+          signal: ctx.signal,
+          sessionId: ctx.sessionId,
+          agent: this.name,
+          state: state.value,
+        });
+        if (needed === true) waiting.push(c);
+        else if (needed !== false) (fixed ??= new Map()).set(c.id, needed);
+      }
+      const batch: Batch = { fixed, approved, handoffs, tools: this.#tools };
+      if (waiting.length > 0) {
+        // The other calls run now; handoff calls wait for the decisions with the rest.
+        const waits = new Set(waiting.map((c) => c.id));
+        const now = toRun.filter((c) => !waits.has(c.id) && !handoffs.has(c.name));
+        await startBatch(ctx, now, batch, inner);
+        const results = await runBatch(now, state, (batch) =>
+          runCalls(now, fixed, NO_HANDOFFS, this.#setup(ctx, offer, batch)),
+        );
+        ctx.signal.throwIfAborted();
+        if (results.length > 0) {
+          record(toolCallExecutionEvent({ source: this.name, content: results }));
+        }
+        const approvalRequest = toolApprovalRequestEvent({ source: this.name, content: waiting });
+        record(approvalRequest);
+        return { approvalRequest, innerMessages: inner };
+      }
+      await startBatch(ctx, toRun, batch, inner);
       let chosen: Handoff | undefined;
-      const pending = earlier.size === 0 ? calls : calls.filter((c) => !earlier.has(c.id));
-      const batch = state.batch();
+      const stateBatch = state.batch();
       const running = runCalls(
-        pending,
+        toRun,
         fixed,
         handoffs,
-        this.#setup(ctx, offer, batch),
+        this.#setup(ctx, offer, stateBatch),
         (h) => (chosen ??= h),
       );
       // Handoffs alone are answered at once: nothing to await.
       const fresh = Array.isArray(running) ? running : await running;
-      batch.end(pending);
+      stateBatch.end(toRun);
       ctx.signal.throwIfAborted();
       const execution = toolCallExecutionEvent({ source: this.name, content: fresh });
       record(execution);
@@ -293,7 +296,7 @@ export class Agent implements ChatAgent {
           innerMessages: inner,
         };
       }
-      if (i === 0 && paused !== undefined) {
+      if (i === 0 && open !== undefined) {
         // A continued turn: the view of the thread with these results pairs every call of the
         // paused answer with its result, before anything the user said meanwhile.
         messages = threadModelMessages(thread.append([execution]), this.name, viewOptions);

@@ -1,11 +1,6 @@
 import { ConfigError } from '../errors.js';
-import type {
-  AgentMessage,
-  FunctionCall,
-  FunctionExecutionResult,
-  ToolApprovalRequestEvent,
-} from '../messages/message.js';
-import type { MessageList, Thread } from '../messages/thread.js';
+import type { AgentMessage, FunctionCall, FunctionExecutionResult } from '../messages/message.js';
+import type { MessageList } from '../messages/thread.js';
 import { untilAborted } from '../until-aborted.js';
 import type { Tool, ToolContext } from './tool.js';
 import { prepareCall } from './tool-execution.js';
@@ -14,68 +9,8 @@ import { prepareCall } from './tool-execution.js';
 export interface ApprovalDecision {
   readonly approved: boolean;
   readonly reason?: string;
-}
-
-/**
- * An agent's turn that paused for approvals and is now being continued: the calls of the model
- * answer that paused it, the results that answer already has, and the user's decisions.
- */
-export interface PausedTurn {
-  /** The event that paused the turn. */
-  readonly request: ToolApprovalRequestEvent;
-  /** Every call of the answer that paused, in the model's order. */
-  readonly calls: readonly FunctionCall[];
-  /** The results recorded before the pause (the calls that needed no approval). */
-  readonly results: ReadonlyMap<string, FunctionExecutionResult>;
-  /** The calls that awaited a decision. */
-  readonly awaiting: ReadonlySet<string>;
-  /** Per awaiting call: the decision, when one was given. */
-  readonly decisions: ReadonlyMap<string, ApprovalDecision>;
-}
-
-/**
- * The turn of `agent` that `thread` shows paused for approvals, or `undefined`: the agent's latest
- * `ToolApprovalRequestEvent` whose calls have no results yet. The decisions are the
- * `ToolApprovalResponseEvent`s after it; a plain user message after it rejects every call left
- * undecided, with its text as the reason.
- */
-export function findPausedTurn(thread: Thread, agent: string): PausedTurn | undefined {
-  let at = -1;
-  let request: ToolApprovalRequestEvent | undefined;
-  for (let i = thread.length - 1; i >= 0; i--) {
-    const m = thread.at(i);
-    if (m?.type === 'ToolApprovalRequestEvent' && m.source === agent) {
-      at = i;
-      request = m;
-      break;
-    }
-    // The agent answered after its last pause: nothing of it is pending.
-    if (m !== undefined && m.source === agent && isAnswer(m)) return undefined;
-  }
-  if (request === undefined) return undefined;
-  const index = thread.index();
-  if (request.content.every((c) => index.results.has(c.id))) return undefined;
-  const awaiting = new Set(request.content.map((c) => c.id));
-  let calls: readonly FunctionCall[] = request.content;
-  for (let i = at - 1; i >= 0; i--) {
-    const m = thread.at(i);
-    if (m?.type === 'ToolCallRequestEvent' && m.source === agent) {
-      if (m.content.some((c) => awaiting.has(c.id))) calls = m.content;
-      break;
-    }
-  }
-  const results = new Map<string, FunctionExecutionResult>();
-  for (const c of calls) {
-    const r = index.results.get(c.id);
-    if (r !== undefined) results.set(c.id, r);
-  }
-  return {
-    request,
-    calls,
-    results,
-    awaiting,
-    decisions: decisionsAfter(thread, at + 1, awaiting),
-  };
+  /** Given by `resolve()` for a call in doubt: the call's result. */
+  readonly result?: string;
 }
 
 /** The decisions given from `from` on for the `awaiting` calls (the first decision of each counts). */
@@ -89,12 +24,11 @@ export function decisionsAfter(
     const m = thread.at(i);
     if (m?.type === 'ToolApprovalResponseEvent') {
       if (awaiting.has(m.callId) && !decisions.has(m.callId)) {
-        decisions.set(
-          m.callId,
-          m.reason === undefined
-            ? { approved: m.approved }
-            : { approved: m.approved, reason: m.reason },
-        );
+        decisions.set(m.callId, {
+          approved: m.approved,
+          ...(m.reason === undefined ? {} : { reason: m.reason }),
+          ...(m.result === undefined ? {} : { result: m.result }),
+        });
       }
     } else if (m !== undefined && m.source === 'user' && isAnswer(m)) {
       const reason = m.type === 'TextMessage' ? m.content : undefined;
@@ -110,7 +44,8 @@ export function decisionsAfter(
   return decisions;
 }
 
-function isAnswer(m: AgentMessage): boolean {
+/** True for a chat message: what ends an agent's turn in the thread. */
+export function isAnswer(m: AgentMessage): boolean {
   return (
     m.type === 'TextMessage' ||
     m.type === 'StructuredMessage' ||

@@ -5,6 +5,7 @@ import type {
   AgentMessage,
   ChatMessage,
   ToolApprovalRequestEvent,
+  ToolInDoubtEvent,
 } from '../messages/message.js';
 import type { ToolCallFilter } from '../messages/model-view.js';
 import type { Handoff } from './handoff.js';
@@ -62,6 +63,14 @@ export interface AgentContext {
    * every model call of the turn.
    */
   handoffGuards?: ReadonlyMap<string, HandoffGuard>;
+  /**
+   * Commits the start of a batch of tool calls with a `"once"` call (API.md §17): the session
+   * records `events` (the turn's events so far, its tool call request last) as one step before
+   * the calls run. Absent outside a session: nothing is committed.
+   */
+  startCalls?: (events: readonly AgentEvent[]) => Promise<void>;
+  /** The calls whose decision this run gave (their start): they run, they are not in doubt. */
+  startedCalls?: ReadonlySet<string>;
 }
 
 /** An agent's answer for one turn: one chat message, and the events that led to it. */
@@ -76,7 +85,8 @@ export interface AgentResponse {
  * The session records them as one step and asks the agent again once every call is decided.
  */
 export interface AgentPause {
-  approvalRequest: ToolApprovalRequestEvent;
+  /** The calls awaiting approval, or (API.md §17) the calls in doubt. */
+  approvalRequest: ToolApprovalRequestEvent | ToolInDoubtEvent;
   innerMessages: AgentEvent[];
 }
 

@@ -67,7 +67,19 @@ export interface ToolOptions<S extends ToolParameters> {
    * decides per call from the validated arguments. @default false
    */
   needsApproval?: NeedsApproval<ToolArguments<S>>;
+  /**
+   * What running the call again after a crash would do (API.md §17): `"read"` nothing, so it may;
+   * `"idempotent"` nothing more when keyed by `ctx.callId`, so it may; `"once"` something that
+   * must not happen twice, so the call's start is committed before it runs, and a call whose
+   * outcome was lost is in doubt, for a person to decide. @default "once"
+   */
+  effect?: ToolEffect;
 }
+
+/** What running a tool call again would do; see `ToolOptions.effect`. */
+export type ToolEffect = 'read' | 'idempotent' | 'once';
+
+const EFFECTS: readonly string[] = ['read', 'idempotent', 'once'];
 
 /** A function a model can call, made by `tool()`. */
 export interface Tool<Args = unknown> {
@@ -78,6 +90,8 @@ export interface Tool<Args = unknown> {
   readonly schema: ToolSchema;
   readonly timeoutMs: number;
   readonly needsApproval: NeedsApproval<Args>;
+  /** See `ToolOptions.effect`; a tool made without `tool()` that lacks it counts as `"once"`. */
+  readonly effect?: ToolEffect;
   execute(args: Args, ctx: ToolContext): unknown;
 }
 
@@ -118,6 +132,7 @@ export function tool<S extends ToolParameters>(options: ToolOptions<S>): Tool<To
     execute,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     needsApproval = false,
+    effect = 'once',
   } = options;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw new ConfigError(
@@ -141,6 +156,13 @@ export function tool<S extends ToolParameters>(options: ToolOptions<S>): Tool<To
       { path: 'needsApproval' },
     );
   }
+  if (typeof effect !== 'string' || !EFFECTS.includes(effect)) {
+    throw new ConfigError(
+      `Tool "${name}" needs \`effect\` to be "read", "idempotent" or "once", got ` +
+        `${JSON.stringify(effect)}.`,
+      { path: 'effect' },
+    );
+  }
   const checked = isZodSchema(parameters)
     ? { validator: parameters, jsonSchema: toObjectSchema(name, parameters) }
     : fromJsonSchema(name, parameters);
@@ -151,6 +173,7 @@ export function tool<S extends ToolParameters>(options: ToolOptions<S>): Tool<To
     schema: { name, description, parameters: checked.jsonSchema },
     timeoutMs,
     needsApproval,
+    effect,
     execute,
   });
 }

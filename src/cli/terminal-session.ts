@@ -2,7 +2,7 @@ import { Console, summaryLines } from '../console.js';
 import type { RunOptions, Session, Task, TaskResult } from '../engine/runnable.js';
 import type { PendingRequest } from '../engine/state/session-state.js';
 import type { AgentMessage, ToolApprovalResponseEvent } from '../messages/message.js';
-import { approve, reject, textMessage } from '../messages/message-factories.js';
+import { approve, reject, resolve, textMessage } from '../messages/message-factories.js';
 import { visibleControls } from '../visible-controls.js';
 
 /** The terminal a conversation talks to; `ask` resolves to `null` at the end of input. */
@@ -107,7 +107,7 @@ async function converse(
     );
     // A pause for approval goes on with its y/N question, which shows the call.
     const asked = before.pendingRequest;
-    if (asked !== undefined && asked.kind !== 'approval') {
+    if (asked !== undefined && asked.kind === 'input') {
       terminal.write(`${visibleControls(asked.agent)} asked: ${visibleControls(asked.prompt)}\n`);
     }
   }
@@ -118,8 +118,11 @@ async function converse(
   let pending = before.status === 'awaiting_input' ? before.pendingRequest : undefined;
   for (;;) {
     let task: Task;
-    if (pending?.kind === 'approval') {
-      const decided = await askApprovals(terminal, pending);
+    if (pending?.kind === 'approval' || pending?.kind === 'in_doubt') {
+      const decided =
+        pending.kind === 'approval'
+          ? await askApprovals(terminal, pending)
+          : await askInDoubt(terminal, pending);
       if (decided === null || interrupted) {
         finishReason = interrupted ? 'stopped with Ctrl-C' : 'end of input';
         if (interrupted) terminal.write('\n');
@@ -187,6 +190,29 @@ async function askApprovals(terminal: TerminalIO, request: PendingRequest): Prom
     if (answer === 'y' || answer === 'yes') decisions.push(approve(call.id));
     else if (answer === 'n' || answer === 'no' || answer === '') decisions.push(reject(call.id));
     else return [...decisions, textMessage({ source: 'user', content: line })];
+  }
+  return decisions;
+}
+
+/**
+ * Asks about each call in doubt (API.md §17) with one line showing the call: `r` runs it again,
+ * `s` (or nothing) skips it, and any other line is the result it had. Resolves to the decisions
+ * as a task, or `null` at the end of input.
+ */
+async function askInDoubt(terminal: TerminalIO, request: PendingRequest): Promise<Task | null> {
+  const decisions: ToolApprovalResponseEvent[] = [];
+  for (const call of request.calls ?? []) {
+    const prompt =
+      `${visibleControls(request.agent)}'s call ${visibleControls(call.name)}` +
+      `(${visibleControls(call.arguments)}) may or may not have completed. ` +
+      '[r]etry, [s]kip, or type its result: ';
+    const line = await terminal.ask(prompt);
+    if (line === null) return null;
+    if (terminal.echoInput) terminal.write(`${prompt}${visibleControls(line)}\n`);
+    const answer = line.trim().toLowerCase();
+    if (answer === 'r' || answer === 'retry') decisions.push(approve(call.id));
+    else if (answer === 's' || answer === 'skip' || answer === '') decisions.push(reject(call.id));
+    else decisions.push(resolve(call.id, line));
   }
   return decisions;
 }

@@ -293,12 +293,13 @@ function decodePathSegment(segment: string): string {
   }
 }
 
-/** The `decisions` of a run request: `[{ callId, approved, reason? }]`. */
+/** The `decisions` of a run request: `[{ callId, approved, reason?, result? }]`. */
 function decisionsOf(value: unknown): Decision[] {
   if (Array.isArray(value) && value.length > 0 && value.every(isDecision)) return value;
   throw new HubRequestError(
     400,
-    'decisions must be a non-empty array of { callId: string, approved: boolean, reason?: string }.',
+    'decisions must be a non-empty array of { callId: string, approved: boolean, reason?: string, ' +
+      'result?: string }.',
   );
 }
 
@@ -307,6 +308,7 @@ function isDecision(d: unknown): d is Decision {
     isRecord(d) &&
     typeof d.callId === 'string' &&
     typeof d.approved === 'boolean' &&
-    (d.reason === undefined || typeof d.reason === 'string')
+    (d.reason === undefined || typeof d.reason === 'string') &&
+    (d.result === undefined || typeof d.result === 'string')
   );
 }

@@ -9,11 +9,13 @@ import type { TimedSpan } from './session-timings.js';
 
 // What the session hub exchanges with the devtools server, the CLI and the page.
 
-/** A decision on a call awaiting approval, as the page sends it. */
+/** A decision on a call awaiting approval or in doubt, as the page sends it. */
 export interface Decision {
   readonly callId: string;
   readonly approved: boolean;
   readonly reason?: string;
+  /** For a call in doubt (API.md §17): the result it had, recorded instead of running it. */
+  readonly result?: string;
 }
 /** A session as the devtools drive it; `checkpoints` exists on workflows that can have a store. */
 export interface DevSession extends Omit<Session, 'run' | 'runStream' | 'record'> {

@@ -117,11 +117,15 @@ ${SESSIONS_SCRIPT}
     var waiting = status === 'awaiting_input' || (status === 'terminated' && ui.handoffFrom);
     form.classList.toggle('waiting', Boolean(waiting));
     var ask = $('ask');
-    renderApprovals(status === 'awaiting_input' && detail && detail.kind === 'approval' ? detail : null);
+    var deciding = detail && (detail.kind === 'approval' || detail.kind === 'in_doubt');
+    renderApprovals(status === 'awaiting_input' && deciding ? detail : null);
     if (status === 'running') ask.textContent = 'The session is running…';
     else if (status === 'awaiting_input' && detail && detail.kind === 'approval')
       ask.textContent = detail.agent + ' asks you to approve ' + detail.calls.length +
         (detail.calls.length === 1 ? ' call' : ' calls') + ' (or send a message, which rejects them):';
+    else if (status === 'awaiting_input' && detail && detail.kind === 'in_doubt')
+      ask.textContent = detail.agent + ': ' + detail.calls.length +
+        (detail.calls.length === 1 ? ' call' : ' calls') + ' may or may not have completed. Run again, skip, or give the result:';
     else if (status === 'awaiting_input' && detail) ask.textContent = detail.agent + ' asks: ' + detail.prompt;
     else if (waiting && ui.handoffFrom) ask.textContent = ui.handoffFrom + ' handed off to you: your answer goes back to ' + ui.handoffFrom + '.';
     else if (status === 'terminated') ask.textContent = 'The session stopped. Send a message to continue it.';
@@ -129,31 +133,41 @@ ${SESSIONS_SCRIPT}
     else ask.textContent = 'Send a message to start the session.';
   }
 
-  /** One row per call awaiting approval, with its arguments and Approve / Reject buttons. */
+  /**
+   * One row per call awaiting approval, with its arguments and Approve / Reject buttons; a call in
+   * doubt (API.md §17) has Run again / Skip / Give result.
+   */
   function renderApprovals(request) {
     var box = $('approvals');
     box.textContent = '';
     if (!request) return;
+    var doubt = request.kind === 'in_doubt';
     request.calls.forEach(function (c) {
-      var decide = function (approved) {
-        return function () {
-          box.querySelectorAll('button').forEach(function (b) { b.disabled = true; });
-          api('POST', '/api/sessions/' + encodeURIComponent(ui.sessionId) + '/run',
-            { decisions: [{ callId: c.id, approved: approved }] })
-            .catch(function (err) { showError(err.message); });
-        };
+      var send = function (decision) {
+        box.querySelectorAll('button').forEach(function (b) { b.disabled = true; });
+        api('POST', '/api/sessions/' + encodeURIComponent(ui.sessionId) + '/run',
+          { decisions: [decision] })
+          .catch(function (err) { showError(err.message); });
       };
-      var approveButton = h('button', 'approve', ['Approve']);
-      approveButton.type = 'button';
-      approveButton.setAttribute('data-call', c.id);
-      approveButton.addEventListener('click', decide(true));
-      var rejectButton = h('button', 'reject', ['Reject']);
-      rejectButton.type = 'button';
-      rejectButton.setAttribute('data-call', c.id);
-      rejectButton.addEventListener('click', decide(false));
-      box.appendChild(h('div', 'approval', [
-        h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']), approveButton, rejectButton,
-      ]));
+      var button = function (cls, label, decide) {
+        var b = h('button', cls, [label]);
+        b.type = 'button';
+        b.setAttribute('data-call', c.id);
+        b.addEventListener('click', decide);
+        return b;
+      };
+      var row = [
+        h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']),
+        button('approve', doubt ? 'Run again' : 'Approve', function () { send({ callId: c.id, approved: true }); }),
+        button('reject', doubt ? 'Skip' : 'Reject', function () { send({ callId: c.id, approved: false }); }),
+      ];
+      if (doubt) {
+        row.push(button('resolve', 'Give result', function () {
+          var result = window.prompt('The result of ' + c.name + ':');
+          if (result !== null) send({ callId: c.id, approved: true, result: result });
+        }));
+      }
+      box.appendChild(h('div', 'approval', row));
     });
   }
 

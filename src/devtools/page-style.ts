@@ -96,6 +96,7 @@ input { font: inherit; padding: 5px 8px; border: 1px solid var(--line); border-r
 #approvals .approval { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 6px; }
 #approvals .approval pre { flex: 1 1 14em; min-width: 0; margin: 0; font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
 #approvals button.approve { background: #15803d; color: #fff; }
+#approvals button.resolve { background: #1d4ed8; color: #fff; }
 #approvals button.reject { background: #b91c1c; color: #fff; }
 #reply-form.waiting #ask { color: #1e40af; font-weight: 600; }
 #timeline { max-height: 240px; overflow: auto; font-size: 12px; }

@@ -61,7 +61,14 @@ export const TRANSCRIPT_SCRIPT = String.raw`
         return bubble(m, 'ask', 'asks to approve', h('div', null, m.content.map(function (c) {
           return h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']);
         })));
+      case 'ToolInDoubtEvent':
+        return bubble(m, 'ask', 'may or may not have completed', h('div', null, m.content.map(function (c) {
+          return h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']);
+        })));
       case 'ToolApprovalResponseEvent':
+        if (typeof m.result === 'string') {
+          return bubble(m, 'user', 'gave the result', h('div', 'body', [m.callId + ': ' + m.result]));
+        }
         return bubble(m, 'user', m.approved ? 'approved' : 'rejected',
           h('div', 'body', [m.callId + (m.reason ? ': ' + m.reason : '')]));
       case 'GuardrailTrippedEvent':

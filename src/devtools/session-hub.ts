@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { SessionInfo, Task } from '../engine/runnable.js';
 import type { CheckpointInfo } from '../engine/log/session-log.js';
 import type { AgentMessage } from '../messages/message.js';
-import { approve, reject } from '../messages/message-factories.js';
+import { approve, reject, resolve } from '../messages/message-factories.js';
 import { onSpanEnd } from '../observability/tracing.js';
 import { ON_SPEAKERS, type ObservedRunOptions } from '../engine/run/speakers-listener.js';
 import { redactSecrets } from '../redact.js';
@@ -210,7 +210,13 @@ export class SessionHub {
     try {
       task =
         decisions !== undefined
-          ? decisions.map((d) => (d.approved ? approve(d.callId) : reject(d.callId, d.reason)))
+          ? decisions.map((d) =>
+              d.result !== undefined
+                ? resolve(d.callId, d.result)
+                : d.approved
+                  ? approve(d.callId)
+                  : reject(d.callId, d.reason),
+            )
           : text === null
             ? undefined
             : userTask(text, await tracked.session.messages(), this.#states);

@@ -16,6 +16,7 @@ import type {
   ThoughtEvent,
   ToolApprovalRequestEvent,
   ToolApprovalResponseEvent,
+  ToolInDoubtEvent,
   ToolCallExecutionEvent,
   ToolCallRequestEvent,
   ToolCallSummaryMessage,
@@ -227,9 +228,21 @@ export function toolApprovalRequestEvent(
   return contentMessage('ToolApprovalRequestEvent', init, init.content);
 }
 
+/** Builds a `ToolInDoubtEvent`: the `"once"` calls of an agent's turn whose outcome is unknown. */
+export function toolInDoubtEvent(
+  init: MessageInit & { content: readonly FunctionCall[] },
+): ToolInDoubtEvent {
+  return contentMessage('ToolInDoubtEvent', init, init.content);
+}
+
 /** Builds a `ToolApprovalResponseEvent`; `source` defaults to `"user"`. */
 export function toolApprovalResponseEvent(
-  init: Partial<MessageInit> & { callId: string; approved: boolean; reason?: string },
+  init: Partial<MessageInit> & {
+    callId: string;
+    approved: boolean;
+    reason?: string;
+    result?: string;
+  },
 ): ToolApprovalResponseEvent {
   return {
     type: 'ToolApprovalResponseEvent',
@@ -237,6 +250,7 @@ export function toolApprovalResponseEvent(
     callId: init.callId,
     approved: init.approved,
     ...(init.reason === undefined ? {} : { reason: init.reason }),
+    ...(init.result === undefined ? {} : { result: init.result }),
   };
 }
 
@@ -266,4 +280,14 @@ export function reject(callId: string, reason?: string): ToolApprovalResponseEve
     approved: false,
     ...(reason === undefined ? {} : { reason }),
   });
+}
+
+/**
+ * The task that settles the call in doubt `callId` (API.md §17) with the result it had: recorded as
+ * the decision (`approved: true`, `result`) and as the tool's result (`isError: false`); the tool
+ * does not run again. Only for calls in doubt: elsewhere `run()` rejects with a `ConfigError`.
+ * @example await session.run(resolve(callId, 'Refund R-1 issued.'))
+ */
+export function resolve(callId: string, result: string): ToolApprovalResponseEvent {
+  return toolApprovalResponseEvent({ callId, approved: true, result });
 }

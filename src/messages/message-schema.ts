@@ -88,6 +88,7 @@ const ToolApprovalResponseEventObject = z.object({
   callId: z.string().min(1),
   approved: z.boolean(),
   reason: z.string().optional(),
+  result: z.string().optional(),
 });
 /** Validates a `ToolApprovalResponseEvent` (a decision given as a task). */
 export const ToolApprovalResponseEventSchema = exact<ToolApprovalResponseEvent>(
@@ -142,5 +143,10 @@ export const AgentMessageSchema: z.ZodType<AgentMessage> = exact<AgentMessage>(
     }),
     ToolApprovalResponseEventObject,
     z.object({ type: z.literal('GuardrailTrippedEvent'), ...base, content: z.string() }),
+    z.object({
+      type: z.literal('ToolInDoubtEvent'),
+      ...base,
+      content: z.array(FunctionCallSchema),
+    }),
   ]),
 );

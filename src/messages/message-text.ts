@@ -14,7 +14,12 @@ export function messageToText(message: AgentMessage): string {
       return message.content
         .map((call) => `Approval needed: ${call.name}(${call.arguments})`)
         .join('\n');
+    case 'ToolInDoubtEvent':
+      return message.content
+        .map((call) => `In doubt (may or may not have completed): ${call.name}(${call.arguments})`)
+        .join('\n');
     case 'ToolApprovalResponseEvent':
+      if (message.result !== undefined) return `Resolved call ${message.callId}: ${message.result}`;
       return `${message.approved ? 'Approved' : 'Rejected'} call ${message.callId}${
         message.reason === undefined ? '' : `: ${message.reason}`
       }`;

@@ -113,12 +113,26 @@ export interface ToolApprovalRequestEvent extends MessageBase {
   readonly content: readonly FunctionCall[];
 }
 
-/** The user's decision on one call awaiting approval (made by `approve()` / `reject()`). */
+/**
+ * An agent's turn pauses because these `"once"` calls have a committed start and no result (the
+ * process died, or the run was cancelled, while they ran): each awaits a decision (API.md §17).
+ */
+export interface ToolInDoubtEvent extends MessageBase {
+  readonly type: 'ToolInDoubtEvent';
+  readonly content: readonly FunctionCall[];
+}
+
+/**
+ * The user's decision on one call awaiting approval or in doubt (made by `approve()` / `reject()`
+ * / `resolve()`).
+ */
 export interface ToolApprovalResponseEvent extends MessageBase {
   readonly type: 'ToolApprovalResponseEvent';
   readonly callId: string;
   readonly approved: boolean;
   readonly reason?: string;
+  /** With `resolve()`: the result recorded as the tool's, for a call in doubt. */
+  readonly result?: string;
   /** Never present: declared so that `message.content` reads on any `AgentMessage`. */
   readonly content?: never;
 }
@@ -139,7 +153,8 @@ export type AgentEvent =
   | SelectSpeakerEvent
   | ToolApprovalRequestEvent
   | ToolApprovalResponseEvent
-  | GuardrailTrippedEvent;
+  | GuardrailTrippedEvent
+  | ToolInDoubtEvent;
 
 /** Any message of the library: a chat message or an agent event. */
 export type AgentMessage = ChatMessage | AgentEvent;
@@ -164,6 +179,7 @@ export const AGENT_EVENT_TYPES = [
   'ToolApprovalRequestEvent',
   'ToolApprovalResponseEvent',
   'GuardrailTrippedEvent',
+  'ToolInDoubtEvent',
 ] as const satisfies readonly AgentEvent['type'][];
 
 const chatTypes: ReadonlySet<string> = new Set(CHAT_MESSAGE_TYPES);

@@ -1,5 +1,5 @@
 import type { LLMMessage } from '../messages/llm-message.js';
-import type { ChatMessage, FunctionCall } from '../messages/message.js';
+import type { ChatMessage, FunctionCall, ToolInDoubtEvent } from '../messages/message.js';
 import type { ChatClient, ModelResult } from '../models/chat-client.js';
 import { captureMessageContent, inputMessages, outputMessages } from './gen-ai-messages.js';
 import { GenAIMetrics } from './gen-ai-metrics.js';
@@ -68,9 +68,19 @@ export function traceRun<R extends RunOutcome>(
   );
 }
 
+function isInDoubt(value: unknown): value is ToolInDoubtEvent {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'type' in value &&
+    value.type === 'ToolInDoubtEvent'
+  );
+}
+
 /**
  * One agent turn: the span `invoke_agent <agent>`, with a `baton.handoff` event when the agent
- * answers with a handoff.
+ * answers with a handoff, and a `baton.tool_calls_in_doubt` event when its turn pauses on calls in
+ * doubt (API.md §17).
  */
 export function traceAgentTurn<R extends { chatMessage: ChatMessage } | object>(
   agent: string,
@@ -97,6 +107,14 @@ export function traceAgentTurn<R extends { chatMessage: ChatMessage } | object>(
         span.event('baton.handoff', {
           'baton.handoff.source': answer.source,
           'baton.handoff.target': answer.target,
+        });
+      }
+      // Calls in doubt (API.md §17): the turn pauses for a person to decide them.
+      const paused = 'approvalRequest' in response ? response.approvalRequest : undefined;
+      if (isInDoubt(paused)) {
+        span.event('baton.tool_calls_in_doubt', {
+          'baton.tool_calls.ids': paused.content.map((c) => c.id).join(','),
+          'baton.tool_calls.names': paused.content.map((c) => c.name).join(','),
         });
       }
       return response;

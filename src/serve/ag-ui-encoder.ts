@@ -40,6 +40,27 @@ export function interruptsOf(result: TaskResult): Interrupt[] {
       },
     }));
   }
+  if (pending.kind === 'in_doubt') {
+    // API.md §17: approve (run it again), reject, or give the result it had.
+    return (pending.calls ?? []).map((call) => ({
+      id: call.id,
+      reason: 'tool_call',
+      toolCallId: call.id,
+      message:
+        `${call.name}(${call.arguments}) of ${pending.agent} may or may not have completed: ` +
+        'run it again, skip it, or give its result',
+      responseSchema: {
+        oneOf: [
+          {
+            type: 'object',
+            properties: { approved: { type: 'boolean' }, reason: { type: 'string' } },
+            required: ['approved'],
+          },
+          { type: 'object', properties: { result: { type: 'string' } }, required: ['result'] },
+        ],
+      },
+    }));
+  }
   return [
     {
       id: pending.id,

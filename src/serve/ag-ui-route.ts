@@ -58,10 +58,15 @@ function agUiTask(input: RunAgentInput, pending: PendingRequest | undefined): Ta
     const decisions = resume.map((entry, i): Decision => {
       const approved = fieldOf(entry.payload, 'approved');
       const given = fieldOf(entry.payload, 'reason');
+      // A call in doubt (API.md §17) may also be answered with the result it had.
+      const result = fieldOf(entry.payload, 'result');
+      if (entry.status === 'resolved' && typeof result === 'string') {
+        return { callId: entry.interruptId, result };
+      }
       if (entry.status === 'resolved' && typeof approved !== 'boolean') {
         throw badRequest(
           `body.resume[${i}].payload.approved`,
-          'answer a tool call with {approved: boolean, reason?}',
+          'answer a tool call with {approved: boolean, reason?} (in doubt also {result: string})',
         );
       }
       const reason =
@@ -74,7 +79,7 @@ function agUiTask(input: RunAgentInput, pending: PendingRequest | undefined): Ta
     });
     return decisionsTask(decisions, pending, 'body.resume');
   }
-  if (pending?.kind === 'approval') return null;
+  if (pending?.kind === 'approval' || pending?.kind === 'in_doubt') return null;
   const i = input.messages.findLastIndex((message) => message.role === 'user');
   const message = input.messages[i];
   if (message === undefined) {

@@ -2,23 +2,46 @@ import { z } from 'zod';
 
 import type { PendingRequest } from '../engine/state/session-state.js';
 import type { Task } from '../engine/runnable.js';
-import { approve, reject } from '../messages/message-factories.js';
+import { approve, reject, resolve } from '../messages/message-factories.js';
 import { ChatMessageSchema } from '../messages/message-schema.js';
 import { firstIssue } from '../zod-issues.js';
 import { badRequest, HttpError } from './http-error.js';
 
-/** One decision on a call awaiting approval. */
-export interface Decision {
-  readonly callId: string;
-  readonly approve: boolean;
-  readonly reason?: string | undefined;
-}
+/**
+ * One decision on a call awaiting approval or in doubt: `{callId, approve, reason?}`, or (for a
+ * call in doubt, API.md §17) `{callId, result}`, the result it had.
+ */
+export type Decision =
+  | { readonly callId: string; readonly approve: boolean; readonly reason?: string | undefined }
+  | { readonly callId: string; readonly result: string };
 
-const DecisionSchema = z.strictObject({
-  callId: z.string().min(1),
-  approve: z.boolean(),
-  reason: z.string().optional(),
-});
+const DecisionSchema = z
+  .strictObject({
+    callId: z.string().min(1),
+    approve: z.boolean().optional(),
+    reason: z.string().optional(),
+    result: z.string().optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (d.result === undefined && d.approve === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approve'],
+        message: 'Invalid input: expected boolean, received undefined',
+      });
+    } else if (d.result !== undefined && (d.approve !== undefined || d.reason !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['result'],
+        message: 'give `approve` (and `reason`) or `result`, not both',
+      });
+    }
+  })
+  .transform((d): Decision =>
+    d.result !== undefined
+      ? { callId: d.callId, result: d.result }
+      : { callId: d.callId, approve: d.approve === true, reason: d.reason },
+  );
 
 const RunsBodySchema = z.object({
   input: z.union([z.string(), ChatMessageSchema]).optional(),
@@ -66,8 +89,16 @@ export function decisionsTask(
   pending: PendingRequest | undefined,
   field: string,
 ): Task {
-  const open = new Set(pending?.kind === 'approval' ? (pending.calls ?? []).map((c) => c.id) : []);
+  const kind = pending?.kind;
+  const waiting = kind === 'approval' || kind === 'in_doubt';
+  const open = new Set(waiting ? (pending?.calls ?? []).map((c) => c.id) : []);
   decisions.forEach((d, i) => {
+    if ('result' in d && kind !== 'in_doubt' && open.has(d.callId)) {
+      throw badRequest(
+        `${field}[${i}].result`,
+        `call "${d.callId}" awaits approval, not a result: give \`approve\` instead`,
+      );
+    }
     if (!open.has(d.callId)) {
       throw new HttpError(
         400,
@@ -77,7 +108,13 @@ export function decisionsTask(
       );
     }
   });
-  return decisions.map((d) => (d.approve ? approve(d.callId) : reject(d.callId, d.reason)));
+  return decisions.map((d) =>
+    'result' in d
+      ? resolve(d.callId, d.result)
+      : d.approve
+        ? approve(d.callId)
+        : reject(d.callId, d.reason),
+  );
 }
 
 /** A query parameter as a non-negative integer, or 400 naming it. */

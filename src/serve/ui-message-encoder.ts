@@ -98,7 +98,9 @@ export class UiMessageEncoder {
       }
       case 'ToolCallRequestEvent':
         return [...this.#closeText(), ...m.content.flatMap((call) => this.#input(call))];
+      // Calls in doubt (API.md §17) are asked as approvals: approve runs it again, deny skips it.
       case 'ToolApprovalRequestEvent':
+      case 'ToolInDoubtEvent':
         return [
           ...this.#closeText(),
           ...m.content.flatMap((call): UIMessageChunk[] => [
@@ -110,7 +112,10 @@ export class UiMessageEncoder {
         return m.content.flatMap((result): UIMessageChunk[] => [
           ...this.#input({ id: result.callId, name: result.name, arguments: '{}' }),
           result.isError &&
-          result.content.startsWith(`Tool call "${result.name}" was rejected by the user`)
+          (result.content.startsWith(`Tool call "${result.name}" was rejected by the user`) ||
+            result.content.startsWith(
+              `Tool call "${result.name}" may or may not have completed; it was not retried`,
+            ))
             ? { type: 'tool-output-denied', toolCallId: result.callId }
             : result.isError
               ? { type: 'tool-output-error', toolCallId: result.callId, errorText: result.content }

@@ -53,6 +53,7 @@ export function deskTools(options: { limit?: number } = {}) {
     name: 'lookup',
     description: 'Finds an invoice.',
     parameters: z.object({ invoiceId: z.string() }),
+    effect: 'read',
     execute: ({ invoiceId }, ctx) => {
       runs.push(`lookup:${invoiceId}@${ctx.callId}`);
       return `Invoice ${invoiceId}: $80, paid.`;

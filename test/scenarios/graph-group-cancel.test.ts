@@ -25,6 +25,8 @@ describe('a graph cancelled while an approved call of a paused group runs', () =
       description: 'Refunds an invoice.',
       parameters: z.object({ invoiceId: z.string() }),
       needsApproval: true,
+      // Runs again after a cancel (API.md §17); a "once" tool would be in doubt.
+      effect: 'idempotent',
       execute: async ({ invoiceId }, ctx) => {
         runs.push(`refund:${invoiceId}@${ctx.callId}`);
         await hold?.(ctx.signal);

@@ -262,6 +262,7 @@ function desk(store: CheckpointStore, options: DeskOptions = {}) {
   const lookup = tool({
     name: 'lookup',
     parameters: z.object({ query: z.string() }),
+    effect: 'read',
     execute: ({ query }) => `found "${query}"`,
   });
   const participants = [

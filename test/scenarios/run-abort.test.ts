@@ -173,6 +173,8 @@ describe('aborting while an approved call of a paused turn runs (issue 27 #7)', 
       description: 'Refunds an invoice.',
       parameters: z.object({ invoiceId: z.string() }),
       needsApproval: true,
+      // Runs again after a cancel (API.md §17); a "once" tool would be in doubt.
+      effect: 'idempotent',
       execute: ({ invoiceId }) => {
         runs.push(invoiceId);
         if (runs.length === 1) {

@@ -35,6 +35,8 @@ async function main(): Promise<void> {
     name: 'refund',
     parameters: z.object({ invoiceId: z.string() }),
     needsApproval: true,
+    // Runs again after a crash (API.md §17): a "once" refund would be in doubt instead.
+    effect: 'idempotent',
     execute: ({ invoiceId }, ctx) => {
       appendFileSync(ledger, `${ctx.callId}\n`);
       if (step === 'approve') process.kill(process.pid, 'SIGKILL');

@@ -85,6 +85,8 @@ export function buildDesk(store: CheckpointStore, options: DeskOptions = {}): Ha
     name: 'lookup',
     description: 'Looks a record up.',
     parameters: z.object({ query: z.string(), agent: z.string() }),
+    // A read (API.md §17): redone after a crash; a "once" lookup would be in doubt.
+    effect: 'read',
     execute: async ({ query, agent }) => {
       progress(`tool:${agent}:${query}`);
       await wait(options.toolDelayMs);

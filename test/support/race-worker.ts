@@ -137,6 +137,8 @@ export function raceDesk(store: CheckpointStore, pause: () => Promise<void> = as
     name: 'lookup_ticket',
     description: 'Looks a ticket up.',
     parameters: z.object({ ticket: z.string() }),
+    // A read (API.md §17): no start commit, and redone after a crash.
+    effect: 'read',
     execute: async ({ ticket }, ctx) => {
       await pause();
       return `ticket ${ticket} is open (${ctx.agent})`;

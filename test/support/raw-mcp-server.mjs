@@ -10,19 +10,23 @@
 // - `odd_blocks`: a text block, a block of a type MCP does not define, and an image;
 // - `shaped_word {word}`: structured content `{word}`, with an output schema whose pattern is
 //   `^(a+)+$`.
+// Annotations (for the effects of API.md §17): `echo` readOnlyHint, `odd_blocks` idempotentHint,
+// `big_reply` both (read wins), the others none.
 import { createInterface } from 'node:readline';
 
 const tools = JSON.parse(`[
   {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-   "required": ["text"]}},
+   "required": ["text"]}, "annotations": {"readOnlyHint": true}},
   {"name": "big_reply", "inputSchema": {"type": "object",
-   "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]}},
+   "properties": {"megabytes": {"type": "number"}}, "required": ["megabytes"]},
+   "annotations": {"readOnlyHint": true, "idempotentHint": true}},
   {"name": "strict_word", "inputSchema": {"type": "object",
    "properties": {"word": {"type": "string", "pattern": "^(a+)+$"}}, "required": ["word"]}},
   {"name": "proto_key", "inputSchema": {"type": "object",
    "properties": {"__proto__": {"type": "string"}}, "required": ["__proto__"],
    "additionalProperties": false}},
-  {"name": "odd_blocks", "inputSchema": {"type": "object", "properties": {}}},
+  {"name": "odd_blocks", "inputSchema": {"type": "object", "properties": {}},
+   "annotations": {"idempotentHint": true}},
   {"name": "shaped_word", "inputSchema": {"type": "object",
    "properties": {"word": {"type": "string"}}, "required": ["word"]},
    "outputSchema": {"type": "object",

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import { type Tool, type ToolContext, tool } from '../tool.js';
+import { type Tool, type ToolContext, type ToolEffect, tool } from '../tool.js';
 import { loadMcpSdk } from './load-mcp-sdk.js';
 import { McpConnection, type McpToolInfo } from './mcp-connection.js';
 import { resultText } from './mcp-result-text.js';
@@ -28,6 +28,11 @@ export interface McpToolsOptions {
   needsApproval?: McpToolApproval;
   /** How long a call may take before it becomes an error result. @default 60_000 */
   timeoutMs?: number;
+  /**
+   * The effect (API.md §17) of every tool of this server. @default from each tool's annotations:
+   * `readOnlyHint` → `"read"`, else `idempotentHint` → `"idempotent"`, else `"once"`
+   */
+  effect?: ToolEffect;
   /**
    * The largest message a stdio server may send, in bytes (a tool result is one message). A
    * server that sends a larger one is stopped: the call waiting for it and every later call
@@ -103,7 +108,13 @@ export async function mcpTools(
 }
 
 function checkOptions(options: McpToolsOptions): void {
-  const { include, exclude, prefix, needsApproval, timeoutMs, maxMessageBytes } = options;
+  const { include, exclude, prefix, needsApproval, timeoutMs, maxMessageBytes, effect } = options;
+  if (effect !== undefined && !['read', 'idempotent', 'once'].includes(effect)) {
+    throw new ConfigError(
+      `mcpTools(): \`effect\` must be "read", "idempotent" or "once", got ${JSON.stringify(effect)}.`,
+      { path: 'effect' },
+    );
+  }
   for (const [key, list] of [
     ['include', include],
     ['exclude', exclude],
@@ -184,7 +195,7 @@ function selectTools(
 function toTool(
   connection: McpConnection,
   info: McpToolInfo,
-  { prefix, needsApproval, timeoutMs = 60_000 }: McpToolsOptions,
+  { prefix, needsApproval, timeoutMs = 60_000, effect }: McpToolsOptions,
 ): McpTool {
   let made: Tool<Record<string, unknown>>;
   try {
@@ -193,6 +204,7 @@ function toTool(
       description: info.description ?? '',
       parameters: info.inputSchema,
       timeoutMs,
+      effect: effect ?? annotatedEffect(info),
       execute: async (args, ctx) => {
         const result = await connection.callTool(info.name, args, {
           signal: ctx.signal,
@@ -221,4 +233,11 @@ function toTool(
       ? needsApproval
       : needsApproval.includes(info.name);
   return Object.freeze({ ...made, needsApproval: approval });
+}
+
+/** A tool's effect from the server's annotations: `readOnlyHint` wins over `idempotentHint`. */
+function annotatedEffect(info: McpToolInfo): ToolEffect {
+  if (info.annotations?.readOnlyHint === true) return 'read';
+  if (info.annotations?.idempotentHint === true) return 'idempotent';
+  return 'once';
 }

@@ -30,6 +30,7 @@ const MESSAGE_TYPES = [
   'ToolApprovalRequestEvent',
   'ToolApprovalResponseEvent',
   'GuardrailTrippedEvent',
+  'ToolInDoubtEvent',
 ] as const;
 
 const KEY_INDEX: ReadonlyMap<string, number> = new Map(MESSAGE_KEYS.map((key, i) => [key, i]));

@@ -1,7 +1,12 @@
 import { setMaxListeners } from 'node:events';
 
-import type { AgentPause, AgentResponse, ChatAgent } from '../../agents/chat-agent.js';
-import type { AgentEvent, ChatMessage } from '../../messages/message.js';
+import type {
+  AgentContext,
+  AgentPause,
+  AgentResponse,
+  ChatAgent,
+} from '../../agents/chat-agent.js';
+import type { AgentEvent, AgentMessage, ChatMessage } from '../../messages/message.js';
 import { isChatMessage } from '../../messages/message.js';
 import { carryThread } from '../../messages/thread.js';
 import { redactSecrets } from '../../redact.js';
@@ -19,6 +24,7 @@ import {
 } from '../orchestration.js';
 import type { SessionState } from '../state/session-state.js';
 import { threadOf } from '../state/state-thread.js';
+import type { Step } from '../state/step.js';
 
 /** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
 export class RunCancelled extends Error {
@@ -118,6 +124,7 @@ export async function respondAs(
   state: SessionState,
   signal: AbortSignal | undefined,
   emit: (event: AgentEvent) => void,
+  starts?: TurnStarts,
 ): Promise<AgentResponse | AgentPause> {
   const sessionId = ctx.id;
   const agent = participant(ctx, agentName);
@@ -143,6 +150,7 @@ export async function respondAs(
   // `conversation` reads as the thread's frozen view, made when an agent reads it (this library's
   // `Agent` reads the thread value the context carries instead, and copies nothing).
   carryThread(context, 'conversation', thread.since(conversationFrom));
+  const committed = starts === undefined ? undefined : offerStarts(context, agentName, starts);
   let response: AgentResponse | AgentPause;
   try {
     response = await traceAgentTurn(agentName, sessionId, () =>
@@ -159,11 +167,13 @@ export async function respondAs(
     });
   }
   if (signal?.aborted) throw new RunCancelled();
+  if (committed !== undefined && committed.size > 0) response = withoutStarted(response, committed);
   if (
     response !== null &&
     typeof response === 'object' &&
     'approvalRequest' in response &&
-    response.approvalRequest?.type === 'ToolApprovalRequestEvent'
+    (response.approvalRequest?.type === 'ToolApprovalRequestEvent' ||
+      response.approvalRequest?.type === 'ToolInDoubtEvent')
   ) {
     return response;
   }
@@ -202,6 +212,59 @@ export function quietSignal(): AbortSignal {
 const QUIET_USES = 256;
 let quiet: AbortSignal | undefined;
 let quietUses = 0;
+
+/**
+ * How a turn commits the start of its tool calls (API.md §17): `commit` records a step, `record`
+ * keeps its messages for the run's result; `started` are the calls this run's decisions started.
+ */
+export interface TurnStarts {
+  readonly commit: (step: Step) => Promise<void> | undefined;
+  readonly record: (messages: readonly AgentMessage[]) => void;
+  readonly started?: ReadonlySet<string> | undefined;
+}
+
+/** Gives the context `startCalls`; returns the ids of the messages the starts commit. */
+function offerStarts(context: AgentContext, agent: string, starts: TurnStarts): Set<string> {
+  const committed = new Set<string>();
+  context.startCalls = async (events) => {
+    const append = events.filter((m) => !committed.has(m.id));
+    const committing = starts.commit({ kind: 'started', agent, append });
+    if (committing !== undefined) await committing;
+    for (const m of append) committed.add(m.id);
+    starts.record(append);
+  };
+  if (starts.started !== undefined) context.startedCalls = starts.started;
+  return committed;
+}
+
+/** The response without the messages a start committed already. */
+function withoutStarted<R extends AgentResponse | AgentPause>(
+  response: R,
+  committed: Set<string>,
+): R {
+  if (response === null || typeof response !== 'object' || response.innerMessages === undefined) {
+    return response;
+  }
+  const inner = response.innerMessages;
+  const rest = { ...response, innerMessages: inner.filter((m) => !committed.has(m.id)) };
+  startedOf.set(
+    rest,
+    inner.filter((m) => committed.has(m.id)),
+  );
+  return rest;
+}
+
+/** Per response: the messages of the turn its starts committed (see `withStarted`). */
+const startedOf = new WeakMap<object, readonly AgentMessage[]>();
+
+/**
+ * `delta` (what an answer step appends) with, first, what the answer's starts committed: the
+ * answer's messages as a stop rule sees them, whatever was committed before.
+ */
+export function withStarted(response: object, delta: AgentMessage[]): AgentMessage[] {
+  const started = startedOf.get(response);
+  return started === undefined ? delta : [...started, ...delta];
+}
 
 /** The turn options an agent's context carries (all but where its conversation starts). */
 function turnContext(turn: AgentTurnOptions): Omit<AgentTurnOptions, 'conversationFrom'> {

@@ -15,7 +15,8 @@ export function undecidedAfter(
   pending: PendingRequest | null,
   task: readonly TaskMessage[],
 ): FunctionCall[] {
-  const calls = pending?.kind === 'approval' ? (pending.calls ?? []) : [];
+  const kind = pending?.kind;
+  const calls = kind === 'approval' || kind === 'in_doubt' ? (pending?.calls ?? []) : [];
   const open = new Map(calls.map((c) => [c.id, c]));
   let replied = false;
   for (const m of task) {
@@ -23,15 +24,23 @@ export function undecidedAfter(
       replied = true;
       continue;
     }
+    if (m.result !== undefined && kind !== 'in_doubt' && open.has(m.callId)) {
+      throw new ConfigError(
+        `run(): resolve("${m.callId}") is only for a call in doubt; call "${m.callId}" awaits ` +
+          'approval. Decide it with approve() or reject().',
+        { path: 'task.result' },
+      );
+    }
     if (!open.has(m.callId)) {
+      const awaiting = kind === 'in_doubt' ? 'in doubt' : 'awaiting approval';
       const waiting =
         calls.length === 0
           ? 'no tool call awaits approval'
-          : `the calls awaiting approval are ${calls.map((c) => `"${c.id}" (${c.name})`).join(', ')}`;
+          : `the calls ${awaiting} are ${calls.map((c) => `"${c.id}" (${c.name})`).join(', ')}`;
       const decided = calls.some((c) => c.id === m.callId) ? ' (it was decided twice)' : '';
       throw new ConfigError(
         `run(): session "${sessionId}" has no pending tool call "${m.callId}"${decided}; ${waiting}. ` +
-          'Pass the id of a call from pendingRequest.calls to approve() or reject().',
+          `Pass the id of a call from pendingRequest.calls to ${kind === 'in_doubt' ? 'approve(), reject() or resolve()' : 'approve() or reject()'}.`,
         { path: 'task.callId' },
       );
     }

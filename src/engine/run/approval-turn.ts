@@ -3,6 +3,7 @@ import { trippedReason } from '../../agents/guardrail.js';
 import type { FunctionCall } from '../../messages/message.js';
 import { untilAborted } from '../../until-aborted.js';
 import { respondAs } from './agent-turn.js';
+import { startedBy, turnStarts } from './tool-starts.js';
 import { undecidedAfter } from './approval-decisions.js';
 import { approvalOwners } from './group-pause.js';
 import { groupStep } from './group-step.js';
@@ -13,7 +14,7 @@ import type { SessionRun } from './session-run.js';
 import type { PendingRequest, SessionState } from '../state/session-state.js';
 import { threadOf } from '../state/state-thread.js';
 import type { StopCheck } from './session-stop.js';
-import { decisionsStep } from '../state/step-changes.js';
+import { approvalPauseStep, decisionsStep } from '../state/step-changes.js';
 
 /**
  * Input to a turn paused for approvals (API.md §10): only decisions (or a reply that rejects
@@ -64,6 +65,8 @@ export async function continuePausedTurn(
     stop: stops ? await host.stopChange(state.machineState, check.state) : undefined,
   });
   await host.commit(change);
+  // The decisions given now are the start of their calls (API.md §17): those run, not in doubt.
+  startedBy(run, taskMessages);
   const waits = change.status === 'awaiting_input';
   if (options.outputTaskMessages !== false) for (const m of taskMessages) run.emit(m);
   if (event !== undefined && tripped !== null) {
@@ -127,8 +130,9 @@ function pausedRequest(state: SessionState): PendingRequest {
  * decided calls ran (the others still wait).
  */
 export function pausedForApproval(state: SessionState): boolean {
+  const kind = state.pendingRequest?.kind;
   return (
-    state.pendingRequest?.kind === 'approval' &&
+    (kind === 'approval' || kind === 'in_doubt') &&
     (state.status === 'awaiting_input' || state.status === 'cancelled')
   );
 }
@@ -151,6 +155,7 @@ async function runDecided(run: SessionRun): Promise<void> {
     state,
     run.options.signal,
     run.streamTo(streamed, run.emit),
+    turnStarts(run, streamed),
   );
   if (!('approvalRequest' in response)) {
     throw new Error(
@@ -159,7 +164,23 @@ async function runDecided(run: SessionRun): Promise<void> {
     );
   }
   const request = response.approvalRequest;
+  if (!inThread(state, request.id)) {
+    // Calls found in doubt (a cancelled run left them so): the turn pauses for them instead.
+    const change = approvalPauseStep(agent, state.machineState, response, [], {
+      responders: [agent],
+    });
+    await host.commit(change);
+    for (const m of change.append ?? []) if (!streamed.has(m.id)) run.emit(m);
+    return;
+  }
   const append = response.innerMessages.filter((m) => m !== request && m.id !== request.id);
   if (append.length === 0) return;
   await host.commit({ kind: 'decided', agent, append });
+}
+
+/** Whether the thread holds a message with this id (a rare path: it reads from the end). */
+function inThread(state: SessionState, id: string): boolean {
+  const thread = threadOf(state);
+  for (let i = thread.length - 1; i >= 0; i--) if (thread.at(i)?.id === id) return true;
+  return false;
 }

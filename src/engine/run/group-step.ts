@@ -11,6 +11,7 @@ import {
   type PausedMember,
 } from './group-pause.js';
 import { announceSpeakers } from './speakers-listener.js';
+import { serialStarts, turnStarts } from './tool-starts.js';
 import type { GroupAnswer, ResponseRouting } from '../orchestration.js';
 import type { TaskResult } from '../runnable.js';
 import type { SessionRun } from './session-run.js';
@@ -58,9 +59,19 @@ export async function groupStep(
   }
   const streamed = new Set<string>();
   announceSpeakers(options, agents, run.streamed);
+  // Members' starts (API.md §17) commit one after another.
+  const starts = serialStarts(turnStarts(run, streamed));
   const settled = await Promise.allSettled(
     agents.map((agent) =>
-      respondAs(host, agent, state.machineState, state, options.signal, run.streamTo(streamed)),
+      respondAs(
+        host,
+        agent,
+        state.machineState,
+        state,
+        options.signal,
+        run.streamTo(streamed),
+        starts,
+      ),
     ),
   );
   const responses: (AgentResponse | AgentPause)[] = [];
@@ -71,7 +82,8 @@ export async function groupStep(
   const failure = settled.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failure !== undefined) throw failure.reason;
 
-  const pending = state.pendingRequest?.kind === 'approval' ? state.pendingRequest : null;
+  const kind = state.pendingRequest?.kind;
+  const pending = kind === 'approval' || kind === 'in_doubt' ? state.pendingRequest : null;
   const open = new Set((pending?.calls ?? []).map((c) => c.id));
   const paused = stillPaused(state, pending, agents);
   const append: AgentMessage[] = [];

@@ -7,12 +7,14 @@ import { untilAborted } from '../../until-aborted.js';
 import {
   chooseSpeaker,
   respondAs,
+  withStarted,
   resumeWithoutTask,
   RunCancelled,
   type SpeakerTurn,
   type TurnContext,
 } from './agent-turn.js';
 import { continuePausedTurn, pausedForApproval } from './approval-turn.js';
+import { turnStarts } from './tool-starts.js';
 import { groupStep } from './group-step.js';
 import { announceSpeakers } from './speakers-listener.js';
 import { checkOutput, trippedEvent } from './guardrail-checks.js';
@@ -44,10 +46,7 @@ export type MessageSink = (message: AgentMessage) => void;
 
 const ignore = (): void => {};
 
-/**
- * The record of a turn of a run without a sink: nothing is streamed, so nothing is noted (see
- * `streamTo`), and its turns share this empty set instead of making one each.
- */
+/** A run without a sink streams nothing (see `streamTo`): its turns share this empty set. */
 const NOTHING_STREAMED: Set<string> = new Set();
 
 /** What a run needs of its session: the state, and the effects only the session may perform. */
@@ -253,6 +252,7 @@ export class SessionRun {
       seen,
       options.signal,
       this.streamTo(streamed),
+      turnStarts(this, streamed),
     );
     const before = selection === undefined ? NO_MESSAGES : [selection];
     if ('approvalRequest' in response) {
@@ -299,10 +299,9 @@ export class SessionRun {
   ): Promise<TaskResult | undefined> {
     const { host, options } = this;
     const inner = response.innerMessages;
-    const delta: AgentMessage[] =
-      inner === undefined || inner.length === 0
-        ? [response.chatMessage]
-        : [...inner, response.chatMessage];
+    const delta: AgentMessage[] = inner?.length
+      ? [...inner, response.chatMessage]
+      : [response.chatMessage];
     const routing = host.orchestration.routeResponse(agent, response, state, speaking);
     const next = host.driver.next(speaking, routing.event, host.turnData?.());
     const followUp = routing.followUp;
@@ -312,7 +311,7 @@ export class SessionRun {
     let conditionError: unknown;
     try {
       // Without a stop rule the verdict comes at once: nothing to await.
-      const checking = host.checkStop(delta, state.termination);
+      const checking = host.checkStop(withStarted(response, delta), state.termination);
       check = checking instanceof Promise ? await untilAborted(checking, options.signal) : checking;
       if (check.stop === null && followUp !== undefined && followUp.length > 0) {
         check = await untilAborted(host.checkStop(followUp, check.state, delta), options.signal);

@@ -9,14 +9,15 @@ import { applyStateOps, EMPTY_STATE, type StateValue } from '../../agents/conver
 
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
- * `id` is the `UserInputRequestedEvent.requestId`); `kind: "approval"`: `calls` await a decision.
+ * `id` is the `UserInputRequestedEvent.requestId`); `kind: "approval"`: `calls` await a decision;
+ * `kind: "in_doubt"`: `calls` may or may not have completed, and await a decision (API.md §17).
  */
 export interface PendingRequest {
   readonly id: string;
   readonly agent: string;
   readonly prompt: string;
-  readonly kind: 'input' | 'approval';
-  /** With `kind: "approval"`: the calls still awaiting a decision. */
+  readonly kind: 'input' | 'approval' | 'in_doubt';
+  /** With `kind: "approval"` or `"in_doubt"`: the calls still awaiting a decision. */
   readonly calls?: readonly FunctionCall[] | undefined;
 }
 
@@ -27,7 +28,7 @@ const PendingRequestSchema: z.ZodType<PendingRequest, unknown> = z
     agent: z.string().min(1),
     prompt: z.string(),
     // Sessions stored before approvals existed have no kind: theirs was an input request.
-    kind: z.enum(['input', 'approval']).default('input'),
+    kind: z.enum(['input', 'approval', 'in_doubt']).default('input'),
     calls: z.array(FunctionCallSchema).readonly().optional(),
   })
   .readonly();

@@ -2,7 +2,12 @@ import { newId } from '../../ids.js';
 
 import type { AgentPause, AgentResponse } from '../../agents/chat-agent.js';
 import type { Tripped } from '../../agents/guardrail.js';
-import type { AgentEvent, AgentMessage, ToolApprovalRequestEvent } from '../../messages/message.js';
+import type {
+  AgentEvent,
+  AgentMessage,
+  ToolApprovalRequestEvent,
+  ToolInDoubtEvent,
+} from '../../messages/message.js';
 import { userInputRequestedEvent } from '../../messages/message-factories.js';
 import { messageToText } from '../../messages/message-text.js';
 import type { ResponseRouting, StateMeta } from '../orchestration.js';
@@ -21,13 +26,13 @@ export type StopChange = StepFields;
 /** The pending request of a turn that pauses for the approval of `request`'s calls. */
 export function approvalRequestOf(
   agent: string,
-  request: ToolApprovalRequestEvent,
+  request: ToolApprovalRequestEvent | ToolInDoubtEvent,
 ): PendingRequest {
   return {
     id: newId(),
     agent,
     prompt: messageToText(request),
-    kind: 'approval',
+    kind: request.type === 'ToolInDoubtEvent' ? 'in_doubt' : 'approval',
     calls: request.content,
   };
 }

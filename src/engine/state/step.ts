@@ -20,6 +20,11 @@ export type StepKind =
   | { readonly kind: 'pause'; readonly agents: readonly string[] }
   /** A paused agent ran its decided calls; its turn stays paused (`approval_progress:<a>`). */
   | { readonly kind: 'decided'; readonly agent: string }
+  /**
+   * An agent's batch of tool calls with a `"once"` call starts: the turn so far (its tool call
+   * request last) is committed before they run (`tool_calls_started:<a>`, API.md §17).
+   */
+  | { readonly kind: 'started'; readonly agent: string }
   /** A selector gave the floor to the user, asked by `agent` (`user_asked:<a>`). */
   | { readonly kind: 'ask'; readonly agent: string }
   /** An output guardrail tripped on an answer; the session stops (`guardrail:<name>`). */
@@ -69,6 +74,7 @@ const EVENT_PREFIXES = {
   answer: 'agent_response:',
   pause: 'approval_request:',
   decided: 'approval_progress:',
+  started: 'tool_calls_started:',
   ask: 'user_asked:',
   tripped: 'guardrail:',
 } as const;
@@ -82,6 +88,7 @@ export function eventOf(step: StepKind): string {
     case 'pause':
       return EVENT_PREFIXES[step.kind] + step.agents.join(',');
     case 'decided':
+    case 'started':
     case 'ask':
       return EVENT_PREFIXES[step.kind] + step.agent;
     case 'tripped':
@@ -121,6 +128,8 @@ export function kindOfEvent(event: string): StepKind | undefined {
       return { kind: 'pause', agents: agents() };
     case EVENT_PREFIXES.decided:
       return { kind: 'decided', agent: name };
+    case EVENT_PREFIXES.started:
+      return { kind: 'started', agent: name };
     case EVENT_PREFIXES.ask:
       return { kind: 'ask', agent: name };
     case EVENT_PREFIXES.tripped:

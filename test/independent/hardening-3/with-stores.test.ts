@@ -97,67 +97,62 @@ describe('two graph nodes pausing together, resumed from the file store', () => 
 });
 
 describe('abort while the approved one of two pending calls runs, with a store', () => {
-  // FINDING (API §10, §17): the approval decision is the start of a "once" call; a run cancelled
+  // FINDING, fixed by issue 31 (the test failed before) (API §10, §17): the approval decision is the start of a "once" call; a run cancelled
   // while that call runs must leave it in doubt, never run again by itself. Instead `run()` with
   // no task executes it a second time (executions 2), with or without a store, and with one or two
   // pending calls (checked by hand).
-  it.fails(
-    "'cancelled', then the approved call is in doubt and the other still awaits approval",
-    async () => {
-      const dir = await fileStore();
-      const controller = new AbortController();
-      let executions = 0;
-      const build = () => {
-        const slow = tool({
-          name: 'slow',
-          description: 'Slow.',
-          parameters: z.object({ n: z.number() }),
-          needsApproval: true,
-          execute: () => {
-            executions += 1;
-            setTimeout(() => controller.abort(), 10);
-            return never<string>();
-          },
-        });
-        const agent = new Agent({
-          name: 'worker',
-          tools: [slow],
-          maxToolIterations: 3,
-          client: new ScriptedChatClient((req) =>
-            req.messages.at(-1)?.role !== 'tool'
-              ? {
-                  toolCalls: [
-                    { id: 'c1', name: 'slow', arguments: '{"n":1}' },
-                    { id: 'c2', name: 'slow', arguments: '{"n":2}' },
-                  ],
-                }
-              : scriptedText('done'),
-          ),
-        });
-        return new HandoffBuilder({ participants: [agent] })
-          .coordinator(agent)
-          .withCheckpointing(new FileCheckpointStore(dir))
-          .build();
-      };
-      await build().session('s').run('go');
-      const cancelled = await build()
-        .session('s')
-        .run(approve('c1'), { signal: controller.signal });
-      expect(cancelled.status).toBe('cancelled');
-      expect(executions).toBe(1);
-      const guard = new AbortController();
-      const timer = setTimeout(() => guard.abort(), 5_000);
-      const again = await build().session('s').run(undefined, { signal: guard.signal });
-      clearTimeout(timer);
-      expect(executions).toBe(1); // a "once" call is never run again by itself
-      expect(again.status).toBe('awaiting_input');
-      expect(['in_doubt', 'approval']).toContain(again.pendingRequest?.kind);
-      expect(again.pendingRequest?.calls?.map((c) => c.id)).toContain(
-        (again.pendingRequest?.kind as string | undefined) === 'in_doubt' ? 'c1' : 'c2',
-      );
-      expect(executions).toBe(1); // a "once" call is never run again by itself
-    },
-  );
+  it("'cancelled', then the approved call is in doubt and the other still awaits approval", async () => {
+    const dir = await fileStore();
+    const controller = new AbortController();
+    let executions = 0;
+    const build = () => {
+      const slow = tool({
+        name: 'slow',
+        description: 'Slow.',
+        parameters: z.object({ n: z.number() }),
+        needsApproval: true,
+        execute: () => {
+          executions += 1;
+          setTimeout(() => controller.abort(), 10);
+          return never<string>();
+        },
+      });
+      const agent = new Agent({
+        name: 'worker',
+        tools: [slow],
+        maxToolIterations: 3,
+        client: new ScriptedChatClient((req) =>
+          req.messages.at(-1)?.role !== 'tool'
+            ? {
+                toolCalls: [
+                  { id: 'c1', name: 'slow', arguments: '{"n":1}' },
+                  { id: 'c2', name: 'slow', arguments: '{"n":2}' },
+                ],
+              }
+            : scriptedText('done'),
+        ),
+      });
+      return new HandoffBuilder({ participants: [agent] })
+        .coordinator(agent)
+        .withCheckpointing(new FileCheckpointStore(dir))
+        .build();
+    };
+    await build().session('s').run('go');
+    const cancelled = await build().session('s').run(approve('c1'), { signal: controller.signal });
+    expect(cancelled.status).toBe('cancelled');
+    expect(executions).toBe(1);
+    const guard = new AbortController();
+    const timer = setTimeout(() => guard.abort(), 5_000);
+    const again = await build().session('s').run(undefined, { signal: guard.signal });
+    clearTimeout(timer);
+    expect(executions).toBe(1); // a "once" call is never run again by itself
+    expect(again.status).toBe('awaiting_input');
+    expect(['in_doubt', 'approval']).toContain(again.pendingRequest?.kind);
+    expect(again.pendingRequest?.calls?.map((c) => c.id)).toContain(
+      (again.pendingRequest?.kind as string | undefined) === 'in_doubt' ? 'c1' : 'c2',
+    );
+    expect(executions).toBe(1); // a "once" call is never run again by itself
+  });
 });
 
 describe('never-settling guardrail + abort, with a store', () => {

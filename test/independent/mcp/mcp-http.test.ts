@@ -159,9 +159,10 @@ describe('mcpTools over Streamable HTTP', () => {
 describe('mcpTools over Streamable HTTP: a slow server', () => {
   it('a run cancelled during a slow call is cancelled; the next run uses the same connection', async () => {
     const server = await serve();
+    // Read tools (API.md §17): the cancelled turn is redone; a "once" call would be in doubt.
     const handle = await connect(
       { url: server.url },
-      { include: ['wait_for_release', 'lookup_order'] },
+      { include: ['wait_for_release', 'lookup_order'], effect: 'read' },
     );
     const client = new ScriptedChatClient([
       scriptedToolCall('wait_for_release', {}, 'slow'),
