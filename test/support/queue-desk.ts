@@ -47,6 +47,8 @@ export function queueDesk(store: CheckpointStore, name = 'queue-desk'): HandoffW
     name: 'wait',
     description: 'Waits a while.',
     parameters: z.object({}),
+    // No side effect: a worker killed while it waits runs it again (API.md §17).
+    effect: 'read',
     execute: async () => {
       // The recovery bench (bench/workers.ts) learns from this which process runs the turn.
       if (process.env.QD_TRACE === '1') process.stdout.write('waiting\n');
