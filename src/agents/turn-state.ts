@@ -17,6 +17,8 @@ import {
 export class TurnState {
   readonly schema: z.ZodType | undefined;
   readonly #ops: StatePatchOp[] = [];
+  /** How many of `#ops` a commit has taken already. */
+  #taken = 0;
   #value: StateValue;
 
   constructor(value: StateValue = EMPTY_STATE, schema?: z.ZodType) {
@@ -32,6 +34,14 @@ export class TurnState {
   /** Every update of the turn so far, in order. */
   get ops(): readonly StatePatchOp[] {
     return this.#ops;
+  }
+
+  /** The updates no commit has taken yet, now taken: each goes with exactly one step. */
+  take(): readonly StatePatchOp[] {
+    if (this.#taken === this.#ops.length) return [];
+    const ops = this.#ops.slice(this.#taken);
+    this.#taken = this.#ops.length;
+    return ops;
   }
 
   /** A batch of concurrent calls: each sees the state as it is now plus its own updates. */

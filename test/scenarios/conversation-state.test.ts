@@ -362,16 +362,23 @@ describe.each(STORES)('on the %s store', (_name, open) => {
     ]);
 
     const steps = await session.checkpoints();
+    // The tools are "once" (the default): each batch commits its start first (API.md §17).
     expect(steps.map((s) => s.event)).toEqual([
       'user_input',
+      'tool_calls_started:triage',
       'agent_response:triage',
+      'tool_calls_started:billing',
       'agent_response:billing',
       'user_input',
+      'tool_calls_started:billing',
       'agent_response:billing',
     ]);
     const early = restarted.workflow.session(`${id}-early`, { from: { session: id, step: 1 } });
     expect(await early.state()).toEqual(INITIAL);
-    const late = restarted.workflow.session(`${id}-late`, { from: { session: id, step: 2 } });
+    // The start commit comes before the tool ran: the update is in the step after it.
+    const started = restarted.workflow.session(`${id}-start`, { from: { session: id, step: 2 } });
+    expect(await started.state()).toEqual(INITIAL);
+    const late = restarted.workflow.session(`${id}-late`, { from: { session: id, step: 3 } });
     expect(await late.state()).toEqual(AFTER);
   });
 });

@@ -256,13 +256,16 @@ export class SessionRuntime implements RunHost {
     });
   }
 
-  /** `step` with the state updates of the turns that led to it (API.md §18), in turn order. */
+  /**
+   * `step` with the state updates of the turns that led to it (API.md §18), in turn order. A
+   * start commit (§17) is made mid-turn: it takes the updates so far, and the turns go on.
+   */
   #withTurnUpdates(step: Step): Step {
     const turns = this.#turns ?? [];
-    this.#turns = undefined;
+    if (step.kind !== 'started') this.#turns = undefined;
     // Most turns change nothing: no array is made for them.
-    if (turns.every((t) => t.ops.length === 0)) return step;
-    const ops = turns.flatMap((t) => t.ops);
+    const ops = turns.length === 1 ? (turns[0]?.take() ?? []) : turns.flatMap((t) => t.take());
+    if (ops.length === 0) return step;
     return { ...step, statePatch: [...(step.statePatch ?? []), ...ops] };
   }
 
