@@ -98,7 +98,7 @@ export class MemoryCheckpointStore implements CheckpointStore, OwnerLookup {
     return pageOf(entries, query);
   }
 
-  /** The session's owner and last step, as `list()` has them, and lease holders (`OWNER_OF`). */
+  /** @internal `serve()`'s owner check (`OWNER_OF`): owner, last step and lease holders at once. */
   async [OWNER_OF](sessionId: string, leases: readonly string[] = []): Promise<OwnerAndLeases> {
     const now = this.#clock();
     const holders = leases.map((key) => {

@@ -243,7 +243,7 @@ export class PostgresCheckpointStore implements CheckpointStore, OwnerLookup {
     return toPage(entries, limit);
   }
 
-  /** The session's owner and last step from its row, and lease holders, at once (`OWNER_OF`). */
+  /** @internal `serve()`'s owner check (`OWNER_OF`): owner, last step and lease holders at once. */
   async [OWNER_OF](sessionId: string, leases: readonly string[] = []): Promise<OwnerAndLeases> {
     const storable = (id: string) => (id.includes('\u0000') ? null : id); // else no row has it
     const values = [storable(sessionId), leases.map(storable)];

@@ -67,8 +67,10 @@ describe('devtools: the conversation state', () => {
     expect(snap.state).toEqual({ verified: true });
     expect(snap.checkpoints).toEqual([
       { step: 1, at: expect.any(String), event: 'user_input' },
+      // verify_customer is a "once" tool (the default): its start is a step of its own (§17).
+      { step: 2, at: expect.any(String), event: 'tool_calls_started:triage' },
       {
-        step: 2,
+        step: 3,
         at: expect.any(String),
         event: 'agent_response:triage',
         patch: [{ op: 'replace', path: '/verified', value: true }],

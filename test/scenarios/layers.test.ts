@@ -71,7 +71,7 @@ describe('layers.json as lint rules', () => {
     ]);
     const lazyPackage = "export const load = () => import('pg');\n";
     expect(await lint('src/engine/log/lazy.ts', lazyPackage)).toEqual([
-      'no-restricted-syntax: Only src/checkpoint imports "pg": only the stores talk to a database (layers.json).',
+      'no-restricted-syntax: Only src/checkpoint, src/workers import "pg": only the stores and the queue adapters talk to a database (layers.json).',
     ]);
     expect(await lint('src/checkpoint/lazy.ts', lazyPackage)).toEqual([]);
     expect(await lint('src/messages/default.ts', 'export default 1;\n')).toEqual([

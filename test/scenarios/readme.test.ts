@@ -32,7 +32,8 @@ describe('README', () => {
       'awaiting_input billing INV-1001 was charged twice. Shall I refund one charge?\n' +
         'Refunded. Anything else?\n' +
         "terminated Text 'bye' mentioned\n" +
-        'user_input, agent_response:triage, agent_response:billing, user_input, agent_response:billing, user_input\n',
+        'user_input, agent_response:triage, agent_response:billing, user_input, agent_response:billing, user_input\n' +
+        "{ invoiceId: 'INV-1001' }\n",
     );
   });
 
