@@ -11,6 +11,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 
+import pg from 'pg';
 import { z } from 'zod';
 
 import {
@@ -80,11 +81,18 @@ export function queueDesk(store: CheckpointStore, name = 'queue-desk'): HandoffW
     .build();
 }
 
-/** The store of `engine` under `name` (a table prefix, or a key prefix). */
+/**
+ * The store of `engine` under `name` (a table prefix, or a key prefix). Postgres gets a pool of 4
+ * connections: the chaos test runs five processes beside the rest of the suite, and pg's default
+ * of 10 per pool ran the server out of connections ("too many clients already").
+ */
 export function storeOf(engine: Engine, name: string): CheckpointStore {
-  return engine === 'pg'
-    ? new PostgresCheckpointStore({ connectionString: PG_URL, table: name })
-    : new RedisCheckpointStore({ url: REDIS_URL, keyPrefix: `${name}:` });
+  if (engine === 'redis') {
+    return new RedisCheckpointStore({ url: REDIS_URL, keyPrefix: `${name}:` });
+  }
+  const pool = new pg.Pool({ connectionString: PG_URL, max: 4, allowExitOnIdle: true });
+  pool.on('error', () => {});
+  return new PostgresCheckpointStore({ pool, table: name });
 }
 
 /**
