@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 import { approve, type CheckpointStore, reject } from '../../../src/index.js';
 import { crashDesk, DATABASE_URL, openStore } from './fixtures/crash-desk.js';
@@ -27,6 +27,8 @@ import {
   toolReplies,
   types,
 } from './support.js';
+
+vi.setConfig({ testTimeout: 90_000 });
 
 const CHILD = fileURLToPath(new URL('./fixtures/crash-child.ts', import.meta.url));
 const cleanups: (() => Promise<void>)[] = [];

@@ -108,7 +108,7 @@ export function aborted(signal: AbortSignal): Promise<void> {
 export function deskWorkflow(options: {
   tools: ReturnType<typeof tool>[];
   steps: ConstructorParameters<typeof ScriptedChatClient>[0];
-  store?: CheckpointStore;
+  store?: CheckpointStore | undefined;
   name?: string;
   maxToolIterations?: number;
 }) {
