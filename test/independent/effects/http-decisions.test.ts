@@ -91,7 +91,7 @@ describe('decisions for calls in doubt over HTTP (API.md §17, §15)', () => {
     const answer = await send('POST', '/sessions/http-resolve/runs', {
       decisions: [{ callId: 'c2', result: 'refunded by hand' }],
     });
-    expect(answer.status).toBe(200);
+    expect([answer.status, answer.json]).toEqual([200, answer.json]);
     const result = answer.json as TaskResult;
     expect(result.status).toBe('awaiting_input');
     expect(result.pendingRequest?.kind).toBe('input');
@@ -118,7 +118,7 @@ describe('decisions for calls in doubt over HTTP (API.md §17, §15)', () => {
     const answer = await send('POST', '/sessions/http-approve/runs', {
       decisions: [{ callId: 'c2', approve: true }],
     });
-    expect(answer.status).toBe(200);
+    expect([answer.status, answer.json]).toEqual([200, answer.json]);
     expect((answer.json as TaskResult).pendingRequest?.kind).toBe('input');
     expect(ledger.lines().filter((l) => l.startsWith('refund'))).toEqual([
       'refund:c2',
@@ -132,7 +132,7 @@ describe('decisions for calls in doubt over HTTP (API.md §17, §15)', () => {
     const answer = await send('POST', '/sessions/http-reject/runs', {
       decisions: [{ callId: 'c2', approve: false, reason: 'done already' }],
     });
-    expect(answer.status).toBe(200);
+    expect([answer.status, answer.json]).toEqual([200, answer.json]);
     expect(counts(ledger.lines())).toEqual({ lookup: 2, refund: 1 });
     const results = ofType(await session.messages(), 'ToolCallExecutionEvent').flatMap(
       (e) => e.content,

@@ -127,11 +127,12 @@ export function deskWorkflow(options: {
   return { workflow: builder.build(), client };
 }
 
-/** A model that calls `batch` when the last message is not a tool result, else answers `Done: …`. */
+/** A model that answers `Done: <tool replies>` after tool results, else calls `batch`. */
 export function batchThenDone(batch: ModelResult) {
   return (request: ModelRequest): ModelResult => {
-    const last = request.messages.at(-1) as { role: string } | undefined;
-    if (last?.role === 'tool') {
+    // Tool replies after the model's last message: this call answers them (a text reply of the
+    // customer may come after them).
+    if (toolReplies(request).length > 0) {
       const replies = toolReplies(request)
         .map((r) => r.content)
         .join(' | ');
