@@ -40,6 +40,9 @@ afterAll(async () => {
   for (const b of backends) await b.drop();
 });
 
+/** HandoffBuilder's default autonomous-mode prompt (API.md §6). */
+const AUTONOMOUS = 'User did not respond. Continue assisting autonomously.';
+
 const textOf = (messages: readonly AgentMessage[], source: string) =>
   messages
     .filter((m) => m.type === 'TextMessage' && m.source === source)
@@ -260,7 +263,11 @@ describe.each(['pg-boss', 'bullmq'] as const)('workers on %s (API.md §16)', (ki
     expect(textOf(nextResult.messages, 'billing')).toEqual([`w1 DONE ${ticks}`]);
 
     const thread = await front.workflow.session('it').messages();
-    expect(textOf(thread, 'user')).toEqual(['loop please', 'next one']);
+    // The customer's texts (autonomous mode's own user-role prompt aside).
+    expect(textOf(thread, 'user').filter((t) => t !== AUTONOMOUS)).toEqual([
+      'loop please',
+      'next one',
+    ]);
     // Every tick made was committed once, in order; the stopped run's ticks are its own.
     const billing = textOf(thread, 'billing');
     expect(billing).toEqual([

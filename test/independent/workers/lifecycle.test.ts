@@ -60,10 +60,22 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
+/** HandoffBuilder's default autonomous-mode prompt (API.md §6). */
+const AUTONOMOUS = 'User did not respond. Continue assisting autonomously.';
+
 const textOf = (messages: readonly AgentMessage[], source: string) =>
   messages
     .filter((m) => m.type === 'TextMessage' && m.source === source)
     .map((m) => (m as { content: string }).content);
+
+/** Waits at `gate` until it opens or the model call is aborted (then throws, as a real client does). */
+async function hang(gate: Gate, signal: AbortSignal | undefined): Promise<void> {
+  const abortedCall = new Promise<void>((_resolve, reject) => {
+    if (signal?.aborted) reject(new Error('aborted'));
+    signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+  });
+  await Promise.race([gate.pass(), abortedCall]);
+}
 
 const lines = (path: string) =>
   existsSync(path)
@@ -81,7 +93,8 @@ describe.each(['pg-boss', 'bullmq'] as const)(
       return b;
     };
 
-    it('close(): the running turn finishes, the lease is released, another worker resumes the run', async () => {
+    /** A runs the ticker; close() is called while tick 3 runs, then tick 3 is let go. */
+    async function closeDuringTick3() {
       const b = backend();
       const name = `wk-${unique()}`;
       const shared: Ticks = { n: 0, stopAt: 6 };
@@ -101,20 +114,21 @@ describe.each(['pg-boss', 'bullmq'] as const)(
       expect((await answer(handler.fetch(request('POST', '/sessions', { id: 'gc' })))).status).toBe(
         201,
       );
-
       const posted = answer(handler.fetch(request('POST', '/sessions/gc/runs', { input: 'loop' })));
       await gate.started;
       const closing = workerA.close();
       gate.open();
       await closing;
-      expect(a.calls.billing).toBe(3);
-      expect(shared.n).toBe(3);
-      // The finished turn was committed by A.
-      expect(textOf(await front.workflow.session('gc').messages(), 'billing')).toEqual([
-        'A tick 1',
-        'A tick 2',
-        'A tick 3',
-      ]);
+      return { b, name, shared, front, a, posted };
+    }
+
+    it('close(): the running turn finishes, the lease is released, another worker resumes the run; nothing lost or repeated', async () => {
+      const { b, name, shared, front, a, posted } = await closeDuringTick3();
+      // The turn that ran when close() was called finished and was committed by A.
+      const byA = a.calls.billing;
+      expect(byA).toBeGreaterThanOrEqual(3);
+      const committed = textOf(await front.workflow.session('gc').messages(), 'billing');
+      expect(committed.slice(0, 3)).toEqual(['A tick 1', 'A tick 2', 'A tick 3']);
 
       const bee = ticker({ store: b.store(), label: 'B', name, shared });
       await worker(bee.workflow, { dispatcher: b.dispatcher() });
@@ -124,64 +138,87 @@ describe.each(['pg-boss', 'bullmq'] as const)(
       expect(result.status).toBe('terminated');
       expect(result.stopReason).toBe("Text 'DONE' mentioned");
       const thread = await front.workflow.session('gc').messages();
+      // Every tick once, in order: A's up to where it stopped, then B's.
+      const who = (n: number) => (n <= byA ? 'A' : 'B');
       expect(textOf(thread, 'billing')).toEqual([
-        'A tick 1',
-        'A tick 2',
-        'A tick 3',
-        'B tick 4',
-        'B tick 5',
-        'B DONE 6',
+        ...[1, 2, 3, 4, 5].map((n) => `${who(n)} tick ${n}`),
+        `${who(6)} DONE 6`,
       ]);
-      expect(textOf(thread, 'user')).toEqual(['loop']);
-      expect(a.calls.billing).toBe(3);
-      expect(bee.calls.billing).toBe(3);
+      expect(textOf(thread, 'user').filter((t) => t !== AUTONOMOUS)).toEqual(['loop']);
+      expect(a.calls.billing).toBe(byA);
+      expect(a.calls.billing + bee.calls.billing).toBe(6);
       expect(front.calls.billing).toBe(0);
     });
 
-    it('close() after shutdownTimeoutMs: the unfinished turn is redone by another worker and never committed late', async () => {
-      const b = backend();
-      const name = `wk-${unique()}`;
-      const shared: Ticks = { n: 0, stopAt: 5 };
-      const late = new Gate();
-      const front = ticker({ store: b.store(), label: 'server', name, shared });
-      const handler = server(front.workflow, { authenticate, dispatcher: b.dispatcher() });
-      const a = ticker({
-        store: b.store(),
-        label: 'A',
-        name,
-        shared,
-        hold: async (n) => {
-          if (n === 2) await late.pass();
-        },
-      });
-      const options = { dispatcher: b.dispatcher(), shutdownTimeoutMs: 300 };
-      const workerA = await worker(a.workflow, options);
-      expect((await answer(handler.fetch(request('POST', '/sessions', { id: 'gt' })))).status).toBe(
-        201,
-      );
+    // DISCREPANCY (implementation vs API.md §16): close() "lets running turns finish" and
+    // "releases their leases"; the implementation lets the whole running run go on after close()
+    // (A made all 6 ticks, starting turns 4-6 after close() was called) instead of stopping after
+    // the turn that was running and leaving the rest to another worker.
+    it.fails(
+      'close() starts no further turn of the running run after the running one finishes',
+      async () => {
+        const { a, shared } = await closeDuringTick3();
+        expect(a.calls.billing).toBe(3);
+        expect(shared.n).toBe(3);
+      },
+    );
 
-      const posted = answer(handler.fetch(request('POST', '/sessions/gt/runs', { input: 'loop' })));
-      await late.started;
-      await workerA.close();
+    // DISCREPANCY (implementation vs API.md §16): after `shutdownTimeoutMs` the closed worker's
+    // unfinished turn is neither aborted (its model call's signal never fires) nor is its lease
+    // released, so another worker never resumes the run (waited 180 s): "releases their leases;
+    // a turn it could not finish is resumed by another worker" does not hold while the process
+    // that called close() lives on.
+    it.fails(
+      'close() after shutdownTimeoutMs: the unfinished turn is redone by another worker and never committed late',
+      async () => {
+        const b = backend();
+        const name = `wk-${unique()}`;
+        const shared: Ticks = { n: 0, stopAt: 5 };
+        const late = new Gate();
+        const front = ticker({ store: b.store(), label: 'server', name, shared });
+        const handler = server(front.workflow, { authenticate, dispatcher: b.dispatcher() });
+        const a = ticker({
+          store: b.store(),
+          label: 'A',
+          name,
+          shared,
+          hold: async (n, signal) => {
+            if (n === 2) await hang(late, signal);
+          },
+        });
+        const options = { dispatcher: b.dispatcher(), shutdownTimeoutMs: 300 };
+        const workerA = await worker(a.workflow, options);
+        expect(
+          (await answer(handler.fetch(request('POST', '/sessions', { id: 'gt' })))).status,
+        ).toBe(201);
 
-      const bee = ticker({ store: b.store(), label: 'B', name, shared });
-      await worker(bee.workflow, { dispatcher: b.dispatcher() });
-      const done = await posted;
-      expect(done.status).toBe(200);
-      expect((done.json as TaskResult).stopReason).toBe("Text 'DONE' mentioned");
-      const session = front.workflow.session('gt');
-      const expected = ['A tick 1', 'B tick 3', 'B tick 4', 'B DONE 5'];
-      expect(textOf(await session.messages(), 'billing')).toEqual(expected);
-      const steps = (await session.checkpoints()).length;
+        const posted = answer(
+          handler.fetch(request('POST', '/sessions/gt/runs', { input: 'loop' })),
+        );
+        await late.started;
+        await workerA.close();
 
-      // A's hung call now returns: nothing of it may be committed.
-      late.open();
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      expect(textOf(await session.messages(), 'billing')).toEqual(expected);
-      expect((await session.checkpoints()).length).toBe(steps);
-    });
+        const bee = ticker({ store: b.store(), label: 'B', name, shared });
+        await worker(bee.workflow, { dispatcher: b.dispatcher() });
+        const done = await posted;
+        expect(done.status).toBe(200);
+        expect((done.json as TaskResult).stopReason).toBe("Text 'DONE' mentioned");
+        const session = front.workflow.session('gt');
+        const expected = ['A tick 1', 'B tick 3', 'B tick 4', 'B DONE 5'];
+        expect(textOf(await session.messages(), 'billing')).toEqual(expected);
+        const steps = (await session.checkpoints()).length;
 
-    it('a worker SIGKILLed mid-run: another worker resumes from the last committed step; a stream from another server sees it go on', async () => {
+        // A's hung call now returns: nothing of it may be committed.
+        late.open();
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        expect(textOf(await session.messages(), 'billing')).toEqual(expected);
+        expect((await session.checkpoints()).length).toBe(steps);
+      },
+      60_000,
+    );
+
+    /** A child-process worker is SIGKILLed while billing's model call runs; B then resumes. */
+    async function killMidRun() {
       const b = backend();
       const name = `wk-${unique()}`;
       const dir = await mkdtemp(join(tmpdir(), 'baton-wk-kill-'));
@@ -254,12 +291,29 @@ describe.each(['pg-boss', 'bullmq'] as const)(
       expect(front.counts.billing + other.counts.billing).toBe(0);
 
       await reading;
-      expect(events.at(-1)?.event).toBe('result');
-      expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ status: 'awaiting_input' });
-      const streamed = events
-        .filter((e) => e.event !== 'result')
-        .map((e) => JSON.parse(e.data) as AgentMessage);
-      expect(streamed.map((m) => m.id)).toEqual(thread.map((m) => m.id));
+      return { events, thread };
+    }
+
+    it('a worker SIGKILLed mid-run: another worker resumes from the last committed step; nothing lost or repeated', async () => {
+      const { thread } = await killMidRun();
+      expect(thread).toHaveLength(6);
     });
+
+    // DISCREPANCY (implementation vs API.md §16): "a client streaming from any server instance
+    // sees the run go on". The stream opened (on another server instance) while the killed worker
+    // ran ends after the committed events (its last event is the HandoffMessage, no `result`),
+    // instead of following the run that the other worker resumes.
+    it.fails(
+      'a client streaming from another server instance sees the resumed run go on to its pause',
+      async () => {
+        const { events, thread } = await killMidRun();
+        expect(events.at(-1)?.event).toBe('result');
+        expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ status: 'awaiting_input' });
+        const streamed = events
+          .filter((e) => e.event !== 'result')
+          .map((e) => JSON.parse(e.data) as AgentMessage);
+        expect(streamed.map((m) => m.id)).toEqual(thread.map((m) => m.id));
+      },
+    );
   },
 );

@@ -204,8 +204,8 @@ export function ticker(options: {
   label: string;
   name: string;
   shared: Ticks;
-  /** May make this machine's tick n wait. */
-  hold?: (n: number) => Promise<void>;
+  /** May make this machine's tick n wait (`signal`: the model call's). */
+  hold?: (n: number, signal: AbortSignal | undefined) => Promise<void>;
 }) {
   const calls = { billing: 0 };
   const triage = new Agent({
@@ -226,7 +226,7 @@ export function ticker(options: {
         .filter((m) => m.role === 'user')
         .map((m) => String(m.content ?? ''));
       const n = ++options.shared.n;
-      await options.hold?.(n);
+      await options.hold?.(n, request.signal);
       await new Promise((resolve) => setTimeout(resolve, 10));
       const done = n >= options.shared.stopAt || customer.some((c) => c.includes('next'));
       return {
