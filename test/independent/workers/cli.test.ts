@@ -66,7 +66,7 @@ const lines = (path: string) =>
 describe.each(['pg-boss', 'bullmq'] as const)(
   'baton worker --queue (%s) (API.md §16)',
   (kind: Kind) => {
-    it('runs the queued runs of its workflow and, on SIGTERM, finishes the running turn and exits 0', async () => {
+    it('runs the queued runs of its workflow and, on SIGTERM, finishes the running turn and exits', async () => {
       const b = new Backend(kind);
       backends.push(b);
       const name = `wkcli-${unique()}`;
