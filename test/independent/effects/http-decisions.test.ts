@@ -4,7 +4,9 @@
 // - the in-doubt pause is made in the process (a run cancelled through its signal on the same
 //   workflow object the handler serves, with a shared MemoryCheckpointStore), since HTTP has no
 //   way to cancel a run mid-tool (a disconnect does not stop it, `/stop` waits for the turn);
-// - `GET /sessions/:id` shows the pause as `info()` does: status `awaiting_input`.
+// - `GET /sessions/:id` shows the pause as `info()` does: status `awaiting_input`;
+// - AG-UI (§15): the call in doubt is one `tool_call` interrupt whose id is the call id; its
+//   resume payload `{result}` resolves it; a RunAgentInput without `resume` gets RUN_ERROR.
 import { describe, expect, it } from 'vitest';
 
 import { MemoryCheckpointStore, serve, type TaskResult } from '../../../src/index.js';
@@ -22,6 +24,40 @@ import {
 const TOKEN = 'effects-token';
 const authenticate = (request: Request) =>
   request.headers.get('authorization') === `Bearer ${TOKEN}` ? { id: 'alice' } : null;
+
+interface AgUiEvent {
+  type: string;
+  toolCallId?: string;
+  content?: string;
+}
+
+/** The JSON `data` of each event of a whole SSE body. */
+function sseData(text: string): AgUiEvent[] {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .split('\n\n')
+    .map((block) =>
+      block
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n'),
+    )
+    .filter((data) => data !== '')
+    .map((data) => JSON.parse(data) as AgUiEvent);
+}
+
+/** A RunAgentInput for the session `threadId`, as AG-UI 1.0 sends it. */
+const runInput = (threadId: string, runId: string, extra: Record<string, unknown> = {}) => ({
+  threadId,
+  runId,
+  messages: [{ id: 'm-1', role: 'user', content: 'Refund INV-1' }],
+  tools: [],
+  context: [],
+  state: {},
+  forwardedProps: {},
+  ...extra,
+});
 
 async function inDoubtOverHttp(id: string) {
   const ledger = memoryLedger();
@@ -50,21 +86,26 @@ async function inDoubtOverHttp(id: string) {
     name: 'http-effects',
   });
   const handler = serve(workflow, { authenticate });
-  const send = async (method: string, path: string, body?: unknown) => {
+  const send = async (method: string, path: string, body?: unknown, accept?: string) => {
     const response = await handler.fetch(
       new Request(`http://baton.test${path}`, {
         method,
         headers: {
           authorization: `Bearer ${TOKEN}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(accept === undefined ? {} : { accept }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
     );
     const text = await response.text();
+    if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      return { status: response.status, json: undefined as unknown, events: sseData(text) };
+    }
     return {
       status: response.status,
       json: text === '' ? undefined : (JSON.parse(text) as unknown),
+      events: [] as AgUiEvent[],
     };
   };
   expect((await send('POST', '/sessions', { id })).status).toBe(201);
@@ -154,6 +195,49 @@ describe('decisions for calls in doubt over HTTP (API.md §17, §15)', () => {
       decisions: [{ callId: 'nope', result: 'x' }],
     });
     expect(answer.status).toBe(400);
+    expect(await session.messages()).toEqual(thread);
+    expect(await session.checkpoints()).toEqual(log);
+    expect(ledger.lines()).toEqual(['lookup:c1', 'refund:c2']);
+    await handler.close();
+  });
+
+  it('AG-UI: resume payload {result} resolves the call in doubt', async () => {
+    const { send, handler, ledger, session } = await inDoubtOverHttp('agui-resolve');
+    const answer = await send(
+      'POST',
+      '/ag-ui',
+      runInput('agui-resolve', 'run-2', {
+        resume: [
+          { interruptId: 'c2', status: 'resolved', payload: { result: 'refunded by hand' } },
+        ],
+      }),
+      'text/event-stream',
+    );
+    expect(answer.status).toBe(200);
+    const results = answer.events.filter((e) => e.type === 'TOOL_CALL_RESULT');
+    expect(results.find((e) => e.toolCallId === 'c2')?.content).toBe('refunded by hand');
+    expect(answer.events.at(-1)?.type).toBe('RUN_FINISHED');
+    expect(counts(ledger.lines())).toEqual({ lookup: 2, refund: 1 });
+    const decision = ofType(await session.messages(), 'ToolApprovalResponseEvent');
+    expect(decision.map((e) => [e.callId, e.approved, e.result])).toEqual([
+      ['c2', true, 'refunded by hand'],
+    ]);
+    await handler.close();
+  });
+
+  it('AG-UI: a request without resume while the call is in doubt gets RUN_ERROR and commits nothing', async () => {
+    const { send, handler, ledger, session } = await inDoubtOverHttp('agui-missing');
+    const thread = await session.messages();
+    const log = await session.checkpoints();
+    const answer = await send(
+      'POST',
+      '/ag-ui',
+      runInput('agui-missing', 'run-2'),
+      'text/event-stream',
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.events.at(-1)?.type).toBe('RUN_ERROR');
+    expect(answer.events.filter((e) => e.type === 'RUN_FINISHED')).toEqual([]);
     expect(await session.messages()).toEqual(thread);
     expect(await session.checkpoints()).toEqual(log);
     expect(ledger.lines()).toEqual(['lookup:c1', 'refund:c2']);
