@@ -15,15 +15,17 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import {
+  Agent,
   AgentMessageSchema,
   approve,
   type CheckpointStore,
   ConfigError,
   FileCheckpointStore,
+  HandoffBuilder,
   MemoryCheckpointStore,
   reject,
   resolve,
-  type ScriptedChatClient,
+  ScriptedChatClient,
   scriptedText,
 } from '../../../src/index.js';
 import {
@@ -451,5 +453,93 @@ describe('what is not in doubt (API.md §17)', () => {
     expect(ledger.lines()).toEqual([]);
     expect((await session.run()).pendingRequest).toEqual(asked.pendingRequest);
     expect(ledger.lines()).toEqual([]);
+  });
+
+  it('an approved "idempotent" call cancelled while it runs runs again on run(), with the same callId', async () => {
+    const ledger = memoryLedger();
+    const controller = new AbortController();
+    let hanging = true;
+    const { workflow, client } = deskWorkflow({
+      tools: [
+        ledgerTool(ledger, {
+          name: 'ping',
+          effect: 'idempotent',
+          needsApproval: true,
+          onStart: () => {
+            if (hanging) controller.abort();
+          },
+          behaviour: async (ctx) => {
+            if (hanging) {
+              await aborted(ctx.signal);
+              throw new Error('aborted');
+            }
+            return 'pinged';
+          },
+        }),
+      ],
+      steps: [calls(['c1', 'ping']), scriptedText('Pinged.')],
+      store: new MemoryCheckpointStore(),
+    });
+    const session = workflow.session('idempotent-approved');
+    expect((await session.run('Ping')).pendingRequest?.kind).toBe('approval');
+    const cancelledRun = await session.run(approve('c1'), { signal: controller.signal });
+    hanging = false;
+    expect(cancelledRun.status).toBe('cancelled');
+    const done = await session.run();
+    expect(done.pendingRequest?.kind).toBe('input');
+    expect(ledger.lines()).toEqual(['ping:c1', 'ping:c1']);
+    expect(client.calls).toHaveLength(2);
+    expect(toolReplies(client.calls[1]!)).toEqual([{ toolCallId: 'c1', content: 'pinged' }]);
+    expect(ofType(await session.messages(), 'ToolInDoubtEvent')).toEqual([]);
+  });
+});
+
+describe('who gets a text reply to calls in doubt (API.md §17)', () => {
+  it('the paused agent, not the coordinator', async () => {
+    const ledger = memoryLedger();
+    const controller = new AbortController();
+    let hanging = true;
+    const triageClient = new ScriptedChatClient(() => calls(['h1', 'handoff_to_billing']));
+    const billingClient = new ScriptedChatClient(batchThenDone(calls(['c1', 'refund'])));
+    const triage = new Agent({ name: 'triage', client: triageClient });
+    const billing = new Agent({
+      name: 'billing',
+      client: billingClient,
+      maxToolIterations: 2,
+      tools: [
+        ledgerTool(ledger, {
+          name: 'refund',
+          onStart: () => {
+            if (hanging) controller.abort();
+          },
+          behaviour: async (ctx) => {
+            if (hanging) {
+              await aborted(ctx.signal);
+              throw new Error('aborted');
+            }
+            return 'refunded';
+          },
+        }),
+      ],
+    });
+    const workflow = new HandoffBuilder({ name: 'two-desks', participants: [triage, billing] })
+      .coordinator(triage)
+      .build();
+    const session = workflow.session('reply-routing');
+    expect((await session.run('Refund INV-1', { signal: controller.signal })).status).toBe(
+      'cancelled',
+    );
+    hanging = false;
+    const paused = await session.run();
+    expect(paused.pendingRequest?.kind).toBe('in_doubt');
+    expect(paused.pendingRequest?.agent).toBe('billing');
+    const done = await session.run('skip it');
+    expect(done.pendingRequest?.agent).toBe('billing');
+    expect(triageClient.calls).toHaveLength(1);
+    expect(billingClient.calls).toHaveLength(2);
+    expect(toolReplies(billingClient.calls[1]!)).toEqual([
+      { toolCallId: 'c1', content: notRetried('refund', 'skip it') },
+    ]);
+    expect(ledger.lines()).toEqual(['refund:c1']);
   });
 });
