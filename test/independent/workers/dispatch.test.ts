@@ -336,4 +336,41 @@ describe.each(['pg-boss', 'bullmq'] as const)('workers on %s (API.md §16)', (ki
     expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ status: 'awaiting_input' });
     expect(front.counts.billing + other.counts.billing).toBe(0);
   });
+  it('sessions run in parallel across workers: two sessions are in their turns at once', async () => {
+    const b = backend();
+    const name = `wk-${unique()}`;
+    const gates = { w1: new Gate(), w2: new Gate() };
+    const front = desk({ store: b.store(), label: 'server', name });
+    const handler = server(front.workflow, { authenticate, dispatcher: b.dispatcher() });
+    // Each worker takes one job at a time; each holds its billing call at its own gate.
+    const one = desk({
+      store: b.store(),
+      label: 'w1',
+      name,
+      gate: { agent: 'billing', gate: gates.w1 },
+    });
+    const two = desk({
+      store: b.store(),
+      label: 'w2',
+      name,
+      gate: { agent: 'billing', gate: gates.w2 },
+    });
+    await worker(one.workflow, { dispatcher: b.dispatcher(), concurrency: 1 });
+    await worker(two.workflow, { dispatcher: b.dispatcher(), concurrency: 1 });
+    for (const id of ['p1', 'p2']) {
+      expect((await answer(handler.fetch(request('POST', '/sessions', { id })))).status).toBe(201);
+    }
+    const posted = ['p1', 'p2'].map((id) =>
+      answer(handler.fetch(request('POST', `/sessions/${id}/runs`, { input: `slow ${id}` }))),
+    );
+    // Both turns are running at the same time, one on each worker.
+    await Promise.all([gates.w1.started, gates.w2.started]);
+    gates.w1.open();
+    gates.w2.open();
+    const results = (await Promise.all(posted)).map((a) => a.json as TaskResult);
+    const texts = results.map((r) => textOf(r.messages, 'billing')[0]);
+    expect(texts.map((t) => t!.slice(0, 2)).sort()).toEqual(['w1', 'w2']);
+    expect(texts.map((t) => t!.slice(4))).toEqual(['slow p1', 'slow p2']);
+    expect(one.counts.billing + two.counts.billing).toBe(2);
+  });
 });
