@@ -23,6 +23,7 @@ import {
   request,
   server,
   type Ticks,
+  sseEvents,
   ticker,
   unique,
   until,
@@ -320,7 +321,6 @@ describe.each(['pg-boss', 'bullmq'] as const)('workers on %s (API.md §16)', (ki
       request('GET', '/sessions/st/stream', undefined, { accept: 'text/event-stream' }),
     );
     expect(response.status).toBe(200);
-    const { sseEvents } = await import('./support.js');
     const events: { event?: string | undefined; data: string }[] = [];
     const reading = (async () => {
       for await (const event of sseEvents(response.body!)) events.push(event);
@@ -372,5 +372,37 @@ describe.each(['pg-boss', 'bullmq'] as const)('workers on %s (API.md §16)', (ki
     expect(texts.map((t) => t!.slice(0, 2)).sort()).toEqual(['w1', 'w2']);
     expect(texts.map((t) => t!.slice(4))).toEqual(['slow p1', 'slow p2']);
     expect(one.counts.billing + two.counts.billing).toBe(2);
+  });
+  it('POST /sessions/:id/runs with Accept: text/event-stream streams the run a worker makes, then its result', async () => {
+    const b = backend();
+    const name = `wk-${unique()}`;
+    const front = desk({ store: b.store(), label: 'server', name });
+    const handler = server(front.workflow, { authenticate, dispatcher: b.dispatcher() });
+    const one = desk({ store: b.store(), label: 'w1', name });
+    await worker(one.workflow, { dispatcher: b.dispatcher() });
+    expect((await answer(handler.fetch(request('POST', '/sessions', { id: 'sse' })))).status).toBe(
+      201,
+    );
+    const response = await handler.fetch(
+      request(
+        'POST',
+        '/sessions/sse/runs',
+        { input: 'stream me' },
+        { accept: 'text/event-stream' },
+      ),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type') ?? '').toMatch(/^text\/event-stream/);
+    const events: { event?: string | undefined; data: string }[] = [];
+    for await (const event of sseEvents(response.body!)) events.push(event);
+    expect(events.at(-1)?.event).toBe('result');
+    const result = JSON.parse(events.at(-1)!.data) as TaskResult;
+    expect(result.status).toBe('awaiting_input');
+    const streamed = events.slice(0, -1).map((e) => JSON.parse(e.data) as AgentMessage);
+    expect(streamed.map((m) => m.type)).toEqual(events.slice(0, -1).map((e) => e.event));
+    const thread = await front.workflow.session('sse').messages();
+    expect(streamed.map((m) => m.id)).toEqual(thread.map((m) => m.id));
+    expect(textOf(streamed, 'billing')).toEqual(['w1: stream me']);
+    expect(front.counts).toEqual({ triage: 0, billing: 0 });
   });
 });
