@@ -165,7 +165,7 @@ describe.each(['pg-boss', 'bullmq'] as const)(
 
     // DISCREPANCY (implementation vs API.md §16): after `shutdownTimeoutMs` the closed worker's
     // unfinished turn is neither aborted (its model call's signal never fires) nor is its lease
-    // released, so another worker never resumes the run (waited 180 s): "releases their leases;
+    // released, so another worker never resumes the run (waited 180 s; the test waits 30 s, six times the 5 s lease of §7): "releases their leases;
     // a turn it could not finish is resumed by another worker" does not hold while the process
     // that called close() lives on.
     it.fails(
@@ -214,7 +214,7 @@ describe.each(['pg-boss', 'bullmq'] as const)(
         expect(textOf(await session.messages(), 'billing')).toEqual(expected);
         expect((await session.checkpoints()).length).toBe(steps);
       },
-      60_000,
+      30_000,
     );
 
     /** A child-process worker is SIGKILLed while billing's model call runs; B then resumes. */
