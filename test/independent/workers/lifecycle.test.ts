@@ -165,9 +165,9 @@ describe.each(['pg-boss', 'bullmq'] as const)(
 
     // DISCREPANCY (implementation vs API.md §16): after `shutdownTimeoutMs` the closed worker's
     // unfinished turn is neither aborted (its model call's signal never fires) nor is its lease
-    // released, so another worker never resumes the run (waited 180 s; the test waits 30 s, six times the 5 s lease of §7): "releases their leases;
-    // a turn it could not finish is resumed by another worker" does not hold while the process
-    // that called close() lives on.
+    // released, so another worker never resumes the run (seen for 180 s; the test waits 30 s, six
+    // times the 5 s lease of §7): "releases their leases; a turn it could not finish is resumed
+    // by another worker" does not hold while the process that called close() lives on.
     it.fails(
       'close() after shutdownTimeoutMs: the unfinished turn is redone by another worker and never committed late',
       async () => {
