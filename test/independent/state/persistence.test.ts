@@ -19,11 +19,12 @@ const stores: [string, OpenStores][] = [
 ];
 
 async function withStores(
+  ctx: { skip: (note?: string) => void },
   open: OpenStores,
   body: (a: CheckpointStore, b: CheckpointStore) => Promise<void>,
 ) {
   const fixture = await open();
-  if (!fixture) return; // the server is down: the fixture reports the skip
+  if (!fixture) return ctx.skip('the store’s server is not reachable');
   try {
     await body(fixture.a, fixture.b);
   } finally {
@@ -32,8 +33,8 @@ async function withStores(
 }
 
 describe.each(stores)('the state in %s (API.md §18, §7)', (_name, open) => {
-  it('a new workflow object resumes the session with its state; the next turn sees it', async () => {
-    await withStores(open, async (a, b) => {
+  it('a new workflow object resumes the session with its state; the next turn sees it', async (ctx) => {
+    await withStores(ctx, open, async (a, b) => {
       const first = desk({ store: a });
       const id = `resume-${Math.random().toString(36).slice(2)}`;
       const result = await first.workflow.session(id).run('verify C-11');
@@ -67,8 +68,8 @@ describe.each(stores)('the state in %s (API.md §18, §7)', (_name, open) => {
     });
   });
 
-  it('a fork from an earlier step sees the state of that step', async () => {
-    await withStores(open, async (a) => {
+  it('a fork from an earlier step sees the state of that step', async (ctx) => {
+    await withStores(ctx, open, async (a) => {
       const { workflow } = desk({ store: a });
       const id = `fork-${Math.random().toString(36).slice(2)}`;
       const session = workflow.session(id);
@@ -106,8 +107,8 @@ describe.each(stores)('the state in %s (API.md §18, §7)', (_name, open) => {
     });
   });
 
-  it('a stored state that fails the schema on resume is a ConfigError naming the field', async () => {
-    await withStores(open, async (a, b) => {
+  it('a stored state that fails the schema on resume is a ConfigError naming the field', async (ctx) => {
+    await withStores(ctx, open, async (a, b) => {
       const Wider = Desk.extend({ priority: z.enum(['low', 'high', 'urgent']) });
       const writer = desk({ store: a, schema: Wider });
       const id = `schema-${Math.random().toString(36).slice(2)}`;
