@@ -25,7 +25,7 @@ export const INITIAL: DeskState = { customerId: null, verified: false, priority:
 /** The tool context as §18 extends it (the §4 fields plus `state` and `updateState`). */
 export interface StateCtx {
   readonly state: unknown;
-  updateState(recipe: (draft: any) => void): void;
+  updateState(recipe: (draft: never) => void): void;
   readonly callId: string;
   readonly agent: string;
   readonly sessionId: string;
@@ -151,6 +151,6 @@ export function desk(options: DeskBuild = {}) {
 /** What `session.state()` / `session.updateState()` are, as §18 names them. */
 export interface StateSession {
   state(): Promise<unknown>;
-  updateState(recipe: (draft: any) => unknown): Promise<void>;
+  updateState(recipe: (draft: never) => unknown): Promise<void>;
 }
 export const stateOf = (session: unknown) => session as StateSession;
