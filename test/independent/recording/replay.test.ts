@@ -4,17 +4,20 @@
 // - a divergence's `expected`/`actual` for a speaker or a handoff are agent names; for a stop
 //   reason the two reasons; for a tool the recorded model wanted that is gone, the tool's name and
 //   null (no such call could be made);
-// - for a speaker divergence, `agent` is the recorded speaker (the one who "should have").
+// - for a speaker divergence, `agent` is the recorded speaker (the one who "should have");
+// - changed instructions: `what` "instructions", `expected`/`actual` the two instruction texts.
 import { describe, expect, it } from 'vitest';
 
 import {
   Agent,
   approve,
   ConfigError,
+  HandoffBuilder,
   MaxMessageTermination,
   RoundRobinGroupChat,
   ScriptedChatClient,
   TextMentionTermination,
+  reject,
   replay,
 } from '../../../src/index.js';
 import { createWorkflow as transferDesk } from './fixtures/transfer-desk.js';
@@ -210,5 +213,42 @@ describe('replay (API.md §19)', () => {
     expect(fresh.executions).toEqual([]);
     // The unredacted recording still has it.
     expect(JSON.stringify(await session.record())).toContain(SECRET);
+  });
+
+  it('a rejected approval replays ok inside its turn', async () => {
+    const { workflow, executions } = desk();
+    const session = workflow.session('rejected');
+    const paused = await session.run('refund please');
+    const done = await session.run(reject(paused.pendingRequest!.calls![0]!.id, 'no'));
+    expect(done.pendingRequest!.prompt).toBe(
+      'Refund: Tool call "refund" was rejected by the user: no',
+    );
+    expect(executions).toEqual([]);
+    const recording = await session.record();
+    expect(await replay(desk().workflow, recording)).toEqual({ ok: true, turns: 2 });
+  });
+
+  it('changed instructions are a divergence with the recorded and the replayed text', async () => {
+    const clerkDesk = (instructions: string) => {
+      const clerk = new Agent({
+        name: 'clerk',
+        instructions,
+        client: new ScriptedChatClient(() => ({ content: 'hello to you' })),
+      });
+      return new HandoffBuilder({ participants: [clerk] }).coordinator(clerk).build();
+    };
+    const session = clerkDesk('Be kind.').session('instructions');
+    await session.run('hello');
+    const recording = await session.record();
+    expect(await replay(clerkDesk('Be kind.'), recording)).toEqual({ ok: true, turns: 1 });
+    const report = await replay(clerkDesk('Be brief.'), recording);
+    expect(report.ok).toBe(false);
+    expect(report.divergence).toEqual({
+      turn: 1,
+      agent: 'clerk',
+      what: 'instructions',
+      expected: 'Be kind.',
+      actual: 'Be brief.',
+    });
   });
 });
