@@ -12,6 +12,7 @@ import {
   Agent,
   approve,
   ConfigError,
+  GraphBuilder,
   HandoffBuilder,
   MaxMessageTermination,
   RoundRobinGroupChat,
@@ -250,5 +251,59 @@ describe('replay (API.md §19)', () => {
       expected: 'Be kind.',
       actual: 'Be brief.',
     });
+  });
+
+  it('redact also covers a decision’s reason; the recording replays', async () => {
+    const { workflow } = desk();
+    const session = workflow.session('secret-reason');
+    const paused = await session.run('refund please');
+    await session.run(reject(paused.pendingRequest!.calls![0]!.id, `card ${SECRET}`));
+    const recording = await session.record({
+      redact: (text: string) => text.replaceAll(SECRET, '[card]'),
+    });
+    const text = JSON.stringify(recording);
+    expect(text).not.toContain(SECRET);
+    expect(text).toContain('card [card]');
+    expect(await replay(desk().workflow, recording)).toEqual({ ok: true, turns: 2 });
+  });
+
+  it('the same participants in another order are no ConfigError: a round robin diverges on the speaker', async () => {
+    const agent = (name: string) =>
+      new Agent({ name, client: new ScriptedChatClient(() => ({ content: `${name} here` })) });
+    const team = (names: string[]) => new RoundRobinGroupChat(names.map(agent), { maxTurns: 2 });
+    const session = team(['a', 'b']).session('order');
+    const result = await session.run('go');
+    expect(result.stopReason).toBe('Maximum number of turns 2 reached.');
+    const recording = await session.record();
+    expect(await replay(team(['a', 'b']), recording)).toEqual({ ok: true, turns: 2 });
+    const report = await replay(team(['b', 'a']), recording);
+    expect(report.ok).toBe(false);
+    expect(report.divergence).toEqual({
+      turn: 1,
+      agent: 'a',
+      what: 'speaker',
+      expected: 'a',
+      actual: 'b',
+    });
+  });
+
+  it('a graph workflow replays ok; each node answer is a turn', async () => {
+    const node = (name: string) =>
+      new Agent({ name, client: new ScriptedChatClient(() => ({ content: `${name} done` })) });
+    const graph = () => {
+      const [w, c, e] = [node('writer'), node('critic'), node('editor')];
+      return new GraphBuilder({ name: 'review' })
+        .addNode(w)
+        .addNode(c)
+        .addNode(e)
+        .addEdge(w, c)
+        .addEdge(c, e)
+        .build();
+    };
+    const session = graph().session('graph');
+    const result = await session.run('draft');
+    expect(result.stopReason).toBe('Digraph execution is complete');
+    const recording = await session.record();
+    expect(await replay(graph(), recording)).toEqual({ ok: true, turns: 3 });
   });
 });
