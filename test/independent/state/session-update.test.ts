@@ -183,4 +183,19 @@ describe('session.updateState (API.md §18)', () => {
       priority: 'high',
     });
   });
+
+  it('without a schema, a recipe replacing the state with a non-object is a ConfigError; nothing changes', async () => {
+    const { workflow } = desk({ noState: true, store: new MemoryCheckpointStore() });
+    const session = workflow.session('array');
+    const steps = await session.checkpoints();
+    const error = await stateOf(session)
+      .updateState(() => [1, 2])
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(await stateOf(session).state()).toEqual({});
+    expect(await session.checkpoints()).toEqual(steps);
+  });
 });

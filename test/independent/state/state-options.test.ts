@@ -127,6 +127,31 @@ describe('the state option (API.md §18)', () => {
     expect(await stateOf(session).state()).toEqual(expected);
   });
 
+  it('without a schema, a value that is not JSON is a ConfigError naming the field; nothing changes', async () => {
+    const { workflow } = desk({ noState: true, store: new MemoryCheckpointStore() });
+    const session = workflow.session('not-json');
+    await stateOf(session).updateState((draft: Record<string, unknown>) => {
+      draft.kept = 1;
+    });
+    const cases: [string, (draft: Record<string, unknown>) => void][] = [
+      ['fn', (draft) => void (draft.fn = () => 1)],
+      ['when', (draft) => void (draft.when = new Date(0))],
+      ['nan', (draft) => void (draft.nan = Number.NaN)],
+      ['big', (draft) => void (draft.big = BigInt(1))],
+    ];
+    for (const [field, recipe] of cases) {
+      const error = await stateOf(session)
+        .updateState(recipe)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error, field).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toContain(field);
+    }
+    expect(await stateOf(session).state()).toEqual({ kept: 1 });
+  });
+
   it('HandoffBuilder: the initial state before any run, in state() and info()', async () => {
     const { workflow } = desk();
     const session = workflow.session('fresh');
