@@ -4,8 +4,8 @@
 // Written from API.md alone. Readings where the page is open:
 // - the snapshot comes before the run's first STEP_STARTED and holds the state the run starts
 //   from; a tool's one-field change is one STATE_DELTA `[{op: "replace", path: "/<field>", value}]`;
-// - a `data-state` part's `data` is the session's state (a snapshot), so the last one a response
-//   sends equals the state after the run.
+// - a `data-state` part's `data` is either the state (`{state}`) or the JSON Patch of one change
+//   (`{patch}`); folded over the state before the run, a response's parts give the state after it.
 import { HttpAgent } from '@ag-ui/client';
 import { type BaseEvent, EventType } from '@ag-ui/core';
 import { EventSchemas } from '@ag-ui/core/schemas';
@@ -128,6 +128,28 @@ describe('AG-UI state events (API.md §18, §15)', () => {
   });
 });
 
+/** A `data-state` part's data: the state itself, or the JSON Patch of a change. */
+type StatePart = { state?: unknown; patch?: { op: string; path: string; value?: unknown }[] };
+
+/** Applies one part: `{state}` replaces, `{patch}` applies RFC 6902 add/replace/remove. */
+function fold(state: unknown, part: StatePart): unknown {
+  if ('state' in part) return part.state;
+  const next = structuredClone(state) as Record<string, unknown>;
+  for (const op of part.patch ?? []) {
+    const keys = op.path
+      .split('/')
+      .slice(1)
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const last = keys.pop()!;
+    let target = next as Record<string, unknown>;
+    for (const key of keys) target = target[key] as Record<string, unknown>;
+    if (op.op === 'remove') delete target[last];
+    else if (op.op === 'add' || op.op === 'replace') target[last] = op.value;
+    else throw new Error(`unexpected op ${op.op}`);
+  }
+  return next;
+}
+
 async function chunksOf(response: Response): Promise<UIMessageChunk[]> {
   const chunks: UIMessageChunk[] = [];
   const parsed = parseJsonEventStream({ stream: response.body!, schema: uiMessageChunkSchema });
@@ -174,17 +196,19 @@ describe('UI message stream data-state parts (API.md §18, §15)', () => {
     expect(response.status).toBe(200);
     const chunks = await chunksOf(response);
     const stateChunks = chunks.filter((c) => c.type === 'data-state') as unknown as {
-      data: unknown;
+      data: StatePart;
     }[];
     expect(stateChunks.length).toBeGreaterThan(0);
     const after = { customerId: 'C-90', verified: true, priority: 'low' };
-    expect(stateChunks.at(-1)!.data).toEqual(after);
+    // Folded over the state before the run, the parts give the state after it.
+    expect(stateChunks.reduce((state, c) => fold(state, c.data), INITIAL as unknown)).toEqual(
+      after,
+    );
     const message = await finalMessage(chunks);
     const parts = message.parts.filter((p) => p.type === 'data-state') as unknown as {
-      data: unknown;
+      data: StatePart;
     }[];
-    expect(parts.length).toBeGreaterThan(0);
-    expect(parts.at(-1)!.data).toEqual(after);
+    expect(parts.map((p) => p.data)).toEqual(stateChunks.map((c) => c.data));
     expect(await stateOf(workflow.session('ui-state')).state()).toEqual(after);
   });
 });
