@@ -19,7 +19,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { MemoryCheckpointStore, serve } from '../../../src/index.js';
-import { authenticate, listen, type Server, TOKENS } from '../serve/support.js';
+import { authenticate, client, listen, type Server, TOKENS } from '../serve/support.js';
 import { desk, type DeskState, INITIAL, stateOf } from './support.js';
 
 let server: Server | undefined;
@@ -210,5 +210,9 @@ describe('UI message stream data-state parts (API.md §18, §15)', () => {
     }[];
     expect(parts.map((p) => p.data)).toEqual(stateChunks.map((c) => c.data));
     expect(await stateOf(workflow.session('ui-state')).state()).toEqual(after);
+    // GET /sessions/:id is info(), state included (§15).
+    const info = await client(server!.url, 'alice').get('/sessions/ui-state');
+    expect(info.status).toBe(200);
+    expect((info.json as { state: unknown }).state).toEqual(after);
   });
 });
