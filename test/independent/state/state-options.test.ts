@@ -258,4 +258,41 @@ describe('the state option (API.md §18)', () => {
         .build(),
     ).toThrow(ConfigError);
   });
+
+  it('a team and a graph with a checkpoint store: a new object resumes the state; forks see earlier state', async () => {
+    const store = new MemoryCheckpointStore();
+    const team = () => {
+      const { a, b } = counterAgents();
+      return new RoundRobinGroupChat([a, b], {
+        maxTurns: 2,
+        checkpointStore: store,
+        state: { schema: Counter, initial: { count: 0, notes: [] } },
+      } as ConstructorParameters<typeof RoundRobinGroupChat>[1]);
+    };
+    await team().session('team-store').run('go');
+    const later = team();
+    expect(await stateOf(later.session('team-store')).state()).toEqual({ count: 1, notes: ['a'] });
+    const steps = await later.session('team-store').checkpoints();
+    const input = steps.find((c) => c.event === 'user_input')!.step;
+    const fork = later.session('team-fork', { from: { session: 'team-store', step: input } });
+    expect(await stateOf(fork).state()).toEqual({ count: 0, notes: [] });
+
+    const graph = () => {
+      const { a, b } = counterAgents();
+      return new GraphBuilder({
+        name: 'stored-graph',
+        state: { schema: Counter, initial: { count: 0, notes: [] } },
+      } as ConstructorParameters<typeof GraphBuilder>[0])
+        .addNode(a)
+        .addNode(b)
+        .addEdge(a, b)
+        .withCheckpointing(store)
+        .build();
+    };
+    await graph().session('graph-store').run('go');
+    expect(await stateOf(graph().session('graph-store')).state()).toEqual({
+      count: 1,
+      notes: ['a'],
+    });
+  });
 });
