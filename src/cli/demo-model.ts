@@ -7,12 +7,15 @@ import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-clien
 import { isRecord } from '../unknown-value.js';
 
 /** The roles of the demo desk the offline model can play. */
-export type DeskRole = 'triage' | 'billing' | 'technical' | 'account';
+export type DeskRole = 'triage' | 'billing' | 'refunds' | 'technical' | 'account';
+
+/** A request for a refund of a whole invoice, not of a duplicate charge: the refunds specialist's. */
+const FULL_REFUND = /full refund|refund (?:it |the invoice |all of it )?in full|money back/i;
 
 /** A request to cancel or close the account: the account specialist's, whatever else it names. */
 const CANCELLATION = /\bcancel|\bclose (?:my|the) account|\bdelete (?:my|the) account|unsubscribe/i;
 
-const TOPICS: readonly [Exclude<DeskRole, 'triage'>, RegExp][] = [
+const TOPICS: readonly [Exclude<DeskRole, 'triage' | 'refunds'>, RegExp][] = [
   ['account', CANCELLATION],
   ['billing', /invoice|inv-\d+|refund|charged|charge|bill|payment|paid/i],
   ['technical', /internet|wifi|connection|outage|error|crash|slow|down|bug|\bapp\b|not working/i],
@@ -134,6 +137,8 @@ export class OfflineDeskModel implements ChatClient {
         return triage(text, request.messages, offered);
       case 'billing':
         return billing(results, text, texts, offered);
+      case 'refunds':
+        return refunds(results, texts, request.messages);
       case 'technical':
         return technical(results, text, texts, offered);
       case 'account':
@@ -179,6 +184,9 @@ function billing(
         text: `That did not work: ${result.content} Which invoice is it about (e.g. INV-1001)?`,
       };
     if (result.name === 'lookup_invoice') {
+      // The lookup verified the customer: the guarded handoff to refunds is offered now.
+      if (FULL_REFUND.test(text) && offered.has('handoff_to_refunds'))
+        return { call: 'handoff_to_refunds', args: {} };
       return Number(data.timesCharged) > 1
         ? {
             text: `Invoice ${data.invoiceId} (${data.amount}) was charged ${data.timesCharged} times. Shall I refund the duplicate charge?`,
@@ -195,14 +203,46 @@ function billing(
     return { call: 'handoff_to_technical', args: {} };
   }
   const id = text.match(/INV-\d+/i)?.[0]?.toUpperCase();
+  const known = lastMatch(texts, /INV-\d+/i)?.toUpperCase();
+  if (FULL_REFUND.test(text)) {
+    if (offered.has('handoff_to_refunds')) return { call: 'handoff_to_refunds', args: {} };
+    // Not verified yet: looking the invoice up verifies the customer.
+    const invoiceId = id ?? known;
+    if (invoiceId !== undefined) return { call: 'lookup_invoice', args: { invoiceId } };
+    return { text: 'Which invoice should be refunded in full? (for example INV-1001)' };
+  }
   if (id !== undefined && !/refund|yes/i.test(text))
     return { call: 'lookup_invoice', args: { invoiceId: id } };
-  const known = lastMatch(texts, /INV-\d+/i)?.toUpperCase();
   if (known !== undefined && /yes|refund|please/i.test(text)) {
     return { call: 'refund_duplicate_charge', args: { invoiceId: known } };
   }
   if (id !== undefined) return { call: 'lookup_invoice', args: { invoiceId: id } };
   return { text: 'Which invoice is it about? (for example INV-1001)' };
+}
+
+function refunds(
+  results: { name: string; content: string }[],
+  texts: readonly string[],
+  messages: readonly LLMMessage[],
+): Answer {
+  const [result] = results;
+  if (result !== undefined) {
+    if (/^Tool call "\w+" was rejected by the user/.test(result.content)) {
+      return { text: 'Understood: I did not refund it. Anything else I can do?' };
+    }
+    const data = parse(result.content);
+    if (data === undefined) return { text: `That did not work: ${result.content}` };
+    return {
+      text: `Done: ${data.refunded} refunded in full on ${data.invoiceId} (refund ${data.refundId}). It shows on your statement within 3 days.`,
+    };
+  }
+  // The instructions name the invoice the desk's state records; else the one the user named.
+  const system = messages[0]?.role === 'system' ? messages[0].content : '';
+  const invoiceId = (
+    system.match(/INV-\d+/)?.[0] ?? lastMatch(texts, /INV-\d+/i)
+  )?.toUpperCase();
+  if (invoiceId !== undefined) return { call: 'refund_invoice', args: { invoiceId } };
+  return { text: 'Which invoice should I refund in full? (for example INV-1001)' };
 }
 
 function technical(
