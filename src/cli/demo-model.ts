@@ -68,6 +68,12 @@ const lastMatch = (texts: readonly string[], pattern: RegExp): string | undefine
   return undefined;
 };
 
+/** The invoice the desk's state records, as the specialist's instructions say it. */
+const onRecord = (messages: readonly LLMMessage[]): string | undefined => {
+  const first = messages[0];
+  return first?.role === 'system' ? first.content.match(/by invoice (INV-\d+)/)?.[1] : undefined;
+};
+
 type Answer = { text: string } | { call: string; args: Record<string, unknown> };
 
 /**
@@ -136,9 +142,9 @@ export class OfflineDeskModel implements ChatClient {
       case 'triage':
         return triage(text, request.messages, offered);
       case 'billing':
-        return billing(results, text, texts, offered);
+        return billing(results, text, texts, offered, onRecord(request.messages));
       case 'refunds':
-        return refunds(results, texts, request.messages);
+        return refunds(results, text, texts, onRecord(request.messages));
       case 'technical':
         return technical(results, text, texts, offered);
       case 'account':
@@ -172,6 +178,7 @@ function billing(
   text: string,
   texts: readonly string[],
   offered: ReadonlySet<string>,
+  recorded: string | undefined,
 ): Answer {
   const [result] = results;
   if (result !== undefined) {
@@ -205,8 +212,9 @@ function billing(
   const id = text.match(/INV-\d+/i)?.[0]?.toUpperCase();
   const known = lastMatch(texts, /INV-\d+/i)?.toUpperCase();
   if (FULL_REFUND.test(text)) {
-    if (offered.has('handoff_to_refunds')) return { call: 'handoff_to_refunds', args: {} };
-    // Not verified yet: looking the invoice up verifies the customer.
+    // Verified by the invoice in question: refunds takes it. Else looking it up verifies.
+    if (offered.has('handoff_to_refunds') && (id === undefined || id === recorded))
+      return { call: 'handoff_to_refunds', args: {} };
     const invoiceId = id ?? known;
     if (invoiceId !== undefined) return { call: 'lookup_invoice', args: { invoiceId } };
     return { text: 'Which invoice should be refunded in full? (for example INV-1001)' };
@@ -222,8 +230,9 @@ function billing(
 
 function refunds(
   results: { name: string; content: string }[],
+  text: string,
   texts: readonly string[],
-  messages: readonly LLMMessage[],
+  recorded: string | undefined,
 ): Answer {
   const [result] = results;
   if (result !== undefined) {
@@ -236,10 +245,11 @@ function refunds(
       text: `Done: ${data.refunded} refunded in full on ${data.invoiceId} (refund ${data.refundId}). It shows on your statement within 3 days.`,
     };
   }
-  // The instructions name the invoice the desk's state records; else the one the user named.
-  const system = messages[0]?.role === 'system' ? messages[0].content : '';
+  // The invoice just named, else the one the desk's state records (its instructions say which).
   const invoiceId = (
-    system.match(/INV-\d+/)?.[0] ?? lastMatch(texts, /INV-\d+/i)
+    text.match(/INV-\d+/i)?.[0] ??
+    recorded ??
+    lastMatch(texts, /INV-\d+/i)
   )?.toUpperCase();
   if (invoiceId !== undefined) return { call: 'refund_invoice', args: { invoiceId } };
   return { text: 'Which invoice should I refund in full? (for example INV-1001)' };
