@@ -20,6 +20,8 @@ interface Invoice {
   amountCents: number;
   charges: number;
   refundedCents: number;
+  /** Refunded in full by refunds: nothing is left to refund. */
+  refundedInFull?: boolean;
 }
 
 interface Account {
@@ -122,6 +124,8 @@ export class DeskStore {
     execute: ({ invoiceId }) => {
       const invoice = this.invoices.get(invoiceId);
       if (invoice === undefined) throw new Error(`No invoice ${invoiceId}.`);
+      if (invoice.refundedInFull === true)
+        throw new Error(`${invoiceId} is refunded in full already.`);
       const extra = invoice.charges - 1;
       if (extra <= 0) throw new Error(`${invoiceId} was charged once; there is nothing to refund.`);
       const refund = extra * invoice.amountCents;
@@ -144,9 +148,12 @@ export class DeskStore {
     execute: ({ invoiceId }) => {
       const invoice = this.invoices.get(invoiceId);
       if (invoice === undefined) throw new Error(`No invoice ${invoiceId}.`);
-      const refund = invoice.charges * invoice.amountCents - invoice.refundedCents;
-      if (refund <= 0) throw new Error(`${invoiceId} is refunded in full already.`);
+      if (invoice.refundedInFull === true)
+        throw new Error(`${invoiceId} is refunded in full already.`);
+      // Every charge still standing (a duplicate refunded already is not one).
+      const refund = invoice.charges * invoice.amountCents;
       invoice.refundedCents += refund;
+      invoice.refundedInFull = true;
       return {
         invoiceId,
         refunded: dollars(refund),

@@ -12,6 +12,7 @@ import { type DemoTerminal, runDemo } from '../../src/cli/demo.js';
 import { createSupportDesk } from '../../src/cli/demo-desk.js';
 import { type DeskRole, OfflineDeskModel } from '../../src/cli/demo-model.js';
 import { approve } from '../../src/messages/message-factories.js';
+import type { TaskResult } from '../../src/engine/runnable.js';
 import type { ChatClient, ModelRequest } from '../../src/models/chat-client.js';
 
 const offlineEnv = { PATH: process.env.PATH ?? '' };
@@ -172,6 +173,27 @@ describe('the demo desk keeps a conversation state', () => {
       customer: 'Ada Byron',
       verified: true,
     });
+  });
+
+  it('refunds in full what still stands after a duplicate refund, and only once', async () => {
+    const { desk } = recordingDesk();
+    const session = desk.workflow.session('twice');
+    const approveAll = async (result: TaskResult) =>
+      session.run((result.pendingRequest?.calls ?? []).map((c) => approve(c.id)));
+    await session.run('I was charged twice for invoice INV-1003');
+    await approveAll(await session.run('yes please'));
+    expect(desk.store.invoices.get('INV-1003')).toMatchObject({ charges: 1, refundedCents: 8900 });
+    const full = await session.run('I want a full refund for invoice INV-1003');
+    expect(full.pendingRequest?.agent).toBe('refunds');
+    expect((await approveAll(full)).pendingRequest?.prompt).toBe(
+      'Done: $89.00 refunded in full on INV-1003 (refund R-1003-1). It shows on your statement within 3 days.',
+    );
+    expect(desk.store.invoices.get('INV-1003')).toMatchObject({ refundedCents: 17800 });
+    const again = await session.run('I want my money back for INV-1003');
+    expect((await approveAll(again)).pendingRequest?.prompt).toBe(
+      'That did not work: Tool "refund_invoice" failed: INV-1003 is refunded in full already.',
+    );
+    expect(desk.store.invoices.get('INV-1003')).toMatchObject({ refundedCents: 17800 });
   });
 
   it('never offers refunds for an invoice not on file: the state stays unverified', async () => {
