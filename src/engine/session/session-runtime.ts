@@ -24,6 +24,7 @@ import type { StopChange } from '../state/step-changes.js';
 import {
   EMPTY_STATE,
   produceState,
+  type StatePatchOp,
   type StateRecipe,
   type StateValue,
 } from '../../agents/conversation-state.js';
@@ -66,6 +67,8 @@ export class SessionRuntime implements RunHost {
   #observer: RunObserver | undefined;
   /** The conversation states of the turns since the last commit, whose updates it records. */
   #turns: TurnState[] | undefined;
+  /** How many updates of a turn that goes on after a start commit (§17) are committed already. */
+  readonly #committedOps = new WeakMap<TurnState, number>();
 
   constructor(
     id: string,
@@ -256,13 +259,23 @@ export class SessionRuntime implements RunHost {
     });
   }
 
-  /** `step` with the state updates of the turns that led to it (API.md §18), in turn order. */
+  /**
+   * `step` with the state updates of the turns that led to it (API.md §18), in turn order. A
+   * start commit (§17) takes the turn's updates so far, and the turn goes on: its later updates go
+   * with its next commit, and its state stays the one the next routing guard reads.
+   */
   #withTurnUpdates(step: Step): Step {
     const turns = this.#turns ?? [];
-    this.#turns = undefined;
-    // Most turns change nothing: no array is made for them.
-    if (turns.every((t) => t.ops.length === 0)) return step;
-    const ops = turns.flatMap((t) => t.ops);
+    const goesOn = step.kind === 'started';
+    if (!goesOn) this.#turns = undefined;
+    let ops: StatePatchOp[] | undefined;
+    for (const turn of turns) {
+      const from = this.#committedOps.get(turn) ?? 0;
+      // Most turns change nothing: no array is made for them.
+      if (turn.ops.length > from) (ops ??= []).push(...turn.ops.slice(from));
+      if (goesOn) this.#committedOps.set(turn, turn.ops.length);
+    }
+    if (ops === undefined) return step;
     return { ...step, statePatch: [...(step.statePatch ?? []), ...ops] };
   }
 
