@@ -22,6 +22,8 @@ afterEach(async () => {
 function desk() {
   const verify = tool({
     name: 'verify_customer',
+    // It changes only the conversation state: no start commit (§17) before it runs.
+    effect: 'read',
     parameters: z.object({}),
     execute: (_a, ctx) => {
       ctx.updateState((draft) => {
