@@ -7,12 +7,15 @@ import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-clien
 import { isRecord } from '../unknown-value.js';
 
 /** The roles of the demo desk the offline model can play. */
-export type DeskRole = 'triage' | 'billing' | 'technical' | 'account';
+export type DeskRole = 'triage' | 'billing' | 'refunds' | 'technical' | 'account';
+
+/** A request for a refund of a whole invoice, not of a duplicate charge: the refunds specialist's. */
+const FULL_REFUND = /full refund|refund (?:it |the invoice |all of it )?in full|money back/i;
 
 /** A request to cancel or close the account: the account specialist's, whatever else it names. */
 const CANCELLATION = /\bcancel|\bclose (?:my|the) account|\bdelete (?:my|the) account|unsubscribe/i;
 
-const TOPICS: readonly [Exclude<DeskRole, 'triage'>, RegExp][] = [
+const TOPICS: readonly [Exclude<DeskRole, 'triage' | 'refunds'>, RegExp][] = [
   ['account', CANCELLATION],
   ['billing', /invoice|inv-\d+|refund|charged|charge|bill|payment|paid/i],
   ['technical', /internet|wifi|connection|outage|error|crash|slow|down|bug|\bapp\b|not working/i],
@@ -63,6 +66,12 @@ const lastMatch = (texts: readonly string[], pattern: RegExp): string | undefine
     if (found !== undefined) return found;
   }
   return undefined;
+};
+
+/** The invoice the desk's state records, as the specialist's instructions say it. */
+const onRecord = (messages: readonly LLMMessage[]): string | undefined => {
+  const first = messages[0];
+  return first?.role === 'system' ? first.content.match(/by invoice (INV-\d+)/)?.[1] : undefined;
 };
 
 type Answer = { text: string } | { call: string; args: Record<string, unknown> };
@@ -133,7 +142,9 @@ export class OfflineDeskModel implements ChatClient {
       case 'triage':
         return triage(text, request.messages, offered);
       case 'billing':
-        return billing(results, text, texts, offered);
+        return billing(results, text, texts, offered, onRecord(request.messages));
+      case 'refunds':
+        return refunds(results, text, texts, onRecord(request.messages));
       case 'technical':
         return technical(results, text, texts, offered);
       case 'account':
@@ -167,6 +178,7 @@ function billing(
   text: string,
   texts: readonly string[],
   offered: ReadonlySet<string>,
+  recorded: string | undefined,
 ): Answer {
   const [result] = results;
   if (result !== undefined) {
@@ -179,6 +191,9 @@ function billing(
         text: `That did not work: ${result.content} Which invoice is it about (e.g. INV-1001)?`,
       };
     if (result.name === 'lookup_invoice') {
+      // The lookup verified the customer: the guarded handoff to refunds is offered now.
+      if (FULL_REFUND.test(text) && offered.has('handoff_to_refunds'))
+        return { call: 'handoff_to_refunds', args: {} };
       return Number(data.timesCharged) > 1
         ? {
             text: `Invoice ${data.invoiceId} (${data.amount}) was charged ${data.timesCharged} times. Shall I refund the duplicate charge?`,
@@ -195,14 +210,49 @@ function billing(
     return { call: 'handoff_to_technical', args: {} };
   }
   const id = text.match(/INV-\d+/i)?.[0]?.toUpperCase();
+  const known = lastMatch(texts, /INV-\d+/i)?.toUpperCase();
+  if (FULL_REFUND.test(text)) {
+    // Verified by the invoice in question: refunds takes it. Else looking it up verifies.
+    if (offered.has('handoff_to_refunds') && (id === undefined || id === recorded))
+      return { call: 'handoff_to_refunds', args: {} };
+    const invoiceId = id ?? known;
+    if (invoiceId !== undefined) return { call: 'lookup_invoice', args: { invoiceId } };
+    return { text: 'Which invoice should be refunded in full? (for example INV-1001)' };
+  }
   if (id !== undefined && !/refund|yes/i.test(text))
     return { call: 'lookup_invoice', args: { invoiceId: id } };
-  const known = lastMatch(texts, /INV-\d+/i)?.toUpperCase();
   if (known !== undefined && /yes|refund|please/i.test(text)) {
     return { call: 'refund_duplicate_charge', args: { invoiceId: known } };
   }
   if (id !== undefined) return { call: 'lookup_invoice', args: { invoiceId: id } };
   return { text: 'Which invoice is it about? (for example INV-1001)' };
+}
+
+function refunds(
+  results: { name: string; content: string }[],
+  text: string,
+  texts: readonly string[],
+  recorded: string | undefined,
+): Answer {
+  const [result] = results;
+  if (result !== undefined) {
+    if (/^Tool call "\w+" was rejected by the user/.test(result.content)) {
+      return { text: 'Understood: I did not refund it. Anything else I can do?' };
+    }
+    const data = parse(result.content);
+    if (data === undefined) return { text: `That did not work: ${result.content}` };
+    return {
+      text: `Done: ${data.refunded} refunded in full on ${data.invoiceId} (refund ${data.refundId}). It shows on your statement within 3 days.`,
+    };
+  }
+  // The invoice just named, else the one the desk's state records (its instructions say which).
+  const invoiceId = (
+    text.match(/INV-\d+/i)?.[0] ??
+    recorded ??
+    lastMatch(texts, /INV-\d+/i)
+  )?.toUpperCase();
+  if (invoiceId !== undefined) return { call: 'refund_invoice', args: { invoiceId } };
+  return { text: 'Which invoice should I refund in full? (for example INV-1001)' };
 }
 
 function technical(

@@ -2,12 +2,26 @@ import { z } from 'zod';
 
 import { type Tool, tool } from '../agents/tool.js';
 
+/** What the desk knows about the conversation (its `state`): every agent and tool reads it. */
+export const DeskState = z.object({
+  /** The invoice the customer is asking about. */
+  invoiceId: z.string().nullable(),
+  /** The customer named on that invoice. */
+  customer: z.string().nullable(),
+  /** The customer quoted an invoice on file: refunds beyond a duplicate charge are open to them. */
+  verified: z.boolean(),
+});
+export type DeskState = z.infer<typeof DeskState>;
+export const NEW_CUSTOMER: DeskState = { invoiceId: null, customer: null, verified: false };
+
 interface Invoice {
   id: string;
   customer: string;
   amountCents: number;
   charges: number;
   refundedCents: number;
+  /** Refunded in full by refunds: nothing is left to refund. */
+  refundedInFull?: boolean;
 }
 
 interface Account {
@@ -70,14 +84,24 @@ export class DeskStore {
   ]);
   readonly tickets: Ticket[] = [];
 
-  /** Billing: look an invoice up; its JSON says how often it was charged. */
+  /**
+   * Billing: look an invoice up; its JSON says how often it was charged. An invoice on file
+   * identifies its customer: the desk's state records the invoice, the customer and `verified`.
+   */
   readonly lookupInvoice: Tool<{ invoiceId: string }> = tool({
     name: 'lookup_invoice',
-    description: 'Looks up an invoice by id (e.g. INV-1001): amount, charges, refunds.',
+    description:
+      'Looks up an invoice by id (e.g. INV-1001): amount, charges, refunds. Verifies the customer.',
     parameters: z.object({ invoiceId: z.string().regex(/^INV-\d+$/, 'an id like INV-1001') }),
-    execute: ({ invoiceId }) => {
+    effect: 'read', // it changes nothing but the desk's state, committed with its step
+    execute: ({ invoiceId }, ctx) => {
       const invoice = this.invoices.get(invoiceId);
       if (invoice === undefined) throw new Error(`No invoice ${invoiceId}.`);
+      ctx.updateState((draft) => {
+        draft.invoiceId = invoiceId;
+        draft.customer = invoice.customer;
+        draft.verified = true;
+      });
       return {
         invoiceId,
         customer: invoice.customer,
@@ -100,6 +124,8 @@ export class DeskStore {
     execute: ({ invoiceId }) => {
       const invoice = this.invoices.get(invoiceId);
       if (invoice === undefined) throw new Error(`No invoice ${invoiceId}.`);
+      if (invoice.refundedInFull === true)
+        throw new Error(`${invoiceId} is refunded in full already.`);
       const extra = invoice.charges - 1;
       if (extra <= 0) throw new Error(`${invoiceId} was charged once; there is nothing to refund.`);
       const refund = extra * invoice.amountCents;
@@ -113,11 +139,35 @@ export class DeskStore {
     },
   });
 
+  /** Refunds: refund what is left of an invoice in full; always with a person's approval. */
+  readonly refundInvoice: Tool<{ invoiceId: string }> = tool({
+    name: 'refund_invoice',
+    description: 'Refunds an invoice in full (what was paid and not refunded yet).',
+    parameters: z.object({ invoiceId: z.string().regex(/^INV-\d+$/, 'an id like INV-1001') }),
+    needsApproval: true,
+    execute: ({ invoiceId }) => {
+      const invoice = this.invoices.get(invoiceId);
+      if (invoice === undefined) throw new Error(`No invoice ${invoiceId}.`);
+      if (invoice.refundedInFull === true)
+        throw new Error(`${invoiceId} is refunded in full already.`);
+      // Every charge still standing (a duplicate refunded already is not one).
+      const refund = invoice.charges * invoice.amountCents;
+      invoice.refundedCents += refund;
+      invoice.refundedInFull = true;
+      return {
+        invoiceId,
+        refunded: dollars(refund),
+        refundId: `R-${invoiceId.slice(4)}-${this.tickets.length + 1}`,
+      };
+    },
+  });
+
   /** Technical: the status of a service. */
   readonly serviceStatus: Tool<{ service: string }> = tool({
     name: 'check_service_status',
     description: 'Reports the status of a service: internet, email or app.',
     parameters: z.object({ service: z.enum(['internet', 'email', 'app']) }),
+    effect: 'read',
     execute: ({ service }) => ({ service, ...SERVICES[service] }),
   });
 

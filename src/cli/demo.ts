@@ -60,7 +60,7 @@ export async function runDemo(
     intro: [
       'Baton support-desk demo',
       banner,
-      'Agents: triage (the coordinator) hands off to billing, technical or account; billing can escalate to technical.',
+      'Agents: triage (the coordinator) hands off to billing, technical or account; billing can escalate to technical, and to refunds once the customer is verified.',
       'Type your message and press Enter. Say "bye" (or "thanks, goodbye") to finish; Ctrl-C stops at any time.',
       // A refund over $50: the desk asks before it pays.
       'Try: "I was charged twice for invoice INV-1003", then "yes please", then "y" to approve the refund, then "my internet keeps dropping".',
@@ -69,5 +69,7 @@ export async function runDemo(
       '',
     ],
     onInterrupt: () => desk.stop.set(),
+    // What the desk learned (the workflow's state): the invoice, the customer, verified or not.
+    closing: async () => [`Desk state: ${JSON.stringify(await session.state())}`],
   });
 }

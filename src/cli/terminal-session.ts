@@ -40,6 +40,8 @@ export interface ConversationOptions {
   readonly goesOn?: (result: TaskResult) => boolean;
   /** Milliseconds, for the summary's duration (the time in runs). @default performance.now */
   readonly clock?: () => number;
+  /** Lines printed after the summary (the demo shows its desk's state). */
+  readonly closing?: () => Promise<readonly string[]>;
 }
 
 /** Wraps a stream so the terminal shows a spinner while nothing arrives. */
@@ -166,6 +168,8 @@ async function converse(
     seconds: working / 1000,
   });
   lines[lines.length - 1] += ' (time at the prompt not counted)';
+  if (options.closing !== undefined)
+    lines.push(...(await options.closing()).map((line) => visibleControls(line)));
   terminal.write(`${lines.join('\n')}\n`);
   // 128 + SIGINT: the shell's convention for a program stopped with Ctrl-C.
   return interrupted ? 130 : 0;

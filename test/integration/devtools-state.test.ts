@@ -22,6 +22,8 @@ afterEach(async () => {
 function desk() {
   const verify = tool({
     name: 'verify_customer',
+    // It changes only the conversation state: no start commit (§17) before it runs.
+    effect: 'read',
     parameters: z.object({}),
     execute: (_a, ctx) => {
       ctx.updateState((draft) => {
@@ -67,10 +69,8 @@ describe('devtools: the conversation state', () => {
     expect(snap.state).toEqual({ verified: true });
     expect(snap.checkpoints).toEqual([
       { step: 1, at: expect.any(String), event: 'user_input' },
-      // verify_customer is a "once" tool (the default): its start is a step of its own (§17).
-      { step: 2, at: expect.any(String), event: 'tool_calls_started:triage' },
       {
-        step: 3,
+        step: 2,
         at: expect.any(String),
         event: 'agent_response:triage',
         patch: [{ op: 'replace', path: '/verified', value: true }],

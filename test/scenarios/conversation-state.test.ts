@@ -44,8 +44,10 @@ const seen = (client: ScriptedChatClient) =>
 
 /** A desk: triage records the customer with a tool and hands off to billing, who reads it. */
 function desk(options: { store?: CheckpointStore; schema?: z.ZodType; customer?: string } = {}) {
+  // Both tools change nothing outside the conversation state: `read`, so no start commits (§17).
   const recordCustomer = tool({
     name: 'record_customer',
+    effect: 'read',
     parameters: z.object({ customerId: z.string(), verified: z.boolean() }),
     execute: ({ customerId, verified }, ctx) => {
       ctx.updateState((draft) => {
@@ -57,6 +59,7 @@ function desk(options: { store?: CheckpointStore; schema?: z.ZodType; customer?:
   });
   const readState = tool({
     name: 'read_state',
+    effect: 'read',
     parameters: z.object({}),
     execute: (_args, ctx) => JSON.stringify(ctx.state),
   });
@@ -362,24 +365,74 @@ describe.each(STORES)('on the %s store', (_name, open) => {
     ]);
 
     const steps = await session.checkpoints();
-    // The tools are "once" (the default): each batch commits its start first (API.md §17).
     expect(steps.map((s) => s.event)).toEqual([
       'user_input',
-      'tool_calls_started:triage',
       'agent_response:triage',
-      'tool_calls_started:billing',
       'agent_response:billing',
       'user_input',
-      'tool_calls_started:billing',
       'agent_response:billing',
     ]);
     const early = restarted.workflow.session(`${id}-early`, { from: { session: id, step: 1 } });
     expect(await early.state()).toEqual(INITIAL);
-    // The start commit comes before the tool ran: the update is in the step after it.
-    const started = restarted.workflow.session(`${id}-start`, { from: { session: id, step: 2 } });
-    expect(await started.state()).toEqual(INITIAL);
-    const late = restarted.workflow.session(`${id}-late`, { from: { session: id, step: 3 } });
+    const late = restarted.workflow.session(`${id}-late`, { from: { session: id, step: 2 } });
     expect(await late.state()).toEqual(AFTER);
+  });
+});
+
+describe('a "once" tool (API.md §17) and the state', () => {
+  it('its update, made after the start commit, is committed with the turn and opens a guard in that turn', async () => {
+    const verify = tool({
+      name: 'verify_customer',
+      effect: 'once',
+      parameters: z.object({ customerId: z.string() }),
+      execute: ({ customerId }, ctx) => {
+        ctx.updateState((draft) => {
+          draft.customerId = customerId;
+          draft.verified = true;
+        });
+        return 'verified';
+      },
+    });
+    const store = new MemoryCheckpointStore();
+    const build = () => {
+      const triage = new Agent({
+        name: 'triage',
+        client: new ScriptedChatClient([
+          scriptedToolCall('verify_customer', { customerId: 'C-42' }),
+          scriptedToolCall('handoff_to_billing'),
+        ]),
+        tools: [verify],
+        maxToolIterations: 2,
+      });
+      const billing = new Agent({
+        name: 'billing',
+        client: new ScriptedChatClient([scriptedText('Which invoice?')]),
+      });
+      return new HandoffBuilder({
+        participants: [triage, billing],
+        state: { schema: Desk, initial: INITIAL },
+      })
+        .coordinator(triage)
+        .addHandoff(triage, [billing], {
+          when: function isVerified(state) {
+            return state.verified === true;
+          },
+        })
+        .withCheckpointing(store)
+        .build();
+    };
+    const session = build().session('once');
+    const result = await session.run('I was charged twice');
+    expect(result.pendingRequest?.agent).toBe('billing');
+    expect(await session.state()).toEqual(AFTER);
+    expect((await session.checkpoints()).map((c) => c.event)).toEqual([
+      'user_input',
+      'tool_calls_started:triage',
+      'agent_response:triage',
+      'agent_response:billing',
+    ]);
+    // Committed, not only held: a new workflow object on the store loads it.
+    expect(await build().session('once').state()).toEqual(AFTER);
   });
 });
 
