@@ -92,7 +92,18 @@ export function applyStateOps(base: StateValue, ops: readonly unknown[]): StateV
     if ((op !== 'add' && op !== 'remove' && op !== 'replace') || typeof pointer !== 'string') {
       throw new Error(`the state patch ${JSON.stringify(raw)} is no add, remove or replace`);
     }
-    if (pointer === '' || !pointer.startsWith('/')) {
+    if (pointer === '' && op !== 'remove') {
+      // The whole document (RFC 6902): a recipe that returned a new state. It must be an object.
+      const value = isRecord(raw) ? raw.value : undefined;
+      if (!isRecord(value)) {
+        throw new Error(`the state patch ${op} "" replaces the state with something not an object`);
+      }
+      const whole: Patch = { op: 'replace', path: [], value };
+      patches.push(whole);
+      probe = applyPatches(probe, [whole]);
+      continue;
+    }
+    if (!pointer.startsWith('/')) {
       throw new Error(`the state patch ${op} ${JSON.stringify(pointer)} does not name a member`);
     }
     const path = pointer
@@ -138,11 +149,20 @@ export function produceState(
       path: 'recipe',
     });
   }
+  let replacedByArray = false;
   const [value, patches] = produceWithPatches(base, (draft: StateValue): StateValue | undefined => {
     // `(d) => (d.flag = true)` returns what it assigned: only a new object replaces the state.
     const out = recipe(draft);
+    if (Array.isArray(out)) replacedByArray = true;
     return isRecord(out) ? out : undefined;
   });
+  if (replacedByArray) {
+    throw new ConfigError(
+      `${where}: the recipe returned an array; the state must be a JSON object. Change the draft ` +
+        'in place, or return a whole new object. The state is unchanged.',
+      { path: 'state' },
+    );
+  }
   const problem = stateProblem(schema, value);
   if (problem !== undefined) {
     throw new ConfigError(

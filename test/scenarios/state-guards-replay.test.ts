@@ -249,7 +249,11 @@ describe('step records with state patches', () => {
     );
   });
 
-  it('a patch that breaks the schema is a CheckpointError; a stored state a new schema refuses is a ConfigError', async () => {
+  // API.md §18: "A stored session whose state fails the schema on resume is a ConfigError naming
+  // the field". A log whose patches apply but lead to a state the schema refuses reads exactly like
+  // a schema that changed since the session was stored, so it is that ConfigError (it was a
+  // CheckpointError before; a patch that cannot apply at all stays one, above).
+  it('a stored state the schema refuses is a ConfigError naming the field, whichever step led to it', async () => {
     const store = new MemoryCheckpointStore();
     await desk(isVerified, store).workflow.session('r').run('Refund please');
     const index = (await store.read('r', { from: 'start' })).length - 2;
@@ -260,9 +264,10 @@ describe('step records with state patches', () => {
       .workflow.session('r')
       .info()
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CheckpointError);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).path).toBe('state.verified');
     expect((error as Error).message).toContain(
-      "its state patch breaks the state's schema at verified: Invalid input: expected boolean, received string",
+      'the conversation state is invalid at verified: Invalid input: expected boolean, received string',
     );
 
     const stricter = new HandoffBuilder({

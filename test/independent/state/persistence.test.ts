@@ -107,36 +107,33 @@ describe.each(stores)('the state in %s (API.md §18, §7)', (_name, open) => {
     });
   });
 
-  // DISCREPANCY with API.md §18 ("A stored session whose state fails the schema on resume is a
+  // Was a DISCREPANCY with API.md §18, fixed ("A stored session whose state fails the schema on resume is a
   // `ConfigError` naming the field"): the implementation rejects with a CheckpointError
   // ("… its state patch breaks the state's schema at priority …"), which names the field but is
   // the wrong class.
-  it.fails(
-    'a stored state that fails the schema on resume is a ConfigError naming the field',
-    async (ctx) => {
-      await withStores(ctx, open, async (a, b) => {
-        const Wider = Desk.extend({ priority: z.enum(['low', 'high', 'urgent']) });
-        const writer = desk({ store: a, schema: Wider });
-        const id = `schema-${Math.random().toString(36).slice(2)}`;
-        const session = writer.workflow.session(id);
-        await session.run('hello');
-        await stateOf(session).updateState((draft: { priority: string }) => {
-          draft.priority = 'urgent';
-        });
-        const reader = desk({ store: b });
-        const error = await reader.workflow
-          .session(id)
-          .run('again')
-          .then(
-            () => undefined,
-            (e: unknown) => e,
-          );
-        expect(error).toBeInstanceOf(ConfigError);
-        expect((error as Error).message).toContain('priority');
-        expect(reader.billingClient.calls).toHaveLength(0);
+  it('a stored state that fails the schema on resume is a ConfigError naming the field', async (ctx) => {
+    await withStores(ctx, open, async (a, b) => {
+      const Wider = Desk.extend({ priority: z.enum(['low', 'high', 'urgent']) });
+      const writer = desk({ store: a, schema: Wider });
+      const id = `schema-${Math.random().toString(36).slice(2)}`;
+      const session = writer.workflow.session(id);
+      await session.run('hello');
+      await stateOf(session).updateState((draft: { priority: string }) => {
+        draft.priority = 'urgent';
       });
-    },
-  );
+      const reader = desk({ store: b });
+      const error = await reader.workflow
+        .session(id)
+        .run('again')
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toContain('priority');
+      expect(reader.billingClient.calls).toHaveLength(0);
+    });
+  });
 });
 
 describe('saveState/loadState and info() carry the state (API.md §18, §5)', () => {

@@ -169,10 +169,10 @@ describe('session.updateState (API.md §18)', () => {
     expect(deepFrozen(after)).toBe(true);
   });
 
-  // DISCREPANCY with API.md §18 ("runs the recipe on an immer draft"; patches are RFC 6902, where
+  // Was a DISCREPANCY with API.md §18, fixed ("runs the recipe on an immer draft"; patches are RFC 6902, where
   // the path "" is the whole document): a recipe that returns a replacement, as immer allows,
   // rejects with a plain Error "the state patch replace \"\" does not name a member".
-  it.fails('a recipe may return a replacement value (immer)', async () => {
+  it('a recipe may return a replacement value (immer)', async () => {
     const { workflow } = desk({ store: new MemoryCheckpointStore() });
     const session = workflow.session('replace');
     await stateOf(session).updateState(() => ({
@@ -187,24 +187,21 @@ describe('session.updateState (API.md §18)', () => {
     });
   });
 
-  // DISCREPANCY with API.md §18 (an app's invalid update "is a ConfigError"; without a schema
+  // Was a DISCREPANCY with API.md §18, fixed (an app's invalid update "is a ConfigError"; without a schema
   // "any JSON object is accepted", so an array is not): the implementation rejects with a plain
   // Error "the state patch replace \"\" does not name a member" (same root cause as above).
-  it.fails(
-    'without a schema, a recipe replacing the state with a non-object is a ConfigError; nothing changes',
-    async () => {
-      const { workflow } = desk({ noState: true, store: new MemoryCheckpointStore() });
-      const session = workflow.session('array');
-      const steps = await session.checkpoints();
-      const error = await stateOf(session)
-        .updateState(() => [1, 2])
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-      expect(error).toBeInstanceOf(ConfigError);
-      expect(await stateOf(session).state()).toEqual({});
-      expect(await session.checkpoints()).toEqual(steps);
-    },
-  );
+  it('without a schema, a recipe replacing the state with a non-object is a ConfigError; nothing changes', async () => {
+    const { workflow } = desk({ noState: true, store: new MemoryCheckpointStore() });
+    const session = workflow.session('array');
+    const steps = await session.checkpoints();
+    const error = await stateOf(session)
+      .updateState(() => [1, 2])
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(await stateOf(session).state()).toEqual({});
+    expect(await session.checkpoints()).toEqual(steps);
+  });
 });
