@@ -85,22 +85,17 @@ async function recordDesk() {
 }
 
 describe('record and replay with conversation state (API.md §19, §18)', () => {
-  // DISCREPANCY (integration of §18 with §19, in the merged branches): record() hashes the agent's
-  // instructions as a string and throws a TypeError for instructions given as a function
-  // (`The "data" argument must be of type string … Received function instructions`), so a session
-  // of a §18 workflow cannot be recorded at all.
-  it.fails(
-    'a session with function instructions and state updates records and replays ok',
-    async () => {
-      const recording = await recordDesk();
-      expect(JSON.parse(JSON.stringify(recording))).toEqual(recording);
-      expect(await replay(desk().workflow, recording)).toEqual({ ok: true, turns: 4 });
-      expect(await replay(desk().workflow, recording, { tools: 'live' })).toEqual({
-        ok: true,
-        turns: 4,
-      });
-    },
-  );
+  // Was a DISCREPANCY (integration of §18 with §19), fixed in the merge: record() hashed the
+  // agent's instructions as a string and threw a TypeError for instructions given as a function.
+  it('a session with function instructions and state updates records and replays ok', async () => {
+    const recording = await recordDesk();
+    expect(JSON.parse(JSON.stringify(recording))).toEqual(recording);
+    expect(await replay(desk().workflow, recording)).toEqual({ ok: true, turns: 4 });
+    expect(await replay(desk().workflow, recording, { tools: 'live' })).toEqual({
+      ok: true,
+      turns: 4,
+    });
+  });
 
   // DISCREPANCY (integration of §18 with §19, in the merged branches): the replay does not restore
   // the state updates of recorded tool calls, so a handoff that a `when` guard offered after a
