@@ -127,3 +127,32 @@ function editDistance(a: string, b: string): number {
   }
   return at(a.length, b.length);
 }
+
+/**
+ * The arguments of a command with one subcommand (`baton test record`, `baton eval routing`):
+ * parsed, or the exit code when help was printed instead (2 when the subcommand was missing).
+ * @throws UsageError for another subcommand.
+ */
+export function subcommandArgs(
+  command: string,
+  subcommand: string,
+  spec: CommandSpec,
+  help: string,
+  argv: readonly string[],
+): ParsedArgs | number {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    process.stdout.write(help);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== subcommand) {
+    throw new UsageError(
+      `baton ${command}: unknown subcommand "${sub}"; the one there is: ${subcommand}. ` +
+        `Run "baton ${command} --help".`,
+    );
+  }
+  const args = parseCommandArgs(spec, rest);
+  if (!args.help) return args;
+  process.stdout.write(help);
+  return 0;
+}

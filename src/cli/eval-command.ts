@@ -7,7 +7,7 @@ import {
   specialistsOf,
 } from '../testing/routing-eval.js';
 import { isRecord } from '../unknown-value.js';
-import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
+import { type CommandSpec, subcommandArgs, UsageError } from './cli-args.js';
 import { progressBar, routingText } from './routing-table.js';
 import { loadWorkflowModule } from './workflow-module.js';
 
@@ -86,21 +86,8 @@ function numberOption(value: string | undefined, name: string, check: (n: number
 
 /** `baton eval routing <module> <cases.jsonl>`. */
 export async function evalCommand(argv: readonly string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h') {
-    process.stdout.write(EVAL_HELP);
-    return sub === undefined ? 2 : 0;
-  }
-  if (sub !== 'routing') {
-    throw new UsageError(
-      `baton eval: unknown subcommand "${sub}"; the one there is: routing. Run "baton eval --help".`,
-    );
-  }
-  const args = parseCommandArgs(EVAL_ROUTING_SPEC, rest);
-  if (args.help) {
-    process.stdout.write(EVAL_HELP);
-    return 0;
-  }
+  const args = subcommandArgs('eval', 'routing', EVAL_ROUTING_SPEC, EVAL_HELP, argv);
+  if (typeof args === 'number') return args;
   const min = numberOption(
     args.options.get('min-accuracy'),
     'min-accuracy',

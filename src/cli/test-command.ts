@@ -1,6 +1,6 @@
 import { FileCheckpointStore } from '../checkpoint/file-checkpoint-store.js';
 import { saveRecordedTest } from '../testing/save-recorded-test.js';
-import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
+import { type CommandSpec, subcommandArgs, UsageError } from './cli-args.js';
 import { checkStoreDirectory } from './store-directory.js';
 import { loadWorkflowModule } from './workflow-module.js';
 
@@ -30,21 +30,8 @@ with the first divergence (turn, agent, what was recorded and what happened).
 
 /** `baton test record <module> --session <id>`: writes a replay test and its recording. */
 export async function testCommand(argv: readonly string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h') {
-    process.stdout.write(TEST_HELP);
-    return sub === undefined ? 2 : 0;
-  }
-  if (sub !== 'record') {
-    throw new UsageError(
-      `baton test: unknown subcommand "${sub}"; the one there is: record. Run "baton test --help".`,
-    );
-  }
-  const args = parseCommandArgs(TEST_RECORD_SPEC, rest);
-  if (args.help) {
-    process.stdout.write(TEST_HELP);
-    return 0;
-  }
+  const args = subcommandArgs('test', 'record', TEST_RECORD_SPEC, TEST_HELP, argv);
+  if (typeof args === 'number') return args;
   const path = args.positionals['workflow module'] ?? '';
   const sessionId = args.options.get('session');
   if (sessionId === undefined) {
