@@ -97,6 +97,51 @@ describe.each<Engine>((process.env.WORKERS_ENGINES ?? 'pg,redis').split(',') as 
       await handler.close();
     }, 90_000);
 
+    it('answers inputs sent at once to one session through /chat and /ag-ui in the order sent', async () => {
+      const handler = serve(queueDesk(store), { token: TOKEN, dispatcher });
+      // The session is created by the first of them (the protocol routes create on first use).
+      const chatId = `chat-${randomBytes(4).toString('hex')}`;
+      const chats = await Promise.all(
+        Array.from({ length: 6 }, (_, k) =>
+          call(handler, '/chat', {
+            id: chatId,
+            messages: [{ id: `m${k}`, role: 'user', parts: [{ type: 'text', text: `c${k}` }] }],
+          }),
+        ),
+      );
+      for (const answer of chats) {
+        expect(answer.status).toBe(200);
+        expect(await answer.text()).toContain('data: [DONE]');
+      }
+      const chatThread = (await (await call(handler, `/sessions/${chatId}/messages`)).json()) as {
+        messages: { type: string; content: string }[];
+      };
+      expect(texts(chatThread.messages)).toEqual(
+        Array.from({ length: 6 }, (_, k) => [`c${k}`, `reply ${k + 1}: c${k}`]).flat(),
+      );
+      const threadId = `agui-${randomBytes(4).toString('hex')}`;
+      const runs = await Promise.all(
+        Array.from({ length: 6 }, (_, k) =>
+          call(handler, '/ag-ui', {
+            threadId,
+            runId: `r${k}`,
+            messages: [{ id: `m${k}`, role: 'user', content: `a${k}` }],
+          }),
+        ),
+      );
+      for (const answer of runs) {
+        expect(answer.status).toBe(200);
+        expect(await answer.text()).toContain('"RUN_FINISHED"');
+      }
+      const aguiThread = (await (await call(handler, `/sessions/${threadId}/messages`)).json()) as {
+        messages: { type: string; content: string }[];
+      };
+      expect(texts(aguiThread.messages)).toEqual(
+        Array.from({ length: 6 }, (_, k) => [`a${k}`, `reply ${k + 1}: a${k}`]).flat(),
+      );
+      await handler.close();
+    }, 90_000);
+
     it('answers 409 to an input while the session runs with busy "reject"', async () => {
       const handler = serve(queueDesk(store), { token: TOKEN, dispatcher, busy: 'reject' });
       const id = await session(handler);
