@@ -175,6 +175,44 @@ describe.each<Engine>((process.env.WORKERS_ENGINES ?? 'pg,redis').split(',') as 
       await handler.close();
     }, 60_000);
 
+    it('cuts short a turn still running when close() gives up, releases its lease, and another worker finishes it', async () => {
+      const own = `${queue}-close`;
+      const serverDispatcher = dispatcherOf(engine, own);
+      const handler = serve(queueDesk(store), { token: TOKEN, dispatcher: serverDispatcher });
+      const id = await session(handler);
+      const firstStore = storeOf(engine, name);
+      const firstDispatcher = dispatcherOf(engine, own);
+      const first = await startWorker(queueDesk(firstStore), {
+        dispatcher: firstDispatcher,
+        shutdownTimeoutMs: 0,
+      });
+      // The clerk calls its wait tool (SLOW_MS) for a text holding "slow".
+      const answer = call(handler, `/sessions/${id}/runs`, { input: 'slow one' });
+      await waitFor(async () => (await store.leaseHolder(id)) !== null);
+      await first.close();
+      // close() let go of the session: no lease left to expire before another worker may take it.
+      expect(await store.leaseHolder(id)).toBe(null);
+      await firstDispatcher.close();
+      await firstStore.close();
+      const secondStore = storeOf(engine, name);
+      const secondDispatcher = dispatcherOf(engine, own);
+      const second = await startWorker(queueDesk(secondStore), { dispatcher: secondDispatcher });
+      const result = (await (await answer).json()) as {
+        status: string;
+        messages: { type: string; content: string }[];
+      };
+      expect(result.status).toBe('awaiting_input');
+      const thread = (await (await call(handler, `/sessions/${id}/messages`)).json()) as {
+        messages: { type: string; content: string }[];
+      };
+      expect(texts(thread.messages)).toEqual(['slow one', 'reply 1: slow one']);
+      await handler.close();
+      await second.close();
+      await secondDispatcher.close();
+      await secondStore.close();
+      await serverDispatcher.close();
+    }, 90_000);
+
     it('refuses a store that only this process sees, with a ConfigError naming why', async () => {
       const memory = queueDesk(new MemoryCheckpointStore());
       expect(() => serve(memory, { token: TOKEN, dispatcher })).toThrow(ConfigError);
