@@ -3,9 +3,11 @@
 // "reject" and "interrupt", and the ConfigError for a store machines do not share.
 import { randomBytes } from 'node:crypto';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import {
+  BullMQDispatcher,
   ConfigError,
   FileCheckpointStore,
   MemoryCheckpointStore,
@@ -15,7 +17,7 @@ import {
   serve,
   startWorker,
 } from '../../src/index.js';
-import { dispatcherOf, type Engine, queueDesk, storeOf } from '../support/queue-desk.js';
+import { dispatcherOf, type Engine, queueDesk, REDIS_URL, storeOf } from '../support/queue-desk.js';
 
 const TOKEN = 'workers-token';
 
@@ -272,5 +274,43 @@ describe('PgBossDispatcher({ boss })', () => {
       await boss.stop({ graceful: false, close: true });
       await store.close();
     }
+  }, 60_000);
+});
+
+describe('BullMQDispatcher', () => {
+  it("runs a session's later inputs when a server died after numbering an input and before adding its job", async () => {
+    const { hostname, port } = new URL(REDIS_URL);
+    const queue = `baton.test-gap-${randomBytes(4).toString('hex')}`;
+    const connection = { host: hostname, port: Number(port) };
+    const server = new BullMQDispatcher({ connection }, { queue });
+    const worker = new BullMQDispatcher({ connection }, { queue });
+    // The first input's job is never added: the server "dies" right after numbering it.
+    const add = vi.spyOn(Queue.prototype, 'add').mockRejectedValueOnce(new Error('server died'));
+    try {
+      await expect(
+        server.enqueue(queue, { sessionId: 's:1', task: 'first', inputId: 'i1' }),
+      ).rejects.toThrow('server died');
+    } finally {
+      add.mockRestore();
+    }
+    await server.enqueue(queue, { sessionId: 's:1', task: 'second', inputId: 'i2' });
+    const ran: unknown[] = [];
+    let ranBoth: () => void = () => {};
+    const both = new Promise<void>((resolve) => (ranBoth = resolve));
+    const consumer = await worker.consume(
+      queue,
+      async (job) => {
+        ran.push(job.task);
+        if (ran.length === 2) ranBoth();
+        return { done: true };
+      },
+      { concurrency: 2 },
+    );
+    await both;
+    // The numbered input is not lost: it runs in its place, before the one after it.
+    expect(ran).toEqual(['first', 'second']);
+    await consumer.stop();
+    await worker.close();
+    await server.close();
   }, 60_000);
 });
