@@ -95,23 +95,40 @@ export function agUiRoute(app: Hono<ServeEnv>, ctx: ServeContext): void {
   const { options } = ctx;
   app.post('/ag-ui', async (c) => {
     const input = checked(RunAgentInputSchema, await readJsonBody(c.req.raw, options.maxBodyBytes));
-    const principal = c.get('principal');
-    const hub = await ctx.hub(principal);
+    // The request's place among the session's inputs: the order the bodies were read, taken
+    // before anything else is awaited.
     const id = input.threadId;
-    await sessionOnFirstUse(hub, principal, id);
+    const turn = ctx.arrivals.take(id);
     const encoder = new AgUiEncoder(id, input.runId);
     const leave = new AbortController();
-    const live = await admit(hub, id, options.busy, async () => {
-      const info = await hub.session(id).info();
-      const task = agUiTask(input, info.pendingRequest);
-      encoder.snapshot = info.state;
-      if (task !== null) return hub.start(id, task);
-      return new HttpError(
-        409,
-        'approvals_pending',
-        'Tool calls await a decision: answer their interrupts with resume[] ({approved, reason?}).',
+    let live;
+    try {
+      const principal = c.get('principal');
+      const hub = await ctx.hub(principal);
+      // Queued for workers, the first of them creates the session before the others look.
+      if (hub.dispatched) await turn.ready;
+      await sessionOnFirstUse(hub, principal, id);
+      live = await admit(
+        hub,
+        id,
+        options.busy,
+        async () => {
+          const info = await hub.session(id).info();
+          const task = agUiTask(input, info.pendingRequest);
+          encoder.snapshot = info.state;
+          if (task !== null) return hub.start(id, task);
+          return new HttpError(
+            409,
+            'approvals_pending',
+            'Tool calls await a decision: answer their interrupts with resume[] ({approved, reason?}).',
+          );
+        },
+        undefined,
+        turn,
       );
-    });
+    } finally {
+      turn.done();
+    }
     if (live instanceof HttpError) {
       const frames = encoder
         .refused(live.message, live.code)

@@ -78,26 +78,43 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
 
   app.post('/chat', async (c) => {
     const body = checked(ChatBodySchema, await readJsonBody(c.req.raw, options.maxBodyBytes));
-    const input = chatInput(body);
-    const principal = c.get('principal');
-    const hub = await ctx.hub(principal);
-    const id = body.id;
-    await sessionOnFirstUse(hub, principal, id);
+    // The request's place among the session's inputs: the order the bodies were read, taken
+    // before anything else is awaited.
+    const turn = ctx.arrivals.take(body.id);
     let known: string[] = [];
-    const live = await admit(hub, id, options.busy, async () => {
-      let task: Task;
-      if ('text' in input) task = input.text;
-      else {
-        const pending = (await hub.session(id).info()).pendingRequest;
-        known = (pending?.calls ?? []).map((call) => call.id);
-        task = decisionsTask(
-          input.decisions,
-          pending,
-          `body.messages[${body.messages.length - 1}].parts.approval`,
-        );
-      }
-      return hub.start(id, task);
-    });
+    let live;
+    const id = body.id;
+    const input = chatInput(body);
+    try {
+      const principal = c.get('principal');
+      const hub = await ctx.hub(principal);
+      // Queued for workers, the first of them creates the session before the others look.
+      if (hub.dispatched) await turn.ready;
+      await sessionOnFirstUse(hub, principal, id);
+      live = await admit(
+        hub,
+        id,
+        options.busy,
+        async () => {
+          let task: Task;
+          if ('text' in input) task = input.text;
+          else {
+            const pending = (await hub.session(id).info()).pendingRequest;
+            known = (pending?.calls ?? []).map((call) => call.id);
+            task = decisionsTask(
+              input.decisions,
+              pending,
+              `body.messages[${body.messages.length - 1}].parts.approval`,
+            );
+          }
+          return hub.start(id, task);
+        },
+        undefined,
+        turn,
+      );
+    } finally {
+      turn.done();
+    }
     const messageId = 'text' in input ? `${id}:${live.base.step + 1}` : input.messageId;
     const leave = new AbortController();
     const encoder = new UiMessageEncoder(messageId, known);

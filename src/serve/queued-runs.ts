@@ -130,7 +130,8 @@ export class QueuedRuns {
         }
         run.push(view);
         live.step(view);
-        if (view.status !== 'idle') {
+        // `cancelled`: a worker shutting down cut the run short; another worker finishes it.
+        if (view.status !== 'idle' && view.status !== 'cancelled') {
           const result = resultOf(id, run, view.pendingRequest, view.status);
           const stopReason = await this.#stopReason(id, inputId);
           live.finish(stopReason === undefined ? result : { ...result, stopReason });

@@ -270,6 +270,16 @@ export class RunHub {
     await this.signals.close();
   }
 
+  /**
+   * Cuts short the runs started here, as an aborted `signal` does (status `cancelled`, the
+   * interrupted turn not recorded), and waits for them to end and let go of their leases.
+   */
+  async abortAll(): Promise<void> {
+    const runs = [...this.#live.values()];
+    for (const live of runs) live.controller.abort();
+    await Promise.all(runs.map((live) => live.ended));
+  }
+
   async #idle(id: string): Promise<void> {
     for (;;) {
       const live = this.#live.get(id);

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
 import {
@@ -27,8 +29,9 @@ export interface BullMQDispatcherOptions {
 }
 
 interface RedisLike {
-  incr(key: string): Promise<number>;
   get(key: string): Promise<string | null>;
+  hget(key: string, field: string): Promise<string | null>;
+  eval(script: string, keys: number, ...args: (string | number)[]): Promise<unknown>;
   set(key: string, value: string, ...args: (string | number)[]): Promise<unknown>;
   publish(channel: string, message: string): Promise<unknown>;
   subscribe(channel: string): Promise<unknown>;
@@ -49,6 +52,7 @@ interface BullModule {
     opts: object,
   ) => {
     add(name: string, data: object, opts: object): Promise<unknown>;
+    getJob(id: string): Promise<unknown>;
     close(): Promise<void>;
   };
   Worker: new (
@@ -69,8 +73,25 @@ interface OrderedJob extends RunJob {
 /*
  * The two counters of a session (`baton:<queue>:seq:<id>`, `baton:<queue>:done:<id>`) do not
  * expire: one expiring before the other would stall or skip the session's next input. They are
- * two small keys per session.
+ * two small keys per session, with a hash of the inputs numbered and not yet done
+ * (`baton:<queue>:inputs:<id>`), emptied as they are done.
  */
+
+/** Takes the session's next number and keeps the input under it, in one step. */
+const RESERVE = `local seq = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], seq, ARGV[1])
+return seq`;
+/** Marks the input `ARGV[1]` done and lets go of what was kept of it. */
+const DONE = `redis.call('SET', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1`;
+/** BullMQ's options of a run's job. */
+const JOB_OPTIONS = {
+  attempts: 100_000,
+  backoff: { type: 'fixed', delay: 1000 },
+  removeOnComplete: true,
+  removeOnFail: 1000,
+};
 
 /**
  * Runs go through BullMQ on Redis (API.md §16). Each input of a session gets the next number of
@@ -125,16 +146,16 @@ export class BullMQDispatcher implements Dispatcher {
   async enqueue(queue: string, job: RunJob): Promise<void> {
     const name = this.queue ?? queue;
     const { redis } = await this.#load();
-    const seq = await redis.incr(seqKey(name, job.sessionId));
+    const id = job.sessionId;
+    // The number and the input are kept together: should this process die before the job is
+    // added, the session's next job adds it (below), so no number is left without its job.
+    const seq = Number(
+      await redis.eval(RESERVE, 2, seqKey(name, id), inputsKey(name, id), JSON.stringify(job)),
+    );
     await this.#queueOf(name, await this.#load()).add(
       'run',
       { ...job, seq },
-      {
-        attempts: 100_000,
-        backoff: { type: 'fixed', delay: 1000 },
-        removeOnComplete: true,
-        removeOnFail: 1000,
-      },
+      { ...JOB_OPTIONS, jobId: jobIdOf(id, seq) },
     );
   }
 
@@ -156,10 +177,14 @@ export class BullMQDispatcher implements Dispatcher {
         if (!isRunJob<OrderedJob>(data)) return null;
         const done = Number((await redis.get(doneKey(name, data.sessionId))) ?? '0');
         if (data.seq <= done) return null;
-        if (data.seq > done + 1) return retry(job, token, this.#retryDelayMs);
+        if (data.seq > done + 1) {
+          await this.#fillGap(name, data.sessionId, done + 1);
+          return retry(job, token, this.#retryDelayMs);
+        }
         const outcome = await handler(data);
         if (!outcome.done) return retry(job, token, outcome.retryMs);
-        await redis.set(doneKey(name, data.sessionId), String(data.seq));
+        const id = data.sessionId;
+        await redis.eval(DONE, 2, doneKey(name, id), inputsKey(name, id), data.seq);
         return null;
       },
       {
@@ -212,6 +237,23 @@ export class BullMQDispatcher implements Dispatcher {
     if (loaded !== undefined) await (await loaded).redis.quit();
   }
 
+  /**
+   * Adds the job of the session's input `seq` when a process numbered the input and died before it
+   * added the job. Its job id is fixed, so one added meanwhile is not added twice.
+   */
+  async #fillGap(name: string, sessionId: string, seq: number): Promise<void> {
+    const loaded = await this.#load();
+    const queue = this.#queueOf(name, loaded);
+    const jobId = jobIdOf(sessionId, seq);
+    const there = await queue.getJob(jobId);
+    if (there !== undefined && there !== null) return;
+    const kept = await loaded.redis.hget(inputsKey(name, sessionId), String(seq));
+    if (kept === null) return;
+    const job: unknown = JSON.parse(kept);
+    if (!isRunJob(job)) return;
+    await queue.add('run', { ...job, seq }, { ...JOB_OPTIONS, jobId });
+  }
+
   #queueOf(name: string, { bull }: { bull: BullModule }): InstanceType<BullModule['Queue']> {
     let queue = this.#queues.get(name);
     if (queue === undefined) {
@@ -260,4 +302,13 @@ function seqKey(queue: string, sessionId: string): string {
 
 function doneKey(queue: string, sessionId: string): string {
   return `baton:${queue}:done:${sessionId}`;
+}
+
+function inputsKey(queue: string, sessionId: string): string {
+  return `baton:${queue}:inputs:${sessionId}`;
+}
+
+/** The job id of a session's input `seq` (BullMQ's custom ids hold no ":"). */
+function jobIdOf(sessionId: string, seq: number): string {
+  return `${createHash('sha256').update(sessionId, 'utf8').digest('hex').slice(0, 32)}-${seq}`;
 }

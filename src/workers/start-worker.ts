@@ -34,8 +34,8 @@ export interface WorkerOptions {
 /** A running worker. */
 export interface Worker {
   /**
-   * Takes no new jobs, lets running turns finish for up to `shutdownTimeoutMs`, and ends. A turn
-   * it could not finish is resumed by another worker once its lease has expired.
+   * Takes no new jobs, lets running turns finish for up to `shutdownTimeoutMs`, then cuts short
+   * those still running and releases their leases: another worker resumes them at once.
    */
   close(): Promise<void>;
 }
@@ -87,9 +87,13 @@ export async function startWorker(
   return {
     close() {
       closing ??= (async () => {
-        const stopped = consumer.stop();
-        const timer = sleep(shutdownTimeoutMs, undefined, { ref: false });
-        await Promise.race([stopped.catch(() => {}), timer]);
+        const stopped = consumer.stop().catch(() => {});
+        const timer = sleep(shutdownTimeoutMs, undefined, { ref: false }).then(() => 'timeout');
+        if ((await Promise.race([stopped, timer])) !== 'timeout') return;
+        // Turns still running are cut short (their leases let go, their jobs handed back), so
+        // another worker resumes them at once rather than after the lease expires.
+        await hub.abortAll();
+        await stopped;
       })();
       return closing;
     },
@@ -110,7 +114,8 @@ async function runJob(hub: RunHub, job: RunJob, dispatcher: Dispatcher): Promise
         // An earlier attempt took the input: finish its run, unless it ended.
         const { status } = await session.info();
         if (status === 'running') return { done: false, retryMs: BUSY_RETRY_MS };
-        if (status !== 'idle') return { done: true };
+        // `cancelled`: a worker shutting down cut the run short; its turn is made again here.
+        if (status !== 'idle' && status !== 'cancelled') return { done: true };
         task = undefined;
       }
     }
@@ -120,6 +125,9 @@ async function runJob(hub: RunHub, job: RunJob, dispatcher: Dispatcher): Promise
     const last = live.events.at(-1);
     if (last?.kind === 'error' && retried(last.error))
       return { done: false, retryMs: BUSY_RETRY_MS };
+    // Cut short by this worker's close(): handed back for another worker to finish at once.
+    if (last?.kind === 'result' && last.result.status === 'cancelled')
+      return { done: false, retryMs: 0 };
     if (job.inputId !== null && (last?.kind === 'result' || last?.kind === 'error')) {
       const outcome =
         last.kind === 'result'

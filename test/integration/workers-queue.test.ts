@@ -3,9 +3,11 @@
 // "reject" and "interrupt", and the ConfigError for a store machines do not share.
 import { randomBytes } from 'node:crypto';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import {
+  BullMQDispatcher,
   ConfigError,
   FileCheckpointStore,
   MemoryCheckpointStore,
@@ -15,7 +17,7 @@ import {
   serve,
   startWorker,
 } from '../../src/index.js';
-import { dispatcherOf, type Engine, queueDesk, storeOf } from '../support/queue-desk.js';
+import { dispatcherOf, type Engine, queueDesk, REDIS_URL, storeOf } from '../support/queue-desk.js';
 
 const TOKEN = 'workers-token';
 
@@ -97,6 +99,51 @@ describe.each<Engine>((process.env.WORKERS_ENGINES ?? 'pg,redis').split(',') as 
       await handler.close();
     }, 90_000);
 
+    it('answers inputs sent at once to one session through /chat and /ag-ui in the order sent', async () => {
+      const handler = serve(queueDesk(store), { token: TOKEN, dispatcher });
+      // The session is created by the first of them (the protocol routes create on first use).
+      const chatId = `chat-${randomBytes(4).toString('hex')}`;
+      const chats = await Promise.all(
+        Array.from({ length: 6 }, (_, k) =>
+          call(handler, '/chat', {
+            id: chatId,
+            messages: [{ id: `m${k}`, role: 'user', parts: [{ type: 'text', text: `c${k}` }] }],
+          }),
+        ),
+      );
+      for (const answer of chats) {
+        expect(answer.status).toBe(200);
+        expect(await answer.text()).toContain('data: [DONE]');
+      }
+      const chatThread = (await (await call(handler, `/sessions/${chatId}/messages`)).json()) as {
+        messages: { type: string; content: string }[];
+      };
+      expect(texts(chatThread.messages)).toEqual(
+        Array.from({ length: 6 }, (_, k) => [`c${k}`, `reply ${k + 1}: c${k}`]).flat(),
+      );
+      const threadId = `agui-${randomBytes(4).toString('hex')}`;
+      const runs = await Promise.all(
+        Array.from({ length: 6 }, (_, k) =>
+          call(handler, '/ag-ui', {
+            threadId,
+            runId: `r${k}`,
+            messages: [{ id: `m${k}`, role: 'user', content: `a${k}` }],
+          }),
+        ),
+      );
+      for (const answer of runs) {
+        expect(answer.status).toBe(200);
+        expect(await answer.text()).toContain('"RUN_FINISHED"');
+      }
+      const aguiThread = (await (await call(handler, `/sessions/${threadId}/messages`)).json()) as {
+        messages: { type: string; content: string }[];
+      };
+      expect(texts(aguiThread.messages)).toEqual(
+        Array.from({ length: 6 }, (_, k) => [`a${k}`, `reply ${k + 1}: a${k}`]).flat(),
+      );
+      await handler.close();
+    }, 90_000);
+
     it('answers 409 to an input while the session runs with busy "reject"', async () => {
       const handler = serve(queueDesk(store), { token: TOKEN, dispatcher, busy: 'reject' });
       const id = await session(handler);
@@ -129,6 +176,44 @@ describe.each<Engine>((process.env.WORKERS_ENGINES ?? 'pg,redis').split(',') as 
       expect(texts(next.messages)).toEqual(['two', 'reply 2: two']);
       await handler.close();
     }, 60_000);
+
+    it('cuts short a turn still running when close() gives up, releases its lease, and another worker finishes it', async () => {
+      const own = `${queue}-close`;
+      const serverDispatcher = dispatcherOf(engine, own);
+      const handler = serve(queueDesk(store), { token: TOKEN, dispatcher: serverDispatcher });
+      const id = await session(handler);
+      const firstStore = storeOf(engine, name);
+      const firstDispatcher = dispatcherOf(engine, own);
+      const first = await startWorker(queueDesk(firstStore), {
+        dispatcher: firstDispatcher,
+        shutdownTimeoutMs: 0,
+      });
+      // The clerk calls its wait tool (SLOW_MS) for a text holding "slow".
+      const answer = call(handler, `/sessions/${id}/runs`, { input: 'slow one' });
+      await waitFor(async () => (await store.leaseHolder(id)) !== null);
+      await first.close();
+      // close() let go of the session: no lease left to expire before another worker may take it.
+      expect(await store.leaseHolder(id)).toBe(null);
+      await firstDispatcher.close();
+      await firstStore.close();
+      const secondStore = storeOf(engine, name);
+      const secondDispatcher = dispatcherOf(engine, own);
+      const second = await startWorker(queueDesk(secondStore), { dispatcher: secondDispatcher });
+      const result = (await (await answer).json()) as {
+        status: string;
+        messages: { type: string; content: string }[];
+      };
+      expect(result.status).toBe('awaiting_input');
+      const thread = (await (await call(handler, `/sessions/${id}/messages`)).json()) as {
+        messages: { type: string; content: string }[];
+      };
+      expect(texts(thread.messages)).toEqual(['slow one', 'reply 1: slow one']);
+      await handler.close();
+      await second.close();
+      await secondDispatcher.close();
+      await secondStore.close();
+      await serverDispatcher.close();
+    }, 90_000);
 
     it('refuses a store that only this process sees, with a ConfigError naming why', async () => {
       const memory = queueDesk(new MemoryCheckpointStore());
@@ -189,5 +274,43 @@ describe('PgBossDispatcher({ boss })', () => {
       await boss.stop({ graceful: false, close: true });
       await store.close();
     }
+  }, 60_000);
+});
+
+describe('BullMQDispatcher', () => {
+  it("runs a session's later inputs when a server died after numbering an input and before adding its job", async () => {
+    const { hostname, port } = new URL(REDIS_URL);
+    const queue = `baton.test-gap-${randomBytes(4).toString('hex')}`;
+    const connection = { host: hostname, port: Number(port) };
+    const server = new BullMQDispatcher({ connection }, { queue });
+    const worker = new BullMQDispatcher({ connection }, { queue });
+    // The first input's job is never added: the server "dies" right after numbering it.
+    const add = vi.spyOn(Queue.prototype, 'add').mockRejectedValueOnce(new Error('server died'));
+    try {
+      await expect(
+        server.enqueue(queue, { sessionId: 's:1', task: 'first', inputId: 'i1' }),
+      ).rejects.toThrow('server died');
+    } finally {
+      add.mockRestore();
+    }
+    await server.enqueue(queue, { sessionId: 's:1', task: 'second', inputId: 'i2' });
+    const ran: unknown[] = [];
+    let ranBoth: () => void = () => {};
+    const both = new Promise<void>((resolve) => (ranBoth = resolve));
+    const consumer = await worker.consume(
+      queue,
+      async (job) => {
+        ran.push(job.task);
+        if (ran.length === 2) ranBoth();
+        return { done: true };
+      },
+      { concurrency: 2 },
+    );
+    await both;
+    // The numbered input is not lost: it runs in its place, before the one after it.
+    expect(ran).toEqual(['first', 'second']);
+    await consumer.stop();
+    await worker.close();
+    await server.close();
   }, 60_000);
 });
