@@ -291,55 +291,8 @@ export async function until(probe: () => Promise<boolean> | boolean): Promise<vo
   while (!(await probe())) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
-/** One plain SSE event. */
-export interface SseEvent {
-  id?: string | undefined;
-  event?: string | undefined;
-  data: string;
-}
-
-/** Reads SSE events from `body` as they arrive. */
-export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = parseBlock(block);
-        if (event) yield event;
-      }
-    }
-    const event = parseBlock(buffer);
-    if (event) yield event;
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-}
-
-function parseBlock(block: string): SseEvent | undefined {
-  const data: string[] = [];
-  let id: string | undefined;
-  let event: string | undefined;
-  for (const line of block.split('\n')) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'id') id = value;
-    else if (field === 'event') event = value;
-  }
-  if (data.length === 0 && id === undefined && event === undefined) return undefined;
-  return { id, event, data: data.join('\n') };
-}
+// The SSE reader the §15 suite wrote for the same wire.
+export { type SseEvent, sseEvents } from '../serve/support.js';
 
 /** Starts a worker and closes it at the end of the test (unless the test closed it). */
 export async function worker(
