@@ -8,7 +8,6 @@ import {
   listQuery,
   OWNER_OF,
   type OwnerAndLeases,
-  type OwnerLookup,
   ownerOf,
   pageOf,
   type SessionPage,
@@ -30,7 +29,7 @@ interface StoredSession {
  *
  * @example new HandoffBuilder({ participants }).coordinator(triage).withCheckpointing(new MemoryCheckpointStore())
  */
-export class MemoryCheckpointStore implements CheckpointStore, OwnerLookup {
+export class MemoryCheckpointStore implements CheckpointStore {
   readonly #sessions = new Map<string, StoredSession>();
   readonly #leases = new Map<string, { owner: string; expires: number }>();
   readonly #clock: () => number;

@@ -14,7 +14,6 @@ import {
   listQuery,
   OWNER_OF,
   type OwnerAndLeases,
-  type OwnerLookup,
   ownerOf,
   type SessionPage,
   toPage,
@@ -75,7 +74,7 @@ function isPool(value: unknown): value is PostgresPool {
  * @throws ConfigError when neither `connectionString` nor `pool` is given, or `table` is not a
  * lowercase identifier.
  */
-export class PostgresCheckpointStore implements CheckpointStore, OwnerLookup {
+export class PostgresCheckpointStore implements CheckpointStore {
   /** Where the server is, for error messages: host, port and database, never credentials. */
   readonly #target: string;
   readonly #connectionString: string | undefined;
