@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import { OBSERVE_RUN, type ObservedRun } from '../engine/run/run-observer.js';
+import { HAND_OVER, OBSERVE_RUN, type ObservedRun } from '../engine/run/run-observer.js';
 import type { Task, TaskResult } from '../engine/runnable.js';
 import { type Reading, type StepView, stepViewOf, stepViews } from '../engine/log/step-messages.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
@@ -23,6 +23,8 @@ export interface HubOptions {
   readonly dispatch?: { readonly dispatcher: Dispatcher; readonly queue: string };
   /** Called after every step a run of this hub commits (a worker announces it). */
   readonly onStep?: (sessionId: string) => void;
+  /** Once aborted, every run of the hub is handed on after its turn (see `HAND_OVER`). */
+  readonly handOver?: AbortSignal;
   /** Where announcements of other processes' steps come from. */
   readonly signals?: Dispatcher;
 }
@@ -54,7 +56,7 @@ export class RunHub {
   #closing = false;
   readonly signals: StepSignals;
   readonly #queued: QueuedRuns | undefined;
-  readonly #onStep: ((sessionId: string) => void) | undefined;
+  readonly #options: HubOptions;
   /** Sessions whose next queued input interrupts the run before it. */
   readonly #interrupting = new Set<string>();
 
@@ -62,7 +64,7 @@ export class RunHub {
     this.workflow = workflow;
     this.store = workflow.checkpointStore;
     this.tenancy = tenancy;
-    this.#onStep = options.onStep;
+    this.#options = options;
     this.signals = new StepSignals(options.dispatch?.dispatcher ?? options.signals);
     const store = this.store;
     const dispatch = options.dispatch;
@@ -185,13 +187,14 @@ export class RunHub {
     const log = this.store === undefined ? this.#logOf(id) : undefined;
     const options: ObservedRun = {
       signal: live.controller.signal,
+      [HAND_OVER]: this.#options.handOver,
       [OBSERVE_RUN]: {
         message: (m) => live.message(m),
         step: (step, appended, state, statePatch) => {
           const view = stepViewOf(step, appended, state, statePatch);
           log?.push(view);
           live.step(view);
-          this.#onStep?.(id);
+          this.#options.onStep?.(id);
         },
       },
     };

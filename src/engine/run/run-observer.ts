@@ -25,8 +25,24 @@ export interface RunObserver {
   ): void;
 }
 
-/** `RunOptions` with an observer. */
-export type ObservedRun = RunOptions & { readonly [OBSERVE_RUN]?: RunObserver };
+/**
+ * Internal, not part of API.md: a `RunOptions` key whose signal, once aborted, hands the run on
+ * (a worker's `close()`, API.md §16): the turn it is making — or its first one, when it has made
+ * none yet — finishes and is committed, and it starts no further turn but ends `cancelled`, its
+ * session left for another process to resume from that step.
+ */
+export const HAND_OVER = Symbol.for('baton.handOver');
+
+/** `RunOptions` with an observer, and a signal that hands the run on. */
+export type ObservedRun = RunOptions & {
+  readonly [OBSERVE_RUN]?: RunObserver;
+  readonly [HAND_OVER]?: AbortSignal | undefined;
+};
+
+/** The hand-over signal `options` carry, if any (see `HAND_OVER`). */
+export function handOverOf(options: RunOptions | undefined): AbortSignal | undefined {
+  return (options as ObservedRun | undefined)?.[HAND_OVER];
+}
 
 /** The observer `options` carry, if any. */
 export function observerOf(options: RunOptions | undefined): RunObserver | undefined {

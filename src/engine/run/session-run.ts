@@ -23,7 +23,7 @@ import type { RunOptions, Task, TaskResult } from '../runnable.js';
 import { NO_MESSAGES, type SessionState, withThread } from '../state/session-state.js';
 import type { Step } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
-import { observedSink } from './run-observer.js';
+import { handOverOf, observedSink } from './run-observer.js';
 import type { StopCheck } from './session-stop.js';
 import {
   answerStep,
@@ -191,6 +191,7 @@ export class SessionRun {
   async #loop(): Promise<TaskResult> {
     const { host, options } = this;
     const { driver, orchestration } = host;
+    const handOver = handOverOf(options);
     for (let turns = 0; ; turns++) {
       const state = host.state;
       const meta = driver.meta(state.machineState);
@@ -209,7 +210,8 @@ export class SessionRun {
       // the event loop, and no timer, abort or signal handler could end it (issue 33). A macrotask
       // can cost more than such a turn (setImmediate: 2–20 µs), so it comes every so many turns.
       if (turns > 0 && turns % TURNS_PER_MACROTASK === 0) await nextMacrotask();
-      if (options.signal?.aborted) return this.cancel();
+      // Handed on (`HAND_OVER`): the turn made is committed; the next is for another process.
+      if (options.signal?.aborted || (turns > 0 && handOver?.aborted)) return this.cancel();
       // A run that lost its lease or its store stops here, before paying for a model call.
       const confirming = host.confirmLease(state.step + 1);
       if (confirming !== undefined) await confirming;
