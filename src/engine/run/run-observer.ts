@@ -41,7 +41,9 @@ export type ObservedRun = RunOptions & {
 
 /** The hand-over signal `options` carry, if any (see `HAND_OVER`). */
 export function handOverOf(options: RunOptions | undefined): AbortSignal | undefined {
-  return (options as ObservedRun | undefined)?.[HAND_OVER];
+  if (options === undefined || !(HAND_OVER in options)) return undefined;
+  const signal = options[HAND_OVER];
+  return signal instanceof AbortSignal ? signal : undefined;
 }
 
 /** The observer `options` carry, if any. */
