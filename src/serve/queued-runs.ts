@@ -130,7 +130,7 @@ export class QueuedRuns {
         }
         run.push(view);
         live.step(view);
-        // `cancelled`: a worker shutting down cut the run short; another worker finishes it.
+        // `cancelled`: a worker shutting down handed the run on; another worker goes on with it.
         if (view.status !== 'idle' && view.status !== 'cancelled') {
           const result = resultOf(id, run, view.pendingRequest, view.status);
           const stopReason = await this.#stopReason(id, inputId);

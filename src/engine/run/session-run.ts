@@ -87,7 +87,6 @@ export class SessionRun {
   readonly sink: MessageSink | undefined;
   /** Everything this run produced, in order (the result's messages). */
   readonly out: AgentMessage[] = [];
-
   /** How many messages this run has put on its stream so far. */
   streamed = 0;
 
@@ -210,11 +209,12 @@ export class SessionRun {
       // the event loop, and no timer, abort or signal handler could end it (issue 33). A macrotask
       // can cost more than such a turn (setImmediate: 2–20 µs), so it comes every so many turns.
       if (turns > 0 && turns % TURNS_PER_MACROTASK === 0) await nextMacrotask();
-      // Handed on (`HAND_OVER`): the turn made is committed; the next is for another process.
-      if (options.signal?.aborted || (turns > 0 && handOver?.aborted)) return this.cancel();
+      if (options.signal?.aborted) return this.cancel();
       // A run that lost its lease or its store stops here, before paying for a model call.
       const confirming = host.confirmLease(state.step + 1);
       if (confirming !== undefined) await confirming;
+      // Handed on (`HAND_OVER`): the turn made is committed; the next is for another process.
+      if (turns > 0 && handOver?.aborted === true) return this.cancel();
       const ended = meta.kind === 'group' ? await groupStep(this, state) : await this.#turn(state);
       if (ended !== undefined) return ended;
     }
