@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
   Agent,
+  type AgentMessage,
   MemoryCheckpointStore,
   RoundRobinGroupChat,
   ScriptedChatClient,
@@ -30,10 +31,14 @@ function ticker(stopAt: number, during: (n: number) => void = () => {}) {
   return { workflow, store, calls: () => n };
 }
 
-const answers = (messages: readonly { type: string; source: string }[]) =>
-  messages
-    .filter((m) => m.type === 'TextMessage' && m.source === 'a')
-    .map((m) => (m as { content: string }).content);
+const answers = (messages: readonly AgentMessage[]) =>
+  messages.flatMap((m) => (m.type === 'TextMessage' && m.source === 'a' ? [m.content] : []));
+
+/** Run options that hand the run on once `handOver` aborts. */
+const handingOn = (handOver: AbortController, signal?: AbortSignal): ObservedRun => ({
+  ...(signal === undefined ? {} : { signal }),
+  [HAND_OVER]: handOver.signal,
+});
 
 describe('a run handed on (HAND_OVER)', () => {
   it('finishes the turn it is making, starts no further one, and the next run goes on from there', async () => {
@@ -41,8 +46,7 @@ describe('a run handed on (HAND_OVER)', () => {
     const { workflow, store, calls } = ticker(5, (n) => {
       if (n === 2) handOver.abort();
     });
-    const options: ObservedRun = { [HAND_OVER]: handOver.signal };
-    const first = await workflow.session('s').run('go', options);
+    const first = await workflow.session('s').run('go', handingOn(handOver));
     expect([first.status, first.stopReason]).toEqual(['cancelled', null]);
     expect(answers(first.messages)).toEqual(['tick 1', 'tick 2']);
     expect(calls()).toBe(2);
@@ -65,7 +69,7 @@ describe('a run handed on (HAND_OVER)', () => {
     const { workflow, calls } = ticker(5);
     const handOver = new AbortController();
     handOver.abort();
-    const result = await workflow.session('s').run('go', { [HAND_OVER]: handOver.signal });
+    const result = await workflow.session('s').run('go', handingOn(handOver));
     expect([result.status, answers(result.messages)]).toEqual(['cancelled', ['tick 1']]);
     expect(calls()).toBe(1);
   });
@@ -75,7 +79,7 @@ describe('a run handed on (HAND_OVER)', () => {
     const { workflow, calls } = ticker(2, (n) => {
       if (n === 2) handOver.abort();
     });
-    const result = await workflow.session('s').run('go', { [HAND_OVER]: handOver.signal });
+    const result = await workflow.session('s').run('go', handingOn(handOver));
     expect([result.status, result.stopReason]).toEqual(['terminated', "Text 'DONE' mentioned"]);
     expect(answers(result.messages)).toEqual(['tick 1', 'DONE 2']);
     expect(calls()).toBe(2);
@@ -90,8 +94,7 @@ describe('a run handed on (HAND_OVER)', () => {
         signal.abort();
       }
     });
-    const options: ObservedRun = { signal: signal.signal, [HAND_OVER]: handOver.signal };
-    const result = await workflow.session('s').run('go', options);
+    const result = await workflow.session('s').run('go', handingOn(handOver, signal.signal));
     expect([result.status, answers(result.messages)]).toEqual(['cancelled', ['tick 1']]);
   });
 });
