@@ -48,6 +48,11 @@ export class QueuedRuns {
     return (this.#pending.get(id) ?? 0) > 0;
   }
 
+  /** True while a job of the session, queued by any server, is in the queue and not done. */
+  queued(id: string): Promise<boolean> {
+    return this.#dispatcher.pending(this.#queue, id);
+  }
+
   /** Queues `task` for the session; the returned run carries the steps of the run that takes it. */
   async start(id: string, task: Task | undefined, interrupts: boolean): Promise<LiveRun> {
     const { job, inputId } = marked(task);

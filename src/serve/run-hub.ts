@@ -10,6 +10,7 @@ import { thrownText } from '../value-text.js';
 import { sessionBusy } from './http-error.js';
 import type { Cursor } from './event-cursor.js';
 import { LiveRun } from './live-run.js';
+import { logEnd } from './log-end.js';
 import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
 import { QueuedRuns } from './queued-runs.js';
@@ -133,11 +134,17 @@ export class RunHub {
     return this.#live.has(id) || this.#starting.has(id);
   }
 
-  /** True when a run of the session is going on, here or in a process sharing the store. */
+  /**
+   * True when a run of the session is going on, here or in a process sharing the store (it holds
+   * the session's lease), or — with a dispatcher — will go on: a job of the session is in the
+   * queue, waiting, or held by a worker that died until the queue hands it to another (whose lease
+   * may have expired meanwhile). False only when nothing will run the session without new input.
+   */
   async running(id: string): Promise<boolean> {
     if (this.#live.has(id) || this.#starting.has(id)) return true;
     if (this.#queued?.pending(id) === true) return true;
-    return this.store !== undefined && (await this.store.leaseHolder(id)) !== null;
+    if (this.store !== undefined && (await this.store.leaseHolder(id)) !== null) return true;
+    return (await this.#queued?.queued(id)) === true;
   }
 
   /** Every committed step of the session, from the store's log or this process's record. */
@@ -292,33 +299,13 @@ export class RunHub {
     }
   }
 
-  /**
-   * Where the session's log ends: its last step and how many messages that step appended. After a
-   * run here, one read from that run's last step shows whether the log is still there and what
-   * came after it (only a step another process committed is decoded); else the session's info,
-   * then its last record alone.
-   */
+  /** Where the session's log ends: its last step and how many messages that step appended. */
   async #end(id: string, lastStep?: number): Promise<Cursor> {
-    const store = this.store;
-    if (store === undefined) {
-      const last = this.#memoryLog.get(id)?.at(-1);
-      return { step: last?.step ?? 0, n: last?.messages.length ?? 0 };
+    if (this.store !== undefined) {
+      return logEnd(this.store, this.session(id), this.#ends.get(id), lastStep);
     }
-    const known = this.#ends.get(id);
-    // The log's last step, read with the owner just before: still where the last run here left it.
-    if (known !== undefined && known.step > 0 && lastStep === known.step) return known;
-    if (known !== undefined && known.step > 0) {
-      const records = await store.read(id, { from: { after: known.step - 1 } });
-      const last = records.at(-1);
-      if (records[0]?.step === known.step && last !== undefined) {
-        if (last.step === known.step) return known;
-        return { step: last.step, n: stepViews(id, [last]).at(-1)?.messages.length ?? 0 };
-      }
-    }
-    const { step } = await this.session(id).info();
-    if (step === 0) return { step: 0, n: 0 };
-    const [view] = stepViews(id, await store.read(id, { from: { after: step - 1 }, upTo: step }));
-    return { step: view?.step ?? 0, n: view?.messages.length ?? 0 };
+    const last = this.#memoryLog.get(id)?.at(-1);
+    return { step: last?.step ?? 0, n: last?.messages.length ?? 0 };
   }
 
   #logOf(id: string): StepView[] {

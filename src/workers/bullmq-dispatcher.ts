@@ -31,6 +31,7 @@ export interface BullMQDispatcherOptions {
 interface RedisLike {
   get(key: string): Promise<string | null>;
   hget(key: string, field: string): Promise<string | null>;
+  hlen(key: string): Promise<number>;
   eval(script: string, keys: number, ...args: (string | number)[]): Promise<unknown>;
   set(key: string, value: string, ...args: (string | number)[]): Promise<unknown>;
   publish(channel: string, message: string): Promise<unknown>;
@@ -203,6 +204,15 @@ export class BullMQDispatcher implements Dispatcher {
         await worker.close();
       },
     };
+  }
+
+  /**
+   * An input stays in its session's hash from the moment it is numbered until its job is done, so
+   * a job that is waiting, delayed, running or held by a dead worker keeps the hash non-empty.
+   */
+  async pending(queue: string, sessionId: string): Promise<boolean> {
+    const { redis } = await this.#load();
+    return (await redis.hlen(inputsKey(this.queue ?? queue, sessionId))) > 0;
   }
 
   async announce(sessionId: string): Promise<void> {

@@ -21,9 +21,24 @@ export interface PgBossLike {
     handler: (jobs: { data: unknown }[]) => Promise<unknown>,
   ): Promise<string>;
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
+  /** pg-boss 12's jobs of a key, oldest first (absent from older versions). */
+  findJobs?(name: string, options: FindJobs): Promise<{ id: string; state: string }[]>;
   stop(options?: { graceful?: boolean; timeout?: number; close?: boolean }): Promise<void>;
   on?(event: 'error', listener: (error: unknown) => void): unknown;
 }
+
+/** The options of pg-boss's `findJobs()` that `pending()` uses. */
+interface FindJobs {
+  key: string;
+  queued?: boolean;
+  limit?: number;
+  after?: string;
+}
+
+/** How many of a session's jobs `pending()` reads at once. */
+const PAGE = 1000;
+/** The states of a job that is not done: waiting, to be retried, or running (or held by a dead worker). */
+const UNFINISHED = new Set(['created', 'retry', 'active']);
 
 /** The part of `pg` the announcements use. */
 interface PgClient {
@@ -152,6 +167,27 @@ export class PgBossDispatcher implements Dispatcher {
         await boss.offWork(name, { id, wait: true });
       },
     };
+  }
+
+  /**
+   * The session's jobs, found by their key. Most often one is waiting or to be retried (one read of
+   * an index); else its jobs are read oldest first, the done ones (kept until pg-boss deletes them)
+   * before the one that runs, if any — a job whose worker died stays active until its heartbeat
+   * expires and it is retried. Without `findJobs()` (pg-boss before 12): false, and a server
+   * follows a run only while its lease is held.
+   */
+  async pending(queue: string, sessionId: string): Promise<boolean> {
+    const name = this.queue ?? queue;
+    const boss = await this.#queue(name);
+    if (boss.findJobs === undefined) return false;
+    const key = sessionId;
+    if ((await boss.findJobs(name, { key, queued: true, limit: 1 })).length > 0) return true;
+    for (let after: string | undefined; ; ) {
+      const jobs = await boss.findJobs(name, { key, limit: PAGE, ...(after === undefined ? {} : { after }) });
+      if (jobs.some((job) => UNFINISHED.has(job.state))) return true;
+      if (jobs.length < PAGE) return false;
+      after = jobs.at(-1)?.id;
+    }
   }
 
   async announce(sessionId: string): Promise<void> {

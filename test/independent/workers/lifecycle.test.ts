@@ -289,11 +289,9 @@ describe.each(['pg-boss', 'bullmq'] as const)(
       expect(thread).toHaveLength(6);
     });
 
-    // DISCREPANCY (implementation vs API.md §16): "a client streaming from any server instance
-    // sees the run go on". The stream opened (on another server instance) while the killed worker
-    // ran ends after the committed events (its last event is the HandoffMessage, no `result`),
-    // instead of following the run that the other worker resumes.
-    it.fails(
+    // Was a DISCREPANCY with API.md §16, fixed (branch stream-follow): the stream ended after the
+    // committed events when the killed worker's lease expired, before the other worker resumed.
+    it(
       'a client streaming from another server instance sees the resumed run go on to its pause',
       async () => {
         const { events, thread } = await killMidRun();
