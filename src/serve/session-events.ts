@@ -6,7 +6,10 @@ import type { AgentMessage } from '../messages/message.js';
 import { compareCursors, type Cursor } from './event-cursor.js';
 import type { FeedEvent, LiveRun } from './live-run.js';
 import type { RunHub } from './run-hub.js';
+import { outcomeKey } from '../workers/dispatcher.js';
 
+/** How a worker's outcome of a run that failed begins (its error message follows). */
+const FAILED = 'failed:';
 /** After every event of a step. */
 const WHOLE_STEP = Number.MAX_SAFE_INTEGER;
 
@@ -88,10 +91,34 @@ async function* follow(
       last = event.id;
       yield event;
     }
-    if (step.ended || idle) return;
+    if (step.ended) return;
+    if (idle) {
+      // Nothing runs the session and nothing will (no lease held, no job of it queued): the run
+      // ended without a result, and a worker that failed it left the error.
+      const failed = await failure(hub, log.views);
+      if (failed !== undefined) yield failed;
+      return;
+    }
     if (fresh.length === 0 && !(await hub.running(id))) idle = true;
     else await hub.changed(id, signal);
   }
+}
+
+/**
+ * The error a worker left for the input of the session's last run when it failed it (API.md §16:
+ * the step log does not keep it), as the event after the run's last committed step.
+ */
+async function failure(hub: RunHub, views: readonly StepView[]): Promise<FeedEvent | undefined> {
+  const last = views.at(-1);
+  const run = views.slice(views.findLastIndex((view) => view.status !== 'idle') + 1);
+  const input = run.find((view) => view.messages.length > 0)?.messages[0];
+  if (hub.store === undefined || !hub.dispatched || last === undefined || input === undefined) {
+    return undefined;
+  }
+  const outcome = await hub.store.leaseHolder(outcomeKey(input.id));
+  if (outcome?.startsWith(FAILED) !== true) return undefined;
+  const id = { step: last.step, n: last.messages.length + 1 };
+  return { id, kind: 'error', message: outcome.slice(FAILED.length) };
 }
 
 async function* listed(events: readonly FeedEvent[]): AsyncGenerator<FeedEvent> {
