@@ -134,17 +134,21 @@ export class RunHub {
     return this.#live.has(id) || this.#starting.has(id);
   }
 
-  /**
-   * True when a run of the session is going on, here or in a process sharing the store (it holds
-   * the session's lease), or — with a dispatcher — will go on: a job of the session is in the
-   * queue, waiting, or held by a worker that died until the queue hands it to another (whose lease
-   * may have expired meanwhile). False only when nothing will run the session without new input.
-   */
+  /** True when a run of the session is going on, here or in a process sharing the store. */
   async running(id: string): Promise<boolean> {
     if (this.#live.has(id) || this.#starting.has(id)) return true;
     if (this.#queued?.pending(id) === true) return true;
-    if (this.store !== undefined && (await this.store.leaseHolder(id)) !== null) return true;
-    return (await this.#queued?.queued(id)) === true;
+    return this.store !== undefined && (await this.store.leaseHolder(id)) !== null;
+  }
+
+  /**
+   * True while a run of the session goes on or will go on without new input — what a stream
+   * follows: `running()`, or, with a dispatcher, a job of the session is in the queue (waiting,
+   * or held by a worker that died until the queue hands it to another, the dead worker's lease
+   * having expired meanwhile). False: nothing will run the session, the stream ends.
+   */
+  async goingOn(id: string): Promise<boolean> {
+    return (await this.running(id)) || (await this.#queued?.queued(id)) === true;
   }
 
   /** Every committed step of the session, from the store's log or this process's record. */

@@ -32,12 +32,12 @@ export async function openEvents(
   let from = cursor;
   if (from === undefined) {
     if (live !== undefined) from = { step: live.base.step, n: WHOLE_STEP };
-    else if (await hub.running(id)) from = runStart(views);
+    else if (await hub.goingOn(id)) from = runStart(views);
     else return undefined;
   }
   const replay = replayed(hub, id, views, from);
   if (replay.ended) return listed(replay.events);
-  if (replay.events.length === 0 && live === undefined && !(await hub.running(id))) {
+  if (replay.events.length === 0 && live === undefined && !(await hub.goingOn(id))) {
     return undefined;
   }
   const last = replay.events.at(-1)?.id ?? from;
@@ -99,7 +99,7 @@ async function* follow(
       if (failed !== undefined) yield failed;
       return;
     }
-    if (fresh.length === 0 && !(await hub.running(id))) idle = true;
+    if (fresh.length === 0 && !(await hub.goingOn(id))) idle = true;
     else await hub.changed(id, signal);
   }
 }

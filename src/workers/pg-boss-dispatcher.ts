@@ -182,8 +182,12 @@ export class PgBossDispatcher implements Dispatcher {
     if (boss.findJobs === undefined) return false;
     const key = sessionId;
     if ((await boss.findJobs(name, { key, queued: true, limit: 1 })).length > 0) return true;
-    for (let after: string | undefined; ; ) {
-      const jobs = await boss.findJobs(name, { key, limit: PAGE, ...(after === undefined ? {} : { after }) });
+    for (let after: string | undefined; ;) {
+      const jobs = await boss.findJobs(name, {
+        key,
+        limit: PAGE,
+        ...(after === undefined ? {} : { after }),
+      });
       if (jobs.some((job) => UNFINISHED.has(job.state))) return true;
       if (jobs.length < PAGE) return false;
       after = jobs.at(-1)?.id;
