@@ -89,10 +89,10 @@ export class QueuedRuns {
   }
 
   /**
-   * The stop reason the worker left for the run (the step log does not keep a team's own), read
-   * for a short while after the run's last step: `undefined` when none came.
+   * The stop reason the worker left for the run of input `inputId` (the step log does not keep a
+   * team's own), read for a short while after the run's last step: `undefined` when none came.
    */
-  async #stopReason(id: string, inputId: string | null): Promise<string | null | undefined> {
+  async stopReason(id: string, inputId: string | null): Promise<string | null | undefined> {
     if (inputId === null) return undefined;
     const until = Date.now() + 2000;
     while (!this.#closed && Date.now() < until) {
@@ -138,7 +138,7 @@ export class QueuedRuns {
         // `cancelled`: a worker shutting down handed the run on; another worker goes on with it.
         if (view.status !== 'idle' && view.status !== 'cancelled') {
           const result = resultOf(id, run, view.pendingRequest, view.status);
-          const stopReason = await this.#stopReason(id, inputId);
+          const stopReason = await this.stopReason(id, inputId);
           live.finish(stopReason === undefined ? result : { ...result, stopReason });
           return;
         }

@@ -164,6 +164,11 @@ export class RunHub {
     return stepViews(id, await this.store.read(id, { from: { after: step } }), reading);
   }
 
+  /** The stop reason a worker left for the run of input `inputId` (see `QueuedRuns`). */
+  async stopReason(id: string, inputId: string): Promise<string | null | undefined> {
+    return this.#queued?.stopReason(id, inputId);
+  }
+
   /** The result of the session's latest run here, when it ended on `step`. */
   resultAt(id: string, step: number): TaskResult | undefined {
     const last = this.#results.get(id);

@@ -32,11 +32,11 @@ export async function openEvents(
   let from = cursor;
   if (from === undefined) {
     if (live !== undefined) from = { step: live.base.step, n: WHOLE_STEP };
-    else if (await hub.goingOn(id)) from = runStart(views);
+    else if (await hub.goingOn(id)) from = runStart(hub, views);
     else return undefined;
   }
   const replay = replayed(hub, id, views, from);
-  if (replay.ended) return listed(replay.events);
+  if (replay.ended) return listed(await finished(hub, id, views, replay.events));
   if (replay.events.length === 0 && live === undefined && !(await hub.goingOn(id))) {
     return undefined;
   }
@@ -87,7 +87,7 @@ async function* follow(
     log.views.push(...fresh);
     if (fresh.length > 0) lastStep = fresh.at(-1)?.step ?? lastStep;
     const step = replayed(hub, id, log.views, last);
-    for (const event of step.events) {
+    for (const event of await finished(hub, id, log.views, step.events)) {
       last = event.id;
       yield event;
     }
@@ -110,8 +110,7 @@ async function* follow(
  */
 async function failure(hub: RunHub, views: readonly StepView[]): Promise<FeedEvent | undefined> {
   const last = views.at(-1);
-  const run = views.slice(views.findLastIndex((view) => view.status !== 'idle') + 1);
-  const input = run.find((view) => view.messages.length > 0)?.messages[0];
+  const input = inputOf(hub, views, views.length);
   if (hub.store === undefined || !hub.dispatched || last === undefined || input === undefined) {
     return undefined;
   }
@@ -119,6 +118,36 @@ async function failure(hub: RunHub, views: readonly StepView[]): Promise<FeedEve
   if (outcome?.startsWith(FAILED) !== true) return undefined;
   const id = { step: last.step, n: last.messages.length + 1 };
   return { id, kind: 'error', message: outcome.slice(FAILED.length) };
+}
+
+/**
+ * `events`, whose last may be the result of a run a worker made, with the stop reason the worker
+ * left for it when the log does not say it (a team's own condition stopped the run).
+ */
+async function finished(
+  hub: RunHub,
+  id: string,
+  views: readonly StepView[],
+  events: FeedEvent[],
+): Promise<FeedEvent[]> {
+  const end = events.at(-1);
+  if (end?.kind !== 'result' || !hub.dispatched) return events;
+  const { result } = end;
+  if (result.status !== 'terminated' || result.stopReason !== null) return events;
+  const input = inputOf(hub, views, views.findIndex((view) => view.step === end.id.step) + 1);
+  if (input?.source !== 'user') return events;
+  const stopReason = await hub.stopReason(id, input.id);
+  if (stopReason === undefined) return events;
+  return [...events.slice(0, -1), { ...end, result: { ...result, stopReason } }];
+}
+
+/** The input of the run that `views[end - 1]` belongs to (ends, or goes on with): its first message. */
+function inputOf(hub: RunHub, views: readonly StepView[], end: number): AgentMessage | undefined {
+  const before = views.slice(0, end);
+  const run = before.slice(
+    before.findLastIndex((view, i) => i < end - 1 && endsRun(hub, view)) + 1,
+  );
+  return run.find((view) => view.messages.length > 0)?.messages[0];
 }
 
 async function* listed(events: readonly FeedEvent[]): AsyncGenerator<FeedEvent> {
@@ -131,9 +160,17 @@ function isNew(event: FeedEvent, last: Cursor): boolean {
 }
 
 /** The cursor before the run that is going on: after the last step that ended a run. */
-function runStart(views: readonly StepView[]): Cursor {
-  const ended = views.findLast((view) => view.status !== 'idle');
+function runStart(hub: RunHub, views: readonly StepView[]): Cursor {
+  const ended = views.findLast((view) => endsRun(hub, view));
   return ended === undefined ? { step: 0, n: 0 } : { step: ended.step, n: WHOLE_STEP };
+}
+
+/**
+ * True when `view` ended a run. With a dispatcher, a `cancelled` step is a turn a closing worker
+ * cut short and handed back: another worker redoes it and the run goes on (API.md §16).
+ */
+function endsRun(hub: RunHub, view: StepView): boolean {
+  return view.status !== 'idle' && !(view.status === 'cancelled' && hub.dispatched);
 }
 
 /** The committed events after `from`, up to the first result after it. */
@@ -158,7 +195,7 @@ function replayed(
       });
     }
     const status = view.status;
-    if (status === 'idle') continue;
+    if (status === 'idle' || !endsRun(hub, view)) continue;
     const at = { step: view.step, n: view.messages.length + 1 };
     if (compareCursors(at, from) > 0) {
       const result =

@@ -18,11 +18,14 @@ import {
   Backend,
   closeAll,
   desk,
+  Gate,
   type Kind,
   request,
   server,
   type SseEvent,
   sseEvents,
+  type Ticks,
+  ticker,
   unique,
   until,
   worker,
@@ -45,6 +48,15 @@ async function read(response: Response): Promise<SseEvent[]> {
 }
 
 const sse = { accept: 'text/event-stream' };
+
+/** Waits at `gate` until it opens or the model call is aborted (then throws, as a real client does). */
+async function hang(gate: Gate, signal: AbortSignal | undefined): Promise<void> {
+  const aborted = new Promise<void>((_resolve, reject) => {
+    if (signal?.aborted) reject(new Error('aborted'));
+    signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+  });
+  await Promise.race([gate.pass(), aborted]);
+}
 
 /** A desk whose coordinator's model is down: every run fails. */
 function brokenDesk(store: Backend['store'], name: string) {
@@ -153,5 +165,50 @@ describe.each(['pg-boss', 'bullmq'] as const)('streams of a queued run on %s', (
     const events = await reading;
     expect(events.map((e) => e.event)).toEqual(['TextMessage', 'error']);
     expect(JSON.parse(events[1]!.data)).toEqual(done.json);
+  });
+
+  it("a turn cut short by a worker's close() (status cancelled in the log) does not end the stream: it follows the worker that redoes it, to the end", async () => {
+    const b = backend();
+    const name = `sf-${unique()}`;
+    const shared: Ticks = { n: 0, stopAt: 4 };
+    const late = new Gate();
+    const front = ticker({ store: b.store(), label: 'server', name, shared });
+    const handler = server(front.workflow, { authenticate, dispatcher: b.dispatcher() });
+    const other = ticker({ store: b.store(), label: 'server2', name, shared });
+    const otherHandler = server(other.workflow, { authenticate, dispatcher: b.dispatcher() });
+    const a = ticker({
+      store: b.store(),
+      label: 'A',
+      name,
+      shared,
+      hold: async (n, signal) => {
+        if (n === 2) await hang(late, signal);
+      },
+    });
+    const workerA = await worker(a.workflow, { dispatcher: b.dispatcher(), shutdownTimeoutMs: 0 });
+    expect((await answer(handler.fetch(request('POST', '/sessions', { id: 'sc' })))).status).toBe(
+      201,
+    );
+    const posted = answer(handler.fetch(request('POST', '/sessions/sc/runs', { input: 'loop' })));
+    await late.started;
+    const plain = await otherHandler.fetch(request('GET', '/sessions/sc/stream', undefined, sse));
+    expect(plain.status).toBe(200);
+    const reading = read(plain);
+    await workerA.close();
+    late.open();
+
+    const bee = ticker({ store: b.store(), label: 'B', name, shared });
+    await worker(bee.workflow, { dispatcher: b.dispatcher() });
+    const done = await posted;
+    expect(done.status).toBe(200);
+    const result = done.json as TaskResult;
+    expect(result.stopReason).toBe("Text 'DONE' mentioned");
+    const events = await reading;
+    expect(events.at(-1)?.event).toBe('result');
+    // The stop reason too, which the log does not keep: the worker left it for the servers.
+    expect(JSON.parse(events.at(-1)!.data)).toEqual(result);
+    const streamed = events.slice(0, -1).map((e) => JSON.parse(e.data) as AgentMessage);
+    const thread = await front.workflow.session('sc').messages();
+    expect(streamed.map((m) => m.id)).toEqual(thread.map((m) => m.id));
   });
 });
