@@ -21,7 +21,7 @@ export interface PgBossLike {
     handler: (jobs: { data: unknown }[]) => Promise<unknown>,
   ): Promise<string>;
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
-  /** pg-boss 12's jobs of a key, oldest first (absent from older versions). */
+  /** The jobs of a key, oldest first (pg-boss 12; absent from older versions). */
   findJobs?(name: string, options: FindJobs): Promise<{ id: string; state: string }[]>;
   stop(options?: { graceful?: boolean; timeout?: number; close?: boolean }): Promise<void>;
   on?(event: 'error', listener: (error: unknown) => void): unknown;
@@ -173,8 +173,8 @@ export class PgBossDispatcher implements Dispatcher {
    * The session's jobs, found by their key. Most often one is waiting or to be retried (one read of
    * an index); else its jobs are read oldest first, the done ones (kept until pg-boss deletes them)
    * before the one that runs, if any — a job whose worker died stays active until its heartbeat
-   * expires and it is retried. Without `findJobs()` (pg-boss before 12): false, and a server
-   * follows a run only while its lease is held.
+   * expires and it is retried (one whose retries are spent, `failed`, is done). Without
+   * `findJobs()` (an older pg-boss): false, and servers follow a run only while its lease is held.
    */
   async pending(queue: string, sessionId: string): Promise<boolean> {
     const name = this.queue ?? queue;
