@@ -166,8 +166,8 @@ function runStart(hub: RunHub, views: readonly StepView[]): Cursor {
 }
 
 /**
- * True when `view` ended a run. With a dispatcher, a `cancelled` step is a turn a closing worker
- * cut short and handed back: another worker redoes it and the run goes on (API.md §16).
+ * True when `view` ended a run. With a dispatcher, a `cancelled` step is a run a stopped worker
+ * handed on (after its turn, or cut short): another worker goes on with it (API.md §16).
  */
 function endsRun(hub: RunHub, view: StepView): boolean {
   return view.status !== 'idle' && !(view.status === 'cancelled' && hub.dispatched);

@@ -167,48 +167,70 @@ describe.each(['pg-boss', 'bullmq'] as const)('streams of a queued run on %s', (
     expect(JSON.parse(events[1]!.data)).toEqual(done.json);
   });
 
-  it("a turn cut short by a worker's close() (status cancelled in the log) does not end the stream: it follows the worker that redoes it, to the end", async () => {
-    const b = backend();
-    const name = `sf-${unique()}`;
-    const shared: Ticks = { n: 0, stopAt: 4 };
-    const late = new Gate();
-    const front = ticker({ store: b.store(), label: 'server', name, shared });
-    const handler = server(front.workflow, { authenticate, dispatcher: b.dispatcher() });
-    const other = ticker({ store: b.store(), label: 'server2', name, shared });
-    const otherHandler = server(other.workflow, { authenticate, dispatcher: b.dispatcher() });
-    const a = ticker({
-      store: b.store(),
-      label: 'A',
-      name,
-      shared,
-      hold: async (n, signal) => {
-        if (n === 2) await hang(late, signal);
-      },
-    });
-    const workerA = await worker(a.workflow, { dispatcher: b.dispatcher(), shutdownTimeoutMs: 0 });
-    expect((await answer(handler.fetch(request('POST', '/sessions', { id: 'sc' })))).status).toBe(
-      201,
-    );
-    const posted = answer(handler.fetch(request('POST', '/sessions/sc/runs', { input: 'loop' })));
-    await late.started;
-    const plain = await otherHandler.fetch(request('GET', '/sessions/sc/stream', undefined, sse));
-    expect(plain.status).toBe(200);
-    const reading = read(plain);
-    await workerA.close();
-    late.open();
+  it.each([
+    {
+      how: 'handed on after the turn it was making',
+      shutdownTimeoutMs: 30_000,
+      billing: ['A tick 1', 'A tick 2', 'B tick 3', 'B DONE 4'],
+    },
+    {
+      how: 'cut short after shutdownTimeoutMs',
+      shutdownTimeoutMs: 0,
+      billing: ['A tick 1', 'B tick 3', 'B DONE 4'],
+    },
+  ])(
+    'a run a stopped worker $how (cancelled in the log) does not end the stream: it follows the worker that goes on, to the end',
+    async ({ shutdownTimeoutMs, billing }) => {
+      const b = backend();
+      const name = `sf-${unique()}`;
+      const shared: Ticks = { n: 0, stopAt: 4 };
+      const held = new Gate();
+      const front = ticker({ store: b.store(), label: 'server', name, shared });
+      const handler = server(front.workflow, { authenticate, dispatcher: b.dispatcher() });
+      const other = ticker({ store: b.store(), label: 'server2', name, shared });
+      const otherHandler = server(other.workflow, { authenticate, dispatcher: b.dispatcher() });
+      const a = ticker({
+        store: b.store(),
+        label: 'A',
+        name,
+        shared,
+        hold: async (n, signal) => {
+          if (n === 2) await hang(held, signal);
+        },
+      });
+      const workerA = await worker(a.workflow, { dispatcher: b.dispatcher(), shutdownTimeoutMs });
+      expect((await answer(handler.fetch(request('POST', '/sessions', { id: 'sc' })))).status).toBe(
+        201,
+      );
+      const posted = answer(handler.fetch(request('POST', '/sessions/sc/runs', { input: 'loop' })));
+      await held.started;
+      const plain = await otherHandler.fetch(request('GET', '/sessions/sc/stream', undefined, sse));
+      expect(plain.status).toBe(200);
+      const reading = read(plain);
+      const closing = workerA.close();
+      // Handed on: the held turn finishes (and is committed) once let go; cut short: it was aborted.
+      if (shutdownTimeoutMs === 0) await closing;
+      held.open();
+      await closing;
 
-    const bee = ticker({ store: b.store(), label: 'B', name, shared });
-    await worker(bee.workflow, { dispatcher: b.dispatcher() });
-    const done = await posted;
-    expect(done.status).toBe(200);
-    const result = done.json as TaskResult;
-    expect(result.stopReason).toBe("Text 'DONE' mentioned");
-    const events = await reading;
-    expect(events.at(-1)?.event).toBe('result');
-    // The stop reason too, which the log does not keep: the worker left it for the servers.
-    expect(JSON.parse(events.at(-1)!.data)).toEqual(result);
-    const streamed = events.slice(0, -1).map((e) => JSON.parse(e.data) as AgentMessage);
-    const thread = await front.workflow.session('sc').messages();
-    expect(streamed.map((m) => m.id)).toEqual(thread.map((m) => m.id));
-  });
+      const bee = ticker({ store: b.store(), label: 'B', name, shared });
+      await worker(bee.workflow, { dispatcher: b.dispatcher() });
+      const done = await posted;
+      expect(done.status).toBe(200);
+      const result = done.json as TaskResult;
+      expect(result.stopReason).toBe("Text 'DONE' mentioned");
+      const events = await reading;
+      expect(events.at(-1)?.event).toBe('result');
+      // The stop reason too, which the log does not keep: the worker left it for the servers.
+      expect(JSON.parse(events.at(-1)!.data)).toEqual(result);
+      const streamed = events.slice(0, -1).map((e) => JSON.parse(e.data) as AgentMessage);
+      const thread = await front.workflow.session('sc').messages();
+      expect(streamed.map((m) => m.id)).toEqual(thread.map((m) => m.id));
+      expect(
+        thread
+          .filter((m) => m.type === 'TextMessage' && m.source === 'billing')
+          .map((m) => m.content),
+      ).toEqual(billing);
+    },
+  );
 });
