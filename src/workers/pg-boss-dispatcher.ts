@@ -22,17 +22,12 @@ export interface PgBossLike {
   ): Promise<string>;
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
   /** The jobs of a key, oldest first (pg-boss 12; absent from older versions). */
-  findJobs?(name: string, options: FindJobs): Promise<{ id: string; state: string }[]>;
+  findJobs?(
+    name: string,
+    options: { key: string; queued?: boolean; limit?: number; after?: string },
+  ): Promise<{ id: string; state: string }[]>;
   stop(options?: { graceful?: boolean; timeout?: number; close?: boolean }): Promise<void>;
   on?(event: 'error', listener: (error: unknown) => void): unknown;
-}
-
-/** The options of pg-boss's `findJobs()` that `pending()` uses. */
-interface FindJobs {
-  key: string;
-  queued?: boolean;
-  limit?: number;
-  after?: string;
 }
 
 /** How many of a session's jobs `pending()` reads at once. */
