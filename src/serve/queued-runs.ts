@@ -48,9 +48,12 @@ export class QueuedRuns {
     return (this.#pending.get(id) ?? 0) > 0;
   }
 
-  /** True while a job of the session, queued by any server, is in the queue and not done. */
-  queued(id: string): Promise<boolean> {
-    return this.#dispatcher.pending(this.#queue, id);
+  /**
+   * True while a job of the session, queued by any server, is in the queue and not done (`held`:
+   * a job a worker holds counts too; see `Dispatcher.pending()`).
+   */
+  queued(id: string, held: boolean): Promise<boolean> {
+    return this.#dispatcher.pending(this.#queue, id, held);
   }
 
   /** Queues `task` for the session; the returned run carries the steps of the run that takes it. */

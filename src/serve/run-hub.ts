@@ -143,12 +143,13 @@ export class RunHub {
 
   /**
    * True while a run of the session goes on or will go on without new input — what a stream
-   * follows: `running()`, or, with a dispatcher, a job of the session is in the queue (waiting,
-   * or held by a worker that died until the queue hands it to another, the dead worker's lease
-   * having expired meanwhile). False: nothing will run the session, the stream ends.
+   * follows: `running()`, or, with a dispatcher, a job of the session is in the queue: waiting,
+   * or (`held`) held by a worker, taken before it holds the lease or kept by a worker that died
+   * until the queue hands it to another, the dead worker's lease having expired meanwhile.
+   * False: nothing will run the session, the stream ends.
    */
-  async goingOn(id: string): Promise<boolean> {
-    return (await this.running(id)) || (await this.#queued?.queued(id)) === true;
+  async goingOn(id: string, held: boolean): Promise<boolean> {
+    return (await this.running(id)) || (await this.#queued?.queued(id, held)) === true;
   }
 
   /** Every committed step of the session, from the store's log or this process's record. */

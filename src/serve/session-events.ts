@@ -29,15 +29,18 @@ export async function openEvents(
   const live = hub.live(id);
   const reading: Reading = { length: 0, status: 'idle', pending: null };
   const views = await hub.views(id, reading);
+  // Opening a stream on an idle session is frequent (clients reconnect): a job a worker holds is
+  // looked for (the costlier look on pg-boss) only when the log shows a run going on.
+  const held = midRun(hub, views);
   let from = cursor;
   if (from === undefined) {
     if (live !== undefined) from = { step: live.base.step, n: WHOLE_STEP };
-    else if (await hub.goingOn(id)) from = runStart(hub, views);
+    else if (await hub.goingOn(id, held)) from = runStart(hub, views);
     else return undefined;
   }
   const replay = replayed(hub, id, views, from);
   if (replay.ended) return listed(await finished(hub, id, views, replay.events));
-  if (replay.events.length === 0 && live === undefined && !(await hub.goingOn(id))) {
+  if (replay.events.length === 0 && live === undefined && !(await hub.goingOn(id, held))) {
     return undefined;
   }
   const last = replay.events.at(-1)?.id ?? from;
@@ -99,7 +102,8 @@ async function* follow(
       if (failed !== undefined) yield failed;
       return;
     }
-    if (fresh.length === 0 && !(await hub.goingOn(id))) idle = true;
+    // A job a worker has taken counts even before the worker holds the lease.
+    if (fresh.length === 0 && !(await hub.goingOn(id, true))) idle = true;
     else await hub.changed(id, signal);
   }
 }
@@ -157,6 +161,14 @@ async function* listed(events: readonly FeedEvent[]): AsyncGenerator<FeedEvent> 
 /** True when `event` comes after `last` (a chunk's position is before its step's messages). */
 function isNew(event: FeedEvent, last: Cursor): boolean {
   return compareCursors(event.id, last) > 0;
+}
+
+/** True when the log's last step is inside a run: the run's input is committed, its end is not. */
+function midRun(hub: RunHub, views: readonly StepView[]): boolean {
+  const last = views.at(-1);
+  return (
+    last !== undefined && !endsRun(hub, last) && inputOf(hub, views, views.length) !== undefined
+  );
 }
 
 /** The cursor before the run that is going on: after the last step that ended a run. */

@@ -208,9 +208,10 @@ export class BullMQDispatcher implements Dispatcher {
 
   /**
    * An input stays in its session's hash from the moment it is numbered until its job is done, so
-   * a job that is waiting, delayed, running or held by a dead worker keeps the hash non-empty (so
-   * would a job BullMQ gave up on after its 100 000 attempts, or one whose server died before
-   * adding it until the session's next input adds it: a stream then waits for its client to go).
+   * a job that is waiting, delayed, running or held by a dead worker keeps the hash non-empty: one
+   * read, whatever `held` says. So would a job BullMQ gave up on after its 100 000 attempts, or
+   * one whose server died before adding it, until the session's next input adds it (a stream then
+   * waits until its client leaves).
    */
   async pending(queue: string, sessionId: string): Promise<boolean> {
     const { redis } = await this.#load();

@@ -46,11 +46,12 @@ export interface Dispatcher {
     options: { concurrency: number },
   ): Promise<Consumer>;
   /**
-   * True while a job of the session is on `queue` and not done: waiting, running, or held by a
-   * worker that died until the queue hands it to another. A server follows a session's run until
-   * it ends, or until no job of it is left and no lease is held: then nothing will resume it.
+   * True while a job of the session is on `queue` and not done: waiting for a worker, or — unless
+   * `held` is false — held by one, running or dead until the queue hands it to another. A server
+   * follows a session's run until it ends, or until no job of it is left and no lease is held:
+   * then nothing will resume it. `held: false` (the log shows no run going on) may be cheaper.
    */
-  pending(queue: string, sessionId: string): Promise<boolean>;
+  pending(queue: string, sessionId: string, held?: boolean): Promise<boolean>;
   /** Tells every server that the session committed a step (LISTEN/NOTIFY, or Redis pub/sub). */
   announce(sessionId: string): Promise<void>;
   /**

@@ -165,18 +165,20 @@ export class PgBossDispatcher implements Dispatcher {
   }
 
   /**
-   * The session's jobs, found by their key. Most often one is waiting or to be retried (one read of
-   * an index); else its jobs are read oldest first, the done ones (kept until pg-boss deletes them)
-   * before the one that runs, if any — a job whose worker died stays active until its heartbeat
-   * expires and it is retried (one whose retries are spent, `failed`, is done). Without
-   * `findJobs()` (an older pg-boss): false, and servers follow a run only while its lease is held.
+   * The session's jobs, found by their key: one waiting or to be retried is one read of an index.
+   * A held one (`held`) is not in that index: the session's jobs are then read oldest first, the
+   * done ones (kept until pg-boss deletes them) before the one held, if any — a job whose worker
+   * died stays active until its heartbeat expires and it is retried (one whose retries are spent,
+   * `failed`, is done). Without `findJobs()` (an older pg-boss): false, and servers follow a run
+   * only while its lease is held.
    */
-  async pending(queue: string, sessionId: string): Promise<boolean> {
+  async pending(queue: string, sessionId: string, held = true): Promise<boolean> {
     const name = this.queue ?? queue;
     const boss = await this.#queue(name);
     if (boss.findJobs === undefined) return false;
     const key = sessionId;
     if ((await boss.findJobs(name, { key, queued: true, limit: 1 })).length > 0) return true;
+    if (!held) return false;
     for (let after: string | undefined; ;) {
       const jobs = await boss.findJobs(name, {
         key,
