@@ -1,4 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
+
 import type { AgentPause, AgentResponse } from '../../agents/chat-agent.js';
+import type { StatePatchOp } from '../../agents/conversation-state.js';
 import type { FunctionCall, FunctionExecutionResult } from '../../messages/message.js';
 import type { ModelRequest, ModelResult } from '../../models/chat-client.js';
 import type { Recording, RecordedTurn } from './recording.js';
@@ -10,8 +13,9 @@ export interface Divergence {
   /** Who spoke at that turn, or should have. */
   readonly agent: string;
   /**
-   * What differs: `"speaker"`, `"handoff"`, `"tool_call"`, `"tool_result"`, `"approval"`,
-   * `"instructions"`, `"model_calls"`, `"message"`, `"status"`, `"stop_reason"` or `"error"`.
+   * What differs: `"speaker"`, `"handoff"`, `"tool_call"`, `"tool_result"`, `"state_update"`,
+   * `"approval"`, `"instructions"`, `"model_calls"`, `"message"`, `"status"`, `"stop_reason"` or
+   * `"error"`.
    */
   readonly what: string;
   /** The recorded value. */
@@ -19,6 +23,8 @@ export interface Divergence {
   /** The replayed value. */
   readonly actual: unknown;
 }
+
+const NO_OPS: readonly StatePatchOp[] = Object.freeze([]);
 
 /** Thrown inside a replayed turn once a divergence is known: the run is cancelled with it. */
 export class Diverged extends Error {
@@ -210,6 +216,29 @@ export class ReplayController {
       });
     }
     return result;
+  }
+
+  /** The state updates the call `callId` of `agent`'s turn made, as recorded (none: `[]`). */
+  recordedUpdates(agent: string, callId: string): readonly StatePatchOp[] {
+    const [, turn] = this.#current(agent);
+    return turn.stateUpdates?.find((u) => u.callId === callId)?.ops ?? NO_OPS;
+  }
+
+  /**
+   * Checks the state updates of a call against the recorded ones: `actual` is what the tool run
+   * for real made, or the error that kept the recorded ones from applying.
+   */
+  checkUpdates(agent: string, call: FunctionCall, actual: readonly StatePatchOp[] | string): void {
+    const recorded = this.recordedUpdates(agent, call.id);
+    if (isDeepStrictEqual(recorded, actual)) return;
+    const [index] = this.#current(agent);
+    throw this.diverge({
+      turn: index + 1,
+      agent,
+      what: 'state_update',
+      expected: recorded,
+      actual,
+    });
   }
 
   /** Checks a result run for real against the recorded one. */

@@ -5,7 +5,12 @@ import { AgentMessageSchema, FunctionCallSchema } from '../../messages/message-s
 import { carriedThread, type Thread } from '../../messages/thread.js';
 import { giveThread, threadOf } from './state-thread.js';
 import type { Step, StepBody, StepFields } from './step.js';
-import { applyStateOps, EMPTY_STATE, type StateValue } from '../../agents/conversation-state.js';
+import {
+  applyStateOps,
+  EMPTY_STATE,
+  type StatePatchOp,
+  type StateValue,
+} from '../../agents/conversation-state.js';
 
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
@@ -32,6 +37,24 @@ const PendingRequestSchema: z.ZodType<PendingRequest, unknown> = z
     calls: z.array(FunctionCallSchema).readonly().optional(),
   })
   .readonly();
+
+const StatePatchOpSchema = z.object({
+  op: z.enum(['add', 'remove', 'replace']),
+  path: z.string(),
+  value: z.unknown().optional(),
+});
+
+const StateUpdateSchema = z.union([
+  z.object({ call: z.string(), ops: z.array(StatePatchOpSchema).readonly() }).readonly(),
+  z
+    .object({ at: z.number().int().nonnegative(), ops: z.array(StatePatchOpSchema).readonly() })
+    .readonly(),
+]);
+
+/** One change of the conversation state, as a session keeps it for `record()`. */
+export type StateUpdate =
+  | { readonly call: string; readonly ops: readonly StatePatchOp[] }
+  | { readonly at: number; readonly ops: readonly StatePatchOp[] };
 
 const SessionStateObject = z.object({
   version: z.literal(1),
@@ -62,6 +85,11 @@ const SessionStateObject = z.object({
    * option gave it a value, so sessions that do not use it are stored as before.
    */
   data: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Each change of `data` so far, in order, for `record()` (API.md §19): a tool call's (`call`,
+   * its id) or the application's (`at`, the thread's length then). Absent until the first change.
+   */
+  stateUpdates: z.array(StateUpdateSchema).readonly().optional(),
   /** Steps committed so far; the optimistic-concurrency token of checkpoint stores. */
   step: z.number().int().nonnegative(),
 });
@@ -151,6 +179,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 function copyState(state: SessionState): Mutable<Omit<SessionState, 'thread'>> {
   const copy = copyFields(state);
   if (state.data !== undefined) copy.data = state.data;
+  if (state.stateUpdates !== undefined) copy.stateUpdates = state.stateUpdates;
   return copy;
 }
 
@@ -263,9 +292,46 @@ export function applyStep(state: SessionState, step: Step): CommittedStep {
   if (patch !== undefined && patch.length > 0) {
     next.data = applyStateOps(state.data ?? EMPTY_STATE, patch);
     change.statePatch = patch;
+    const calls = step.stateCalls;
+    if (calls !== undefined) change.stateCalls = calls;
+    next.stateUpdates = Object.freeze([
+      ...(state.stateUpdates ?? []),
+      ...updatesOf(patch, calls, length),
+    ]);
   }
   if (next.bookmarks !== state.bookmarks) change.bookmarks = moved(state.bookmarks, next.bookmarks);
   if (next.lastSpeaker !== state.lastSpeaker) change.lastSpeaker = next.lastSpeaker;
   next.step = state.step + 1;
   return { state: Object.freeze(next), step, change };
+}
+
+/**
+ * The updates a step's state patch holds: one per call that made it (`calls`), or the
+ * application's one, made with the thread `at` long.
+ * @throws Error when `calls` does not cover the patch exactly (a record's fault).
+ */
+function updatesOf(
+  patch: readonly StatePatchOp[],
+  calls: StepBody['stateCalls'],
+  at: number,
+): StateUpdate[] {
+  if (calls === undefined) return [{ at, ops: patch }];
+  const updates: StateUpdate[] = [];
+  let from = 0;
+  for (const entry of calls as readonly unknown[]) {
+    const [call, count] = Array.isArray(entry) ? (entry as unknown[]) : [];
+    if (typeof call !== 'string' || !Number.isInteger(count) || (count as number) < 1) {
+      throw new Error(
+        `the state patch names its calls with ${JSON.stringify(entry)}, which is no [callId, count]`,
+      );
+    }
+    updates.push({ call, ops: patch.slice(from, from + (count as number)) });
+    from += count as number;
+  }
+  if (from !== patch.length) {
+    throw new Error(
+      `the state patch has ${patch.length} operations and its calls name ${from} of them`,
+    );
+  }
+  return updates;
 }

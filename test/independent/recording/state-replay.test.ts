@@ -97,34 +97,25 @@ describe('record and replay with conversation state (API.md §19, §18)', () => 
     });
   });
 
-  // DISCREPANCY (integration of §18 with §19, in the merged branches): the replay does not restore
-  // the state updates of recorded tool calls, so a handoff that a `when` guard offered after a
-  // tool's update is not offered again; record() itself then refuses the session ("ConfigError:
-  // … this workflow does not play the session again: handoff differs at turn 2 (billing)").
-  it.fails(
-    'a handoff offered by a `when` guard after a tool update records and replays ok',
-    async () => {
-      const session = guardedDesk().session('guarded-tool');
-      const result = await session.run('verify me');
-      expect(result.pendingRequest).toMatchObject({ agent: 'refunds', prompt: 'Refunds here' });
-      const recording = await session.record();
-      expect(await replay(guardedDesk(), recording)).toEqual({ ok: true, turns: 3 });
-    },
-  );
+  // Was a DISCREPANCY (recorded tools' state updates were not replayed), fixed (branch replay-state).
+  it('a handoff offered by a `when` guard after a tool update records and replays ok', async () => {
+    const session = guardedDesk().session('guarded-tool');
+    const result = await session.run('verify me');
+    expect(result.pendingRequest).toMatchObject({ agent: 'refunds', prompt: 'Refunds here' });
+    const recording = await session.record();
+    expect(await replay(guardedDesk(), recording)).toEqual({ ok: true, turns: 3 });
+  });
 
-  // DISCREPANCY (same integration): an application's updateState step is not replayed either, so
-  // the guard it opened is closed on replay and record() refuses the session.
-  it.fails(
-    'a handoff offered by a `when` guard after an app update records and replays ok',
-    async () => {
-      const session = guardedDesk().session('guarded-app');
-      await stateOf(session).updateState((draft: DeskState) => {
-        draft.verified = true;
-      });
-      const result = await session.run('hello');
-      expect(result.pendingRequest).toMatchObject({ agent: 'refunds', prompt: 'Refunds here' });
-      const recording = await session.record();
-      expect(await replay(guardedDesk(), recording)).toEqual({ ok: true, turns: 3 });
-    },
-  );
+  // Was a DISCREPANCY (the application's updateState steps were not replayed), fixed (branch
+  // replay-state).
+  it('a handoff offered by a `when` guard after an app update records and replays ok', async () => {
+    const session = guardedDesk().session('guarded-app');
+    await stateOf(session).updateState((draft: DeskState) => {
+      draft.verified = true;
+    });
+    const result = await session.run('hello');
+    expect(result.pendingRequest).toMatchObject({ agent: 'refunds', prompt: 'Refunds here' });
+    const recording = await session.record();
+    expect(await replay(guardedDesk(), recording)).toEqual({ ok: true, turns: 3 });
+  });
 });
