@@ -23,15 +23,17 @@ import {
  * verified) when the user says "verify", then hands off to refunds if offered; otherwise it hands
  * off if offered, else answers "not yet".
  */
-function guardedDesk() {
+function guardedDesk(
+  update: (draft: DeskState) => void = (draft) => {
+    draft.verified = true;
+  },
+) {
   const verify = tool({
     name: 'verify',
     description: 'Verifies the customer.',
     parameters: z.object({}),
     execute: async (_args, raw) => {
-      ctxOf(raw).updateState((draft: DeskState) => {
-        draft.verified = true;
-      });
+      ctxOf(raw).updateState(update);
       return 'verified';
     },
   });
@@ -117,5 +119,85 @@ describe('record and replay with conversation state (API.md §19, §18)', () => 
     expect(result.pendingRequest).toMatchObject({ agent: 'refunds', prompt: 'Refunds here' });
     const recording = await session.record();
     expect(await replay(guardedDesk(), recording)).toEqual({ ok: true, turns: 3 });
+  });
+
+  it('a live tool that now updates the state otherwise is a state_update divergence at its call', async () => {
+    const session = guardedDesk().session('guarded-live');
+    await session.run('verify me');
+    const recording = await session.record();
+    expect(recording.turns[1]?.stateUpdates).toEqual([
+      {
+        callId: recording.turns[1]?.results[0]?.callId,
+        ops: [{ op: 'replace', path: '/verified', value: true }],
+      },
+    ]);
+    const otherwise = () =>
+      guardedDesk((draft) => {
+        draft.verified = true;
+        draft.priority = 'high';
+      });
+    expect(await replay(otherwise(), recording, { tools: 'live' })).toEqual({
+      ok: false,
+      turns: 2,
+      divergence: {
+        turn: 2,
+        agent: 'billing',
+        what: 'state_update',
+        expected: [{ op: 'replace', path: '/verified', value: true }],
+        actual: [
+          { op: 'replace', path: '/verified', value: true },
+          { op: 'replace', path: '/priority', value: 'high' },
+        ],
+      },
+    });
+    // A tool that no longer updates the state at all: the same divergence, with no operations.
+    const none = guardedDesk(() => {});
+    expect((await replay(none, recording, { tools: 'live' })).divergence).toEqual({
+      turn: 2,
+      agent: 'billing',
+      what: 'state_update',
+      expected: [{ op: 'replace', path: '/verified', value: true }],
+      actual: [],
+    });
+    // With recorded tools the tool does not run: its recorded update is made, and all goes as
+    // recorded.
+    expect(await replay(otherwise(), recording)).toEqual({ ok: true, turns: 3 });
+  });
+
+  it('a recording of a session without state updates has no state fields', async () => {
+    const session = guardedDesk().session('guarded-none');
+    await session.run('hello');
+    const recording = await session.record();
+    expect(recording.turns.some((t) => 'stateUpdates' in t)).toBe(false);
+    expect(recording.runs.some((r) => 'stateUpdates' in r)).toBe(false);
+    expect(await replay(guardedDesk(), recording)).toEqual({ ok: true, turns: 2 });
+  });
+
+  it('an app update made while paused is replayed before the run that follows it', async () => {
+    const session = guardedDesk().session('guarded-later');
+    const first = await session.run('hello');
+    expect(first.pendingRequest).toMatchObject({ agent: 'billing', prompt: 'not yet' });
+    await stateOf(session).updateState((draft: DeskState) => {
+      draft.verified = true;
+    });
+    const second = await session.run('and now?');
+    expect(second.pendingRequest).toMatchObject({ agent: 'refunds', prompt: 'Refunds here' });
+    const recording = await session.record();
+    expect(recording.runs.map((r) => r.stateUpdates ?? null)).toEqual([
+      null,
+      [[{ op: 'replace', path: '/verified', value: true }]],
+    ]);
+    expect(recording.turns.map((t) => t.agent)).toEqual([
+      'triage',
+      'billing',
+      'triage',
+      'billing',
+      'refunds',
+    ]);
+    expect(await replay(guardedDesk(), recording)).toEqual({ ok: true, turns: 5 });
+    expect(await replay(guardedDesk(), recording, { tools: 'live' })).toEqual({
+      ok: true,
+      turns: 5,
+    });
   });
 });
