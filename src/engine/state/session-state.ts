@@ -306,32 +306,35 @@ export function applyStep(state: SessionState, step: Step): CommittedStep {
 }
 
 /**
- * The updates a step's state patch holds: one per call that made it (`calls`), or the
- * application's one, made with the thread `at` long.
- * @throws Error when `calls` does not cover the patch exactly (a record's fault).
+ * The updates a step's state patch holds: one per call that made it (`calls`, each naming how many
+ * of the next operations are its), and what no call names as the application's, made with the
+ * thread `at` long. Only the shape of `calls` is checked: the patch itself is what changes the
+ * state, and a record whose calls do not cover it exactly still reads.
+ * @throws Error when an entry of `calls` is no `[callId, count]` (a record's fault).
  */
 function updatesOf(
   patch: readonly StatePatchOp[],
   calls: StepBody['stateCalls'],
   at: number,
 ): StateUpdate[] {
-  if (calls === undefined) return [{ at, ops: patch }];
   const updates: StateUpdate[] = [];
   let from = 0;
-  for (const entry of calls as readonly unknown[]) {
+  for (const entry of (calls ?? []) as readonly unknown[]) {
     const [call, count] = Array.isArray(entry) ? (entry as unknown[]) : [];
-    if (typeof call !== 'string' || !Number.isInteger(count) || (count as number) < 1) {
+    if (
+      typeof call !== 'string' ||
+      typeof count !== 'number' ||
+      !Number.isInteger(count) ||
+      count < 1
+    ) {
       throw new Error(
         `the state patch names its calls with ${JSON.stringify(entry)}, which is no [callId, count]`,
       );
     }
-    updates.push({ call, ops: patch.slice(from, from + (count as number)) });
-    from += count as number;
+    const ops = patch.slice(from, from + count);
+    if (ops.length > 0) updates.push({ call, ops });
+    from += count;
   }
-  if (from !== patch.length) {
-    throw new Error(
-      `the state patch has ${patch.length} operations and its calls name ${from} of them`,
-    );
-  }
+  if (from < patch.length) updates.push({ at, ops: from === 0 ? patch : patch.slice(from) });
   return updates;
 }
