@@ -319,8 +319,11 @@ function updatesOf(
 ): StateUpdate[] {
   const updates: StateUpdate[] = [];
   let from = 0;
-  for (const entry of (calls ?? []) as readonly unknown[]) {
-    const [call, count] = Array.isArray(entry) ? (entry as unknown[]) : [];
+  // A stored record may hold anything here: read as unknown, each entry checked.
+  const entries: readonly unknown[] = calls ?? [];
+  for (const entry of entries) {
+    const call: unknown = Array.isArray(entry) ? entry[0] : undefined;
+    const count: unknown = Array.isArray(entry) ? entry[1] : undefined;
     if (
       typeof call !== 'string' ||
       typeof count !== 'number' ||

@@ -5,7 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { Agent, HandoffBuilder, replay, ScriptedChatClient, tool } from '../../../src/index.js';
+import {
+  Agent,
+  type CheckpointStore,
+  HandoffBuilder,
+  MemoryCheckpointStore,
+  replay,
+  ScriptedChatClient,
+  tool,
+} from '../../../src/index.js';
 import {
   call,
   ctxOf,
@@ -27,6 +35,7 @@ function guardedDesk(
   update: (draft: DeskState) => void = (draft) => {
     draft.verified = true;
   },
+  store?: CheckpointStore,
 ) {
   const verify = tool({
     name: 'verify',
@@ -64,11 +73,12 @@ function guardedDesk(
     name: 'refunds',
     client: new ScriptedChatClient(() => ({ content: 'Refunds here' })),
   });
-  return new HandoffBuilder({
+  const builder = new HandoffBuilder({
     name: 'guarded',
     participants: [triage, billing, refunds],
     state: { schema: Desk, initial: INITIAL },
-  } as ConstructorParameters<typeof HandoffBuilder>[0])
+  } as ConstructorParameters<typeof HandoffBuilder>[0]);
+  return (store === undefined ? builder : builder.withCheckpointing(store))
     .coordinator(triage)
     .addHandoff(billing, [refunds], {
       when: function isVerified(state: DeskState) {
@@ -173,8 +183,9 @@ describe('record and replay with conversation state (API.md §19, §18)', () => 
     expect(await replay(guardedDesk(), recording)).toEqual({ ok: true, turns: 2 });
   });
 
-  it('an app update made while paused is replayed before the run that follows it', async () => {
-    const session = guardedDesk().session('guarded-later');
+  it('an app update made while paused is replayed before the run that follows it (recorded from the store)', async () => {
+    const store = new MemoryCheckpointStore();
+    const session = guardedDesk(undefined, store).session('guarded-later');
     const first = await session.run('hello');
     expect(first.pendingRequest).toMatchObject({ agent: 'billing', prompt: 'not yet' });
     await stateOf(session).updateState((draft: DeskState) => {
@@ -182,7 +193,8 @@ describe('record and replay with conversation state (API.md §19, §18)', () => 
     });
     const second = await session.run('and now?');
     expect(second.pendingRequest).toMatchObject({ agent: 'refunds', prompt: 'Refunds here' });
-    const recording = await session.record();
+    // Another workflow object reads the session from the store (its log replayed).
+    const recording = await guardedDesk(undefined, store).session('guarded-later').record();
     expect(recording.runs.map((r) => r.stateUpdates ?? null)).toEqual([
       null,
       [[{ op: 'replace', path: '/verified', value: true }]],
