@@ -102,6 +102,7 @@ export type {
   RecordedAnswer,
   RecordedParticipant,
   RecordedRun,
+  RecordedStateUpdate,
   RecordedTurn,
   Recording,
 } from './engine/recording/recording.js';

@@ -9,16 +9,7 @@ import {
   type StateValue,
 } from './conversation-state.js';
 
-/**
- * The updates a commit takes from a turn: the operations in order, and which call made them (per
- * call, in order, how many of the operations are its), what a recording replays (API.md §19).
- */
-export interface TakenUpdates {
-  readonly ops: readonly StatePatchOp[];
-  readonly calls: readonly (readonly [callId: string, count: number])[];
-}
-
-const NOTHING_TAKEN: TakenUpdates = Object.freeze({ ops: [], calls: [] });
+const NOTHING_TAKEN = Object.freeze({ ops: [], calls: [] });
 
 /**
  * The conversation state as one agent turn sees and changes it (API.md §18): the state the turn
@@ -49,8 +40,15 @@ export class TurnState {
     return this.#ops;
   }
 
-  /** The updates no commit has taken yet, now taken: each goes with exactly one step. */
-  take(): TakenUpdates {
+  /**
+   * The updates no commit has taken yet, now taken: each goes with exactly one step. `calls` says
+   * which call made them (per call, in order, how many of `ops` are its), what a recording
+   * replays (API.md §19).
+   */
+  take(): {
+    readonly ops: readonly StatePatchOp[];
+    readonly calls: readonly (readonly [callId: string, count: number])[];
+  } {
     if (this.#taken === this.#ops.length) return NOTHING_TAKEN;
     const ops = this.#ops.slice(this.#taken);
     const calls = this.#calls.slice(this.#takenCalls);
