@@ -80,9 +80,12 @@ export async function recordSession(
   const afterInput = (i: number) => inputs[i]?.after ?? turns.length;
   for (;;) {
     let input: AgentMessage[] | null = null;
+    // A run without a task the thread shows (it found calls in doubt) begins no turn.
+    let resumes = false;
     if (controller.started >= afterInput(next)) {
       if (next >= inputs.length) break;
       input = inputs[next]?.messages ?? null;
+      resumes = input === null;
       next++;
     }
     const before = controller.started;
@@ -100,7 +103,7 @@ export async function recordSession(
     const problem =
       controller.divergence ??
       ('failed' in result ? errorDivergence(draft, controller.started, result.failed) : undefined);
-    if (problem !== undefined || (input === null && controller.started === before)) {
+    if (problem !== undefined || (input === null && !resumes && controller.started === before)) {
       const why =
         problem === undefined
           ? `turn ${before + 1} does not come again`

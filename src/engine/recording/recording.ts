@@ -29,15 +29,18 @@ export interface RecordedStateUpdate {
 }
 
 /**
- * One agent turn (an approval pause and its decision stay in one turn): who spoke, its model's
- * answers in order, its tool results, the calls it paused on for approval, where it handed off,
- * and what kind of chat message ended it (absent while it is paused).
+ * One agent turn (an approval pause and its decision stay in one turn, as do calls in doubt and
+ * their decisions): who spoke, its model's answers in order, its tool results, the calls it paused
+ * on for approval, where it handed off, and what kind of chat message ended it (absent while it is
+ * paused).
  */
 export interface RecordedTurn {
   readonly agent: string;
   readonly answers: readonly RecordedAnswer[];
   readonly results: readonly FunctionExecutionResult[];
   readonly approvals?: readonly FunctionCall[] | undefined;
+  /** The calls found in doubt in it (API.md §17): their run was cut off while they ran. */
+  readonly inDoubt?: readonly FunctionCall[] | undefined;
   readonly handoff?: string | undefined;
   readonly message?: string | undefined;
   /** The state updates of its tool calls that succeeded, in the order they applied; absent: none. */
@@ -120,6 +123,7 @@ const RecordingSchema = z.object({
       ),
       results: z.array(FunctionExecutionResultSchema),
       approvals: z.array(FunctionCallSchema).optional(),
+      inDoubt: z.array(FunctionCallSchema).optional(),
       handoff: z.string().optional(),
       message: z.string().optional(),
       stateUpdates: z

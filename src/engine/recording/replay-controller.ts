@@ -14,7 +14,7 @@ export interface Divergence {
   readonly agent: string;
   /**
    * What differs: `"speaker"`, `"handoff"`, `"tool_call"`, `"tool_result"`, `"state_update"`,
-   * `"approval"`, `"instructions"`, `"model_calls"`, `"message"`, `"status"`, `"stop_reason"` or
+   * `"approval"`, `"in_doubt"`, `"instructions"`, `"model_calls"`, `"message"`, `"status"`, `"stop_reason"` or
    * `"error"`.
    */
   readonly what: string;
@@ -43,6 +43,9 @@ export class ReplayController {
   readonly #inFlight = new Map<string, number>();
   readonly #used: number[] = [];
   readonly #paused = new Set<number>();
+  /** Turns that paused with calls in doubt, and the calls in doubt whose run was cut off. */
+  readonly #doubted = new Set<number>();
+  readonly #lost = new Set<string>();
   readonly #spoke = new Set<string>();
   #divergence: Divergence | undefined;
   #abort = new AbortController();
@@ -255,22 +258,47 @@ export class ReplayController {
     });
   }
 
+  /**
+   * True the first time a call that was found in doubt (API.md §17) in `agent`'s recorded turn is
+   * about to run: its run was cut off while it ran, and the replay cuts its run off there too.
+   */
+  loses(agent: string, callId: string): boolean {
+    const [, turn] = this.#current(agent);
+    if (this.#lost.has(callId) || turn.inDoubt?.some((c) => c.id === callId) !== true) return false;
+    this.#lost.add(callId);
+    return true;
+  }
+
+  /** Cancels the run in progress, as the recorded one was (not a divergence). */
+  cancelRun(): void {
+    this.#abort.abort();
+  }
+
   /** `agent`'s turn ended (or paused): compares how with the recording. */
   end(agent: string, response: AgentResponse | AgentPause): void {
     const [index, turn] = this.#current(agent);
     const at = { turn: index + 1, agent };
     const recordedApprovals = turn.approvals?.map((c) => c.name) ?? null;
+    const recordedInDoubt = turn.inDoubt?.map((c) => c.name) ?? null;
     if ('approvalRequest' in response) {
-      this.#paused.add(index);
-      const names = response.approvalRequest.content.map((c) => c.name);
-      if (names.some((n) => !(recordedApprovals ?? []).includes(n))) {
-        throw this.diverge({ ...at, what: 'approval', expected: recordedApprovals, actual: names });
+      const event = response.approvalRequest;
+      const [what, recorded, paused] =
+        event.type === 'ToolInDoubtEvent'
+          ? (['in_doubt', recordedInDoubt, this.#doubted] as const)
+          : (['approval', recordedApprovals, this.#paused] as const);
+      paused.add(index);
+      const names = event.content.map((c) => c.name);
+      if (names.some((n) => !(recorded ?? []).includes(n))) {
+        throw this.diverge({ ...at, what, expected: recorded, actual: names });
       }
       return;
     }
     this.#inFlight.delete(agent);
     if (recordedApprovals !== null && !this.#paused.has(index)) {
       throw this.diverge({ ...at, what: 'approval', expected: recordedApprovals, actual: null });
+    }
+    if (recordedInDoubt !== null && !this.#doubted.has(index)) {
+      throw this.diverge({ ...at, what: 'in_doubt', expected: recordedInDoubt, actual: null });
     }
     const message = response.chatMessage;
     const handoff = message.type === 'HandoffMessage' ? message.target : null;

@@ -15,14 +15,22 @@ export type ReplayTools = 'recorded' | 'live';
  * call order when the batch ends). The agent's own middleware never runs, as no tool does.
  *
  * Live: the tools run; each result and each call's updates are checked against the recorded.
+ *
+ * Either way, a call found in doubt (API.md §17) does not run at first: its run is cut off there.
  */
 export function replayedTools(
   agent: string,
   controller: ReplayController,
   tools: ReplayTools,
 ): Omit<Rewiring, 'client'> {
+  // The calls found in doubt whose run the replay cuts off now (see `lose`).
+  const losing = new Set<string>();
   if (tools === 'recorded') {
     const answer: ToolMiddleware = async (call, next) => {
+      if (controller.loses(agent, call.id)) {
+        losing.add(call.id);
+        return next(call);
+      }
       const recorded = controller.recordedResult(agent, call);
       if (recorded.isError || controller.recordedUpdates(agent, call.id).length === 0) {
         return recorded;
@@ -38,6 +46,7 @@ export function replayedTools(
       tools: (original) =>
         original.map((t) =>
           withExecute(t, (_args, ctx) => {
+            if (losing.delete(ctx.callId)) return lose(controller, ctx);
             const ops = controller.recordedUpdates(agent, ctx.callId);
             const state = ctx.state;
             if (ops.length > 0) ctx.updateState(() => applyStateOps(state, ops));
@@ -49,6 +58,10 @@ export function replayedTools(
   // The updates each call running now made, by call id (unique in a thread).
   const made = new Map<string, StatePatchOp[]>();
   const check: ToolMiddleware = async (call, next) => {
+    if (controller.loses(agent, call.id)) {
+      losing.add(call.id);
+      return next(call);
+    }
     made.delete(call.id);
     const result = await next(call);
     const ops = made.get(call.id) ?? [];
@@ -63,13 +76,29 @@ export function replayedTools(
     tools: (original) =>
       original.map((t) =>
         withExecute(t, (args, ctx) =>
-          t.execute(
-            args,
-            noting(ctx, t.name, (ops) => made.set(ctx.callId, ops)),
-          ),
+          losing.delete(ctx.callId)
+            ? lose(controller, ctx)
+            : t.execute(
+                args,
+                noting(ctx, t.name, (ops) => made.set(ctx.callId, ops)),
+              ),
         ),
       ),
   };
+}
+
+/**
+ * A call found in doubt, at its first run: its run was cut off while it ran (cancelled, or the
+ * process died), so the replay cancels the run and the call waits for that, as it did. The
+ * session then finds it in doubt as the recorded one did.
+ */
+function lose(controller: ReplayController, ctx: ToolContext): Promise<never> {
+  controller.cancelRun();
+  return new Promise((_resolve, reject) => {
+    const signal = ctx.signal;
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /**

@@ -35,7 +35,7 @@ describe('threadPath()', () => {
       new Set(['a', 'b']),
       undefined,
     );
-    expect(path.inputs.map((i) => [i.after, i.messages.length])).toEqual([
+    expect(path.inputs.map((i) => [i.after, i.messages?.length])).toEqual([
       [0, 1],
       [1, 1],
     ]);
@@ -78,7 +78,7 @@ describe('threadPath()', () => {
       new Set(['a']),
       undefined,
     );
-    expect(path.inputs.map((i) => [i.after, i.messages.map((m) => m.type)])).toEqual([
+    expect(path.inputs.map((i) => [i.after, i.messages?.map((m) => m.type)])).toEqual([
       [0, ['TextMessage']],
       [1, ['ToolApprovalResponseEvent']],
     ]);
