@@ -144,3 +144,85 @@ describe('recording a session with calls in doubt (API.md §19 with §17)', () =
     });
   });
 });
+
+/**
+ * One batch of three calls: `lookup` (read), `notify` and `refund` ("once"); with `cut`, refund
+ * aborts it as it starts and the "once" calls wait for their signal. Each run lands in `ledger`.
+ */
+function batchDesk(cut?: AbortController) {
+  const ledger: string[] = [];
+  const make = (name: string, effect: ToolEffect) =>
+    tool({
+      name,
+      parameters: z.object({}),
+      effect,
+      execute: async (_args, ctx) => {
+        ledger.push(`${name}:${ctx.callId}`);
+        if (effect === 'once' && cut !== undefined && !ledger.includes('decided')) {
+          if (name === 'refund') cut.abort();
+          await new Promise((_resolve, fail) =>
+            ctx.signal.addEventListener('abort', () => fail(new Error('cut off'))),
+          );
+        }
+        return `${name} done`;
+      },
+    });
+  const agent = new Agent({
+    name: 'desk',
+    tools: [make('lookup', 'read'), make('notify', 'once'), make('refund', 'once')],
+    maxToolIterations: 2,
+    client: new ScriptedChatClient((request) => {
+      const replies = request.messages.filter((m) => m.role === 'tool').length;
+      if (replies > 0) return scriptedText(`Done (${replies} replies)`);
+      return {
+        content: null,
+        toolCalls: ['lookup', 'notify', 'refund'].map((name, i) => ({
+          id: `b${i + 1}`,
+          name,
+          arguments: '{}',
+        })),
+        usage: { promptTokens: 0, completionTokens: 0 },
+      };
+    }),
+  });
+  const workflow = new HandoffBuilder({ name: 'doubt', participants: [agent] })
+    .coordinator(agent)
+    .build();
+  return { workflow, ledger };
+}
+
+describe('a batch cut off with read and "once" calls', () => {
+  it('replays the decisions; live, only what the session ran after them runs again', async () => {
+    const cut = new AbortController();
+    const original = batchDesk(cut);
+    const session = original.workflow.session('batch');
+    expect((await session.run('go', { signal: cut.signal })).status).toBe('cancelled');
+    const paused = await session.run();
+    expect(paused.pendingRequest?.calls?.map((c) => c.id)).toEqual(['b2', 'b3']);
+    original.ledger.push('decided');
+    const done = await session.run([approve('b2'), reject('b3', 'no')]);
+    expect(done.pendingRequest?.prompt).toBe('Done (3 replies)');
+    expect(original.ledger).toEqual([
+      'lookup:b1',
+      'notify:b2',
+      'refund:b3',
+      'decided',
+      'lookup:b1',
+      'notify:b2',
+    ]);
+    const recording = await session.record();
+    expect(recording.turns[0]?.inDoubt?.map((c) => c.id)).toEqual(['b2', 'b3']);
+
+    const recorded = batchDesk();
+    expect(await replay(recorded.workflow, recording)).toEqual({ ok: true, turns: 1 });
+    expect(recorded.ledger).toEqual([]);
+    // Live: the cut-off batch runs its read call (whose result the cut discards, as it was), the
+    // calls in doubt do not run; after the decisions the read call and the approved call run.
+    const live = batchDesk();
+    expect(await replay(live.workflow, recording, { tools: 'live' })).toEqual({
+      ok: true,
+      turns: 1,
+    });
+    expect(live.ledger).toEqual(['lookup:b1', 'lookup:b1', 'notify:b2']);
+  });
+});

@@ -46,6 +46,7 @@ export class ReplayController {
   /** Turns that paused with calls in doubt, and the calls in doubt whose run was cut off. */
   readonly #doubted = new Set<number>();
   readonly #lost = new Set<string>();
+  #cutOff = false;
   readonly #spoke = new Set<string>();
   #divergence: Divergence | undefined;
   #abort = new AbortController();
@@ -79,6 +80,7 @@ export class ReplayController {
   /** A signal for the next run; `end` is where it should stop and how. */
   nextRun(end: { turns: number; status: string }): AbortSignal {
     this.#end = end;
+    this.#cutOff = false;
     this.#abort = new AbortController();
     return this.#abort.signal;
   }
@@ -271,7 +273,13 @@ export class ReplayController {
 
   /** Cancels the run in progress, as the recorded one was (not a divergence). */
   cancelRun(): void {
+    this.#cutOff = true;
     this.#abort.abort();
+  }
+
+  /** True once `cancelRun()` cut the current run off: what its calls give is discarded. */
+  get cutOff(): boolean {
+    return this.#cutOff;
   }
 
   /** `agent`'s turn ended (or paused): compares how with the recording. */

@@ -66,6 +66,8 @@ export function replayedTools(
     const result = await next(call);
     const ops = made.get(call.id) ?? [];
     made.delete(call.id);
+    // A call of a run the replay cut off (see `lose`) is not committed: nothing to compare.
+    if (controller.cutOff) return result;
     controller.liveResult(agent, call, result);
     // The updates of a call that failed are discarded (API.md §18).
     controller.checkUpdates(agent, call, result.isError ? [] : ops);
