@@ -72,10 +72,23 @@ export async function recordSession(
   const { controller, run } = played;
   const runs: RecordedRun[] = [];
   const { inputs } = path;
-  // The application's updates, each made with the thread `at` long: played before the first run
-  // that starts with the thread as long.
+  // The application's updates, each made with the thread `at` long: made again before the first
+  // run that starts with the thread as long, and recorded with that run.
   const appUpdates = stateUpdates.filter((u) => 'at' in u);
   let nextUpdate = 0;
+  const appUpdatesNow = async () => {
+    const applied: StatePatchOp[][] = [];
+    let failed: { readonly failed: string } | undefined;
+    // Only a session the application updated needs the thread's length (a copy of the thread).
+    const length = appUpdates[nextUpdate] === undefined ? 0 : await played.threadLength();
+    for (let u = appUpdates[nextUpdate]; u !== undefined && u.at <= length && !failed;) {
+      const ops = redactOps(u.ops, redact);
+      applied.push(ops);
+      failed = await played.updateState(ops);
+      u = appUpdates[++nextUpdate];
+    }
+    return { applied, failed };
+  };
   let next = 0;
   const afterInput = (i: number) => inputs[i]?.after ?? turns.length;
   for (;;) {
@@ -89,15 +102,7 @@ export async function recordSession(
       next++;
     }
     const before = controller.started;
-    const length = await played.threadLength();
-    const applied: StatePatchOp[][] = [];
-    let failed: { readonly failed: string } | undefined;
-    for (let u = appUpdates[nextUpdate]; u !== undefined && u.at <= length && !failed;) {
-      const ops = redactOps(u.ops, redact);
-      applied.push(ops);
-      failed = await played.updateState(ops);
-      u = appUpdates[++nextUpdate];
-    }
+    const { applied, failed } = await appUpdatesNow();
     const result =
       failed ?? (await run({ input, end: { turns: afterInput(next), status: 'cancelled' } }));
     const problem =

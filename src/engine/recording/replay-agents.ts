@@ -35,8 +35,8 @@ function instructionsText(instructions: string | Instructions | undefined): stri
 /**
  * The participants of a replay: each `Agent` copied with its model replaced by the controller's
  * recorded answers and its tool calls answered from the recording (or run and checked, see
- * `replayedTools`), each
- * wrapped so the controller sees its turns begin and end. Other `ChatAgent`s answer as they are.
+ * `replayedTools`), each wrapped so the controller sees its turns begin and end. Other
+ * `ChatAgent`s answer as they are.
  */
 export function replayParticipants(
   participants: ReadonlyMap<string, ChatAgent>,

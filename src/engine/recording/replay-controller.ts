@@ -14,8 +14,8 @@ export interface Divergence {
   readonly agent: string;
   /**
    * What differs: `"speaker"`, `"handoff"`, `"tool_call"`, `"tool_result"`, `"state_update"`,
-   * `"approval"`, `"in_doubt"`, `"instructions"`, `"model_calls"`, `"message"`, `"status"`, `"stop_reason"` or
-   * `"error"`.
+   * `"approval"`, `"in_doubt"`, `"instructions"`, `"model_calls"`, `"message"`, `"status"`,
+   * `"stop_reason"` or `"error"`.
    */
   readonly what: string;
   /** The recorded value. */
