@@ -2,7 +2,7 @@ import type { StatePatchOp } from '../../agents/conversation-state.js';
 import { ConfigError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
 import type { Orchestration } from '../orchestration.js';
-import type { StateUpdate } from '../state/session-state.js';
+import type { StateUpdate } from '../state/state-updates.js';
 import { type BuildRunner, errorDivergence, player } from './play.js';
 import type { RecordedParticipant, RecordedRun, RecordedTurn, Recording } from './recording.js';
 import { instructionsDigest, instructionsOf } from './replay-agents.js';

@@ -13,6 +13,7 @@ import {
   FunctionExecutionResultSchema,
 } from '../../messages/message-schema.js';
 import { firstIssue } from '../../zod-issues.js';
+import { StatePatchOpSchema } from '../state/state-updates.js';
 
 /** One model answer as the agent received it: text, tool calls and token usage. */
 export interface RecordedAnswer {
@@ -91,12 +92,6 @@ export interface Recording {
 const UsageSchema = z.object({
   promptTokens: z.number().nonnegative(),
   completionTokens: z.number().nonnegative(),
-});
-
-const StatePatchOpSchema = z.object({
-  op: z.enum(['add', 'remove', 'replace']),
-  path: z.string(),
-  value: z.unknown().optional(),
 });
 
 const RecordingSchema = z.object({

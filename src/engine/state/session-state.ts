@@ -5,12 +5,8 @@ import { AgentMessageSchema, FunctionCallSchema } from '../../messages/message-s
 import { carriedThread, type Thread } from '../../messages/thread.js';
 import { giveThread, threadOf } from './state-thread.js';
 import type { Step, StepBody, StepFields } from './step.js';
-import {
-  applyStateOps,
-  EMPTY_STATE,
-  type StatePatchOp,
-  type StateValue,
-} from '../../agents/conversation-state.js';
+import { applyStateOps, EMPTY_STATE, type StateValue } from '../../agents/conversation-state.js';
+import { StateUpdateSchema, updatesOf } from './state-updates.js';
 
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
@@ -37,24 +33,6 @@ const PendingRequestSchema: z.ZodType<PendingRequest, unknown> = z
     calls: z.array(FunctionCallSchema).readonly().optional(),
   })
   .readonly();
-
-const StatePatchOpSchema = z.object({
-  op: z.enum(['add', 'remove', 'replace']),
-  path: z.string(),
-  value: z.unknown().optional(),
-});
-
-const StateUpdateSchema = z.union([
-  z.object({ call: z.string(), ops: z.array(StatePatchOpSchema).readonly() }).readonly(),
-  z
-    .object({ at: z.number().int().nonnegative(), ops: z.array(StatePatchOpSchema).readonly() })
-    .readonly(),
-]);
-
-/** One change of the conversation state, as a session keeps it for `record()`. */
-export type StateUpdate =
-  | { readonly call: string; readonly ops: readonly StatePatchOp[] }
-  | { readonly at: number; readonly ops: readonly StatePatchOp[] };
 
 const SessionStateObject = z.object({
   version: z.literal(1),
@@ -303,41 +281,4 @@ export function applyStep(state: SessionState, step: Step): CommittedStep {
   if (next.lastSpeaker !== state.lastSpeaker) change.lastSpeaker = next.lastSpeaker;
   next.step = state.step + 1;
   return { state: Object.freeze(next), step, change };
-}
-
-/**
- * The updates a step's state patch holds: one per call that made it (`calls`, each naming how many
- * of the next operations are its), and what no call names as the application's, made with the
- * thread `at` long. Only the shape of `calls` is checked: the patch itself is what changes the
- * state, and a record whose calls do not cover it exactly still reads.
- * @throws Error when an entry of `calls` is no `[callId, count]` (a record's fault).
- */
-function updatesOf(
-  patch: readonly StatePatchOp[],
-  calls: StepBody['stateCalls'],
-  at: number,
-): StateUpdate[] {
-  const updates: StateUpdate[] = [];
-  let from = 0;
-  // A stored record may hold anything here: read as unknown, each entry checked.
-  const entries: readonly unknown[] = calls ?? [];
-  for (const entry of entries) {
-    const call: unknown = Array.isArray(entry) ? entry[0] : undefined;
-    const count: unknown = Array.isArray(entry) ? entry[1] : undefined;
-    if (
-      typeof call !== 'string' ||
-      typeof count !== 'number' ||
-      !Number.isInteger(count) ||
-      count < 1
-    ) {
-      throw new Error(
-        `the state patch names its calls with ${JSON.stringify(entry)}, which is no [callId, count]`,
-      );
-    }
-    const ops = patch.slice(from, from + count);
-    if (ops.length > 0) updates.push({ call, ops });
-    from += count;
-  }
-  if (from < patch.length) updates.push({ at, ops: from === 0 ? patch : patch.slice(from) });
-  return updates;
 }
