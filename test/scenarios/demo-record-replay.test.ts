@@ -1,7 +1,8 @@
 // Issue 34: the demo desk's refunds path (the lookup verifies the customer, billing hands over to
 // refunds through the `isVerified` guard, a person approves the full refund) records and replays
-// ok, from the session's store in another workflow object, with recorded and with live tools.
-import { mkdtempSync } from 'node:fs';
+// ok, from the session's store in another workflow object, with recorded and with live tools; and
+// a session of the demo itself becomes a test with `baton test record`.
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -11,7 +12,11 @@ import { FileCheckpointStore } from '../../src/checkpoint/file-checkpoint-store.
 import { createSupportDesk } from '../../src/cli/demo-desk.js';
 import { OfflineDeskModel } from '../../src/cli/demo-model.js';
 import { replay } from '../../src/engine/recording/replay.js';
+import { type DemoTerminal, runDemo } from '../../src/cli/demo.js';
+import { testCommand } from '../../src/cli/test-command.js';
+import { parseRecording } from '../../src/engine/recording/recording.js';
 import { approve } from '../../src/messages/message-factories.js';
+import { createWorkflow } from '../../samples/demo-desk.js';
 
 const deskOver = (dir?: string) =>
   createSupportDesk(
@@ -64,5 +69,48 @@ describe('recording the demo desk (API.md §19 with §18)', () => {
       ok: true,
       turns: 3,
     });
+  });
+
+  it('a refund in the demo (npm start) becomes a test with baton test record, which replays ok', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-demo-record-'));
+    const lines = ['I want a full refund for invoice INV-1002', 'y', 'bye'];
+    const written: string[] = [];
+    const terminal: DemoTerminal = {
+      color: false,
+      echoInput: true,
+      write: (text) => written.push(text),
+      onInterrupt: () => {},
+      ask: async () => lines.shift() ?? null,
+    };
+    const code = await runDemo(terminal, {
+      env: { PATH: process.env.PATH ?? '' },
+      sessionId: 'demo-refund',
+      storeDirectory: join(dir, '.baton'),
+    });
+    expect(code).toBe(0);
+    expect(written.join('')).toContain(
+      'Desk state: {"invoiceId":"INV-1002","customer":"Ada Byron","verified":true}',
+    );
+
+    const out = join(dir, 'test', 'demo-refund.test.ts');
+    const args = [
+      'samples/demo-desk.ts',
+      '--session',
+      'demo-refund',
+      '--store',
+      join(dir, '.baton'),
+    ];
+    expect(await testCommand(['record', ...args, '--out', out])).toBe(0);
+    const recording = parseRecording(
+      JSON.parse(readFileSync(join(dir, 'test', 'demo-refund.recording.json'), 'utf8')),
+    );
+    expect(recording.turns.map((t) => t.agent)).toEqual(['triage', 'billing', 'refunds']);
+    expect(recording.turns[1]?.stateUpdates?.map((u) => u.ops.map((o) => o.path))).toEqual([
+      ['/invoiceId', '/customer', '/verified'],
+    ]);
+    const workflow = createWorkflow({
+      checkpointStore: new FileCheckpointStore(mkdtempSync(join(tmpdir(), 'baton-demo-replay-'))),
+    });
+    expect(await replay(workflow, recording)).toEqual({ ok: true, turns: 3 });
   });
 });
