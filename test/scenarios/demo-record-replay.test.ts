@@ -69,6 +69,18 @@ describe('recording the demo desk (API.md §19 with §18)', () => {
       ok: true,
       turns: 3,
     });
+
+    // Redacted, the state's strings are too; with recorded tools it replays as well.
+    const redacted = await session.record({
+      redact: (text) => text.replaceAll('Ada Byron', '[name]'),
+    });
+    expect(JSON.stringify(redacted)).not.toContain('Ada Byron');
+    expect(redacted.turns[1]?.stateUpdates?.[0]?.ops[1]).toEqual({
+      op: 'replace',
+      path: '/customer',
+      value: '[name]',
+    });
+    expect(await replay(deskOver().workflow, redacted)).toEqual({ ok: true, turns: 3 });
   });
 
   it('a refund in the demo (npm start) becomes a test with baton test record, which replays ok', async () => {
