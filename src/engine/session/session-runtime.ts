@@ -263,7 +263,8 @@ export class SessionRuntime implements RunHost {
   #withTurnUpdates(step: Step): Step {
     const turns = this.#turns ?? [];
     if (step.kind !== 'started') this.#turns = undefined;
-    // Most turns change nothing: no array is made for them.
+    // Most steps follow no turn, and most turns change nothing: no array is made for them.
+    if (turns.length === 0) return step;
     const only = turns.length === 1 ? turns[0]?.take() : undefined;
     if (only !== undefined && only.ops.length === 0) return step;
     const taken = only === undefined ? turns.map((t) => t.take()) : [only];
