@@ -155,6 +155,7 @@ const SIGNATURE_TYPES = [
   'RecordedAnswer',
   'RecordedParticipant',
   'RecordedRun',
+  'RecordedStateUpdate',
   'RecordedTurn',
   'ReplayOptions',
   'ReplayReport',
