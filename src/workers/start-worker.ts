@@ -76,11 +76,15 @@ export async function startWorker(
   const hub = new RunHub(workflow, new Tenancy(workflow.checkpointStore), {
     onStep: (id) => void dispatcher.announce(id).catch(() => {}),
   });
+  const store = workflow.checkpointStore;
   const consumer = await dispatcher.consume(
     queueNameOf(workflow),
     (job) => runJob(hub, job, dispatcher),
     {
       concurrency,
+      // The lease a running session holds, renewed every second: none on a session whose job is
+      // taken means that job's worker died (or never reached the session).
+      running: async (id) => store === undefined || (await store.leaseHolder(id)) !== null,
     },
   );
   let closing: Promise<void> | undefined;
