@@ -10,7 +10,7 @@ import {
   missingPeer,
   type RunJob,
 } from './dispatcher.js';
-import { type JobAttempt, watchForDeadWorkers } from './pg-boss-hand-over.js';
+import { watchForDeadWorkers } from './pg-boss-hand-over.js';
 
 /** The part of a started `PgBoss` the dispatcher uses (typed here: pg-boss is an optional peer). */
 export interface PgBossLike {
@@ -23,7 +23,7 @@ export interface PgBossLike {
     handler: (jobs: { id: string; retryCount: number; data: unknown }[]) => Promise<unknown>,
   ): Promise<string>;
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
-  fail(name: string, id: JobAttempt, data?: object): Promise<unknown>;
+  fail(name: string, id: { id: string; retryCount: number }, data?: object): Promise<unknown>;
   getDb?(): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
   stop(options?: { graceful?: boolean; timeout?: number; close?: boolean }): Promise<void>;
   on?(event: 'error', listener: (error: unknown) => void): unknown;

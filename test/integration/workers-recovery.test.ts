@@ -10,13 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { PgBossDispatcher, type Dispatcher, serve } from '../../src/index.js';
-import {
-  dispatcherOf,
-  type Engine,
-  PG_URL,
-  queueDesk,
-  storeOf,
-} from '../support/queue-desk.js';
+import { dispatcherOf, type Engine, PG_URL, queueDesk, storeOf } from '../support/queue-desk.js';
 import { type Child, startChild, stopChild } from '../support/queue-processes.js';
 
 const HEADERS = { authorization: 'Bearer workers-token', 'content-type': 'application/json' };
@@ -76,7 +70,11 @@ async function slowTurn(
       );
     const { id } = (await (await post('/sessions', {})).json()) as { id: string };
     const answer = post(`/sessions/${id}/runs`, { input: 'slow turn' });
-    const waits = (child: Child) => child.output().split('\n').filter((l) => l === 'waiting').length;
+    const waits = (child: Child) =>
+      child
+        .output()
+        .split('\n')
+        .filter((l) => l === 'waiting').length;
     let victim: Child | undefined;
     while ((victim = workers.find((w) => waits(w) > 0)) === undefined) {
       await new Promise((resolve) => setTimeout(resolve, 5));
