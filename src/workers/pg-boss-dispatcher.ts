@@ -63,7 +63,7 @@ export interface PgBossDispatcherOptions {
    */
   handOverSeconds?: number;
   /**
-   * pg-boss's own bound on the same (when no live worker of this version looks): the queue's
+   * pg-boss's own bound on the same, which holds when no live worker is left to look: the queue's
    * `heartbeatSeconds` (at least 10), checked by pg-boss's monitor pass every second. @default 10
    */
   heartbeatSeconds?: number;
@@ -177,7 +177,7 @@ export class PgBossDispatcher implements Dispatcher {
       },
     );
     const running = options.running;
-    const query = await this.#sql(boss);
+    const query = this.#sql(boss);
     const stopWatch =
       running === undefined || query === undefined
         ? async () => {}
@@ -236,17 +236,8 @@ export class PgBossDispatcher implements Dispatcher {
     await (await boss).stop({ graceful: false, close: true, timeout: 1000 });
   }
 
-  /** Runs SQL on pg-boss's database: through the announcements' pool, or the given boss's. */
-  async #sql(
-    boss: PgBossLike,
-  ): Promise<((text: string, values: unknown[]) => Promise<unknown[]>) | undefined> {
-    const pool = await this.#announcer();
-    if (pool !== undefined) {
-      return async (text, values) => {
-        const result = await pool.query(text, values);
-        return isRecord(result) && Array.isArray(result.rows) ? result.rows : [];
-      };
-    }
+  /** Runs SQL on pg-boss's database, through the boss's own pool (no connection of its own). */
+  #sql(boss: PgBossLike): ((text: string, values: unknown[]) => Promise<unknown[]>) | undefined {
     const db = boss.getDb?.();
     if (db === undefined) return undefined;
     return async (text, values) => (await db.executeSql(text, values)).rows;

@@ -31,11 +31,12 @@ const UNDEFINED_TABLE = '42P01';
 
 /**
  * The active jobs of `queue` whose heartbeat stood still for `$2` seconds, by the database's
- * clock (the one that wrote it). The heartbeat of a live worker moves every second.
+ * clock (the one that wrote it). The heartbeat of a live worker moves every second; a job without
+ * `heartbeat_seconds` has none, and its stillness says nothing.
  */
 const STALE_JOBS = `SELECT id, retry_count AS "retryCount", singleton_key AS "sessionId"
 FROM ${SCHEMA}.job
-WHERE name = $1 AND state = 'active'
+WHERE name = $1 AND state = 'active' AND heartbeat_seconds IS NOT NULL
   AND heartbeat_on < ${SCHEMA}.job_now() - $2 * interval '1 second'
 LIMIT 100`;
 
