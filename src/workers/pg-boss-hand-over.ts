@@ -55,9 +55,12 @@ export function watchForDeadWorkers(target: HandOverTarget): () => Promise<void>
   let pass: Promise<void> = Promise.resolve();
   const tick = () => {
     pass = handOver(target)
-      .then((goOn) => {
-        if (!goOn) stopped = true;
-      })
+      .then(
+        (goOn) => {
+          if (!goOn) stopped = true;
+        },
+        () => {},
+      )
       .finally(() => {
         if (!stopped) schedule();
       });
