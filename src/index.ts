@@ -178,7 +178,13 @@ export type {
   ScriptedSteps,
 } from './models/scripted-chat-client.js';
 export { serve } from './serve/serve.js';
-export type { Consumer, Dispatcher, JobOutcome, RunJob } from './workers/dispatcher.js';
+export type {
+  ConsumeOptions,
+  Consumer,
+  Dispatcher,
+  JobOutcome,
+  RunJob,
+} from './workers/dispatcher.js';
 export {
   PgBossDispatcher,
   type PgBossDispatcherOptions,

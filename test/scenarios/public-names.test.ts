@@ -37,6 +37,7 @@ const DOCUMENTED_IN_GUIDES = {
  */
 const SIGNATURE_TYPES = [
   // §16 workers
+  'ConsumeOptions',
   'Consumer',
   'JobOutcome',
   'RunJob',
