@@ -21,7 +21,9 @@ export interface BullMQDispatcherOptions {
   queue?: string;
   /**
    * How long a worker that died keeps its job before BullMQ hands it to another worker (BullMQ's
-   * `lockDuration`; its stalled-job check runs every half of it). @default 5000
+   * `lockDuration`; its stalled-job check runs every half of it): a session waits up to about 1.5
+   * times this after its worker dies. Less is faster recovery; more spares a worker that only
+   * stalls from having its turn handed over, and renews the lock less often. @default 5000
    */
   lockDurationMs?: number;
   /** How long a job waits before it is tried again while an earlier input of its session runs. */

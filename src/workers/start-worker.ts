@@ -80,11 +80,15 @@ export async function startWorker(
     onStep: (id) => void dispatcher.announce(id).catch(() => {}),
     handOver: handOver.signal,
   });
+  const store = workflow.checkpointStore;
   const consumer = await dispatcher.consume(
     queueNameOf(workflow),
     (job) => runJob(hub, job, dispatcher, handOver.signal),
     {
       concurrency,
+      // The lease a running session holds, renewed every second: none on a session whose job is
+      // taken means that job's worker died (or never reached the session).
+      running: async (id) => store === undefined || (await store.leaseHolder(id)) !== null,
     },
   );
   let closing: Promise<void> | undefined;

@@ -263,10 +263,18 @@ export class SessionRuntime implements RunHost {
   #withTurnUpdates(step: Step): Step {
     const turns = this.#turns ?? [];
     if (step.kind !== 'started') this.#turns = undefined;
-    // Most turns change nothing: no array is made for them.
-    const ops = turns.length === 1 ? (turns[0]?.take() ?? []) : turns.flatMap((t) => t.take());
+    // Most steps follow no turn, and most turns change nothing: no array is made for them.
+    if (turns.length === 0) return step;
+    const only = turns.length === 1 ? turns[0]?.take() : undefined;
+    if (only !== undefined && only.ops.length === 0) return step;
+    const taken = only === undefined ? turns.map((t) => t.take()) : [only];
+    const ops = taken.flatMap((t) => t.ops);
     if (ops.length === 0) return step;
-    return { ...step, statePatch: [...(step.statePatch ?? []), ...ops] };
+    return {
+      ...step,
+      statePatch: [...(step.statePatch ?? []), ...ops],
+      stateCalls: [...(step.stateCalls ?? []), ...taken.flatMap((t) => t.calls)],
+    };
   }
 
   /** The conversation state of an agent turn starting now; its updates go with the next commit. */
