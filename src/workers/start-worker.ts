@@ -6,6 +6,7 @@ import {
   SessionBusyError,
   StoreUnavailableError,
 } from '../errors.js';
+import { InputTaken } from '../engine/run/run-observer.js';
 import { RunHub } from '../serve/run-hub.js';
 import { STOP_OWNER, stopKey } from '../serve/stop-signal.js';
 import { isServedWorkflow, type ServedWorkflow } from '../serve/serve-options.js';
@@ -79,6 +80,7 @@ export async function startWorker(
   const hub = new RunHub(workflow, new Tenancy(workflow.checkpointStore), {
     onStep: (id) => void dispatcher.announce(id).catch(() => {}),
     handOver: handOver.signal,
+    inputOnce: true,
   });
   const store = workflow.checkpointStore;
   const consumer = await dispatcher.consume(
@@ -164,10 +166,16 @@ async function runJob(
   }
 }
 
-/** Errors that end an attempt, not the job: another worker holds the session, or the store is out of reach. */
+/**
+ * Errors that end an attempt, not the job: another worker holds the session or took its input
+ * first, or the store is out of reach.
+ */
 function retried(error: unknown): boolean {
   return (
     error instanceof SessionBusyError ||
+    // Another attempt took the input between this one's look at the log and its lease: the next
+    // attempt finds it there and goes on from the log.
+    error instanceof InputTaken ||
     error instanceof CheckpointError ||
     error instanceof StoreUnavailableError
   );

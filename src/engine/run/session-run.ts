@@ -23,7 +23,7 @@ import type { RunOptions, Task, TaskResult } from '../runnable.js';
 import { NO_MESSAGES, type SessionState, withThread } from '../state/session-state.js';
 import type { Step } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
-import { handOverOf, observedSink } from './run-observer.js';
+import { freshInput, handOverOf, observedSink } from './run-observer.js';
 import type { StopCheck } from './session-stop.js';
 import {
   answerStep,
@@ -160,8 +160,8 @@ export class SessionRun {
   }
 
   async #run(task: Task | undefined): Promise<TaskResult> {
-    const taskMessages = toTaskMessages(task);
     const state = this.host.state;
+    const taskMessages = freshInput(toTaskMessages(task), this.options, this.host.id, state);
     if (pausedForApproval(state)) {
       const ended = await continuePausedTurn(this, taskMessages);
       if (ended !== undefined) return ended;
