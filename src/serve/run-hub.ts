@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import { HAND_OVER, INPUT_ONCE, OBSERVE_RUN, type ObservedRun } from '../engine/run/run-observer.js';
+import { OBSERVE_RUN, type ObservedRun, type WorkerRun } from '../engine/run/run-observer.js';
 import type { Task, TaskResult } from '../engine/runnable.js';
 import { type Reading, type StepView, stepViewOf, stepViews } from '../engine/log/step-messages.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
@@ -24,10 +24,8 @@ export interface HubOptions {
   readonly dispatch?: { readonly dispatcher: Dispatcher; readonly queue: string };
   /** Called after every step a run of this hub commits (a worker announces it). */
   readonly onStep?: (sessionId: string) => void;
-  /** Once aborted, every run of the hub is handed on after its turn (see `HAND_OVER`). */
-  readonly handOver?: AbortSignal;
-  /** Each run's input is given once: a run whose input is in the thread already rejects (see `INPUT_ONCE`). */
-  readonly inputOnce?: boolean;
+  /** What a worker's runs carry: the signal that hands them on, their input given once. */
+  readonly worker?: WorkerRun;
   /** Where announcements of other processes' steps come from. */
   readonly signals?: Dispatcher;
 }
@@ -206,8 +204,7 @@ export class RunHub {
     const log = this.store === undefined ? this.#logOf(id) : undefined;
     const options: ObservedRun = {
       signal: live.controller.signal,
-      [HAND_OVER]: this.#options.handOver,
-      [INPUT_ONCE]: this.#options.inputOnce,
+      ...this.#options.worker,
       [OBSERVE_RUN]: {
         message: (m) => live.message(m),
         step: (step, appended, state, statePatch) => {
