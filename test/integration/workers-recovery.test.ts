@@ -125,7 +125,10 @@ describe.skipIf(!ENGINES.includes('pg'))('pg-boss hand-over by a live worker', (
       { QD_PG_HEARTBEAT: '3600' },
       true,
       (queue) =>
-        new PgBossDispatcher({ connectionString: PG_URL }, { queue, heartbeatSeconds: 3600 }),
+        new PgBossDispatcher(
+          { connectionString: PG_URL },
+          { queue, heartbeatSeconds: 3600, max: 3 },
+        ),
     );
     expect(run).toEqual({
       status: 200,

@@ -82,9 +82,10 @@ export class Backend {
   /** A dispatcher of a new machine on the shared queue (`queue: null` for the default name). */
   dispatcher(queue: string | null = this.queue): Dispatcher {
     const options = queue === null ? {} : { queue };
+    // A pool of 3, not pg-boss's 10: these suites run beside others on a PostgreSQL of 100.
     const dispatcher =
       this.kind === 'pg-boss'
-        ? new PgBossDispatcher({ connectionString: DATABASE_URL }, options)
+        ? new PgBossDispatcher({ connectionString: DATABASE_URL }, { ...options, max: 3 })
         : new BullMQDispatcher({ connection: REDIS }, options);
     return track(dispatcher, (d) => d.close());
   }
