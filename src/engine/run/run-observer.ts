@@ -69,7 +69,7 @@ export function freshInput<T extends readonly TaskMessage[]>(
   state: SessionState,
 ): T {
   const first = input[0];
-  if (first === undefined || (options as ObservedRun)[INPUT_ONCE] !== true) return input;
+  if (first === undefined || !(INPUT_ONCE in options) || options[INPUT_ONCE] !== true) return input;
   const thread = threadOf(state);
   for (let i = thread.length - 1; i >= 0; i--) {
     if (thread.at(i)?.id === first.id) throw new InputTaken(sessionId, first.id);
