@@ -29,7 +29,7 @@ export interface RunOpening {
 /** `RunOptions` with an opening. */
 export type OpenedRun = RunOptions & { readonly [OPEN_RUN]?: RunOpening };
 
-/** The opening `options` carry, if any. */
-export function openingOf(options: RunOptions | undefined): RunOpening | undefined {
-  return (options as OpenedRun | undefined)?.[OPEN_RUN];
+/** The opening `options` carry, if any (any `RunOptions` is an `OpenedRun` without one). */
+export function openingOf(options: OpenedRun | undefined): RunOpening | undefined {
+  return options?.[OPEN_RUN];
 }
