@@ -4,7 +4,7 @@ import { CheckpointError, ConfigError, StoreUnavailableError } from '../errors.j
 import { fieldOf, isRecord } from '../unknown-value.js';
 import { checkData, checkText, checkTtl, MAX_STEP } from './postgres-checks.js';
 import { statements } from './postgres-sql.js';
-import { createPool, ownerRow, storable } from './postgres-pool.js';
+import { createPool, ownerRow, storable, takenRow } from './postgres-pool.js';
 import { describeConnectionString, describePool } from './postgres-target.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import { checkSessionId } from './session-id.js';
@@ -262,9 +262,14 @@ export class PostgresCheckpointStore implements CheckpointStore {
   ): Promise<OwnedLease> {
     checkText('lease owner', holder);
     checkTtl(ttlMs);
-    const values = [storable(sessionId), owner, holder, ttlMs, leases.map(storable)];
-    const { rows } = await this.#query('take a lease', this.#sql.takeOwned, values);
-    return { ...ownerRow(rows[0], leases), acquired: fieldOf(rows[0], 'acquired') === true };
+    const values = [sessionId, owner, holder, ttlMs, ...leases].map((v) =>
+      typeof v === 'string' ? storable(v) : v,
+    );
+    const sql = this.#sql.takeOwned(leases.length);
+    const [row] = (await this.#query('take a lease', sql, values)).rows;
+    // No row: not taken. Whether for want of the owner or for a lease held, the lookup tells.
+    if (row === undefined) return { ...(await this[OWNER_OF](sessionId, leases)), acquired: false };
+    return takenRow(row, owner, leases);
   }
 
   async deleteOlderThan(date: Date): Promise<number> {

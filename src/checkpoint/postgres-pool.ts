@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 
 import { ConfigError } from '../errors.js';
 import { fieldOf } from '../unknown-value.js';
-import type { OwnerAndLeases } from './session-list.js';
+import type { OwnedLease, OwnerAndLeases } from './session-list.js';
 
 // PostgresCheckpointStore's pool of its own, and the rows of its owner lookups.
 
@@ -42,4 +42,11 @@ export function ownerRow(row: unknown, leases: readonly string[]): OwnerAndLease
     holders: leases.map((_, i) => (typeof held(i) === 'string' ? held(i) : null)),
     step: Number(step ?? 0),
   };
+}
+
+/** What `TAKE_OWNED` answers from the row of a lease taken for `owner` (its columns h0, h1...). */
+export function takenRow(row: unknown, owner: string, leases: readonly string[]): OwnedLease {
+  const holders = leases.map((_, i) => fieldOf(row, `h${i}`));
+  const held = holders.map((h) => (typeof h === 'string' ? h : null));
+  return { owner, holders: held, step: Number(fieldOf(row, 'step')), acquired: true };
 }
