@@ -48,6 +48,8 @@ for (let t = 1; t <= turns; t++) {
   }
 }
 await handler.close();
-await pool.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases", "${table}_sessions"`);
+await pool.query(
+  `DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases", "${table}_sessions"`,
+);
 await store.close();
 await pool.end();
