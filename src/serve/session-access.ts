@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
 import { sessionNotFound, HttpError, sessionBusy } from './http-error.js';
+import type { Task } from '../engine/runnable.js';
+import type { LiveRun } from './live-run.js';
 import type { RunHub } from './run-hub.js';
 import type { Principal } from './serve-options.js';
 
@@ -47,6 +49,24 @@ export async function sessionOnFirstUse(
   } catch (error) {
     // Another request created it first: whose it is decides.
     if (error instanceof HttpError && error.status === 409) return ownedBy(hub, principal, id);
+    throw error;
+  }
+}
+
+/**
+ * A run of `task` started on a session of `principal`'s, the owner checked as the run takes its
+ * lease (`RunHub.opensOwned` only); undefined when the session is not theirs or does not exist.
+ */
+export async function startIfOwned(
+  hub: RunHub,
+  principal: Principal,
+  id: string,
+  task: Task,
+): Promise<LiveRun | undefined> {
+  try {
+    return await hub.start(id, task, { owner: principal.id });
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 404) return undefined;
     throw error;
   }
 }

@@ -29,42 +29,53 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
+/** The request of a turn on each route that starts a run. */
+const TURNS: Record<string, (id: string, text: string) => [path: string, body: unknown]> = {
+  '/sessions/:id/runs': (id, text) => [`/sessions/${id}/runs`, { input: text }],
+  '/chat': (id, text) => [
+    '/chat',
+    { id, messages: [{ id: `u-${text}`, role: 'user', parts: [{ type: 'text', text }] }] },
+  ],
+};
+
 describe('serve(): store round trips of a run', () => {
-  it('a turn over HTTP makes as many store calls as the same turn in-process, from its second turn in a process', async () => {
-    const { store, calls } = counting(new MemoryCheckpointStore());
-    const desk = serveDesk({ store });
-    const handler = serve(desk.workflow, { token: TOKEN });
-    closers.push(() => handler.close());
-    const post = async (path: string, body: unknown) => {
-      const response = await handler.fetch(
-        new Request(`http://local${path}`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${TOKEN}`,
-            'content-type': 'application/json',
-            accept: 'text/event-stream',
-          },
-          body: JSON.stringify(body),
-        }),
-      );
-      return { status: response.status, text: await response.text() };
-    };
-    expect((await post('/sessions', { id: 'remote' })).status).toBe(201);
-    const local = desk.workflow.session('local');
-    const turns: { inProcess: string[]; overHttp: string[] }[] = [];
-    for (let t = 1; t <= 3; t++) {
-      calls.length = 0;
-      await local.run(`hello ${t}`);
-      const inProcess = calls.splice(0);
-      const answer = await post('/sessions/remote/runs', { input: `hello ${t}` });
-      expect(answer.status).toBe(200);
-      expect(answer.text).toContain('event: result');
-      turns.push({ inProcess, overHttp: calls.splice(0) });
-    }
-    const run = ['acquireLease', 'read', 'append', 'append', 'releaseLease'];
-    expect(turns.slice(1)).toEqual([
-      { inProcess: run, overHttp: ['baton.takeOwned', ...run.slice(1)] },
-      { inProcess: run, overHttp: ['baton.takeOwned', ...run.slice(1)] },
-    ]);
-  });
+  for (const [route, turn] of Object.entries(TURNS)) {
+    it(`a turn over HTTP (${route}) makes as many store calls as the same turn in-process, from its second turn in a process`, async () => {
+      const { store, calls } = counting(new MemoryCheckpointStore());
+      const desk = serveDesk({ store });
+      const handler = serve(desk.workflow, { token: TOKEN });
+      closers.push(() => handler.close());
+      const post = async (path: string, body: unknown) => {
+        const response = await handler.fetch(
+          new Request(`http://local${path}`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${TOKEN}`,
+              'content-type': 'application/json',
+              accept: 'text/event-stream',
+            },
+            body: JSON.stringify(body),
+          }),
+        );
+        return { status: response.status, text: await response.text() };
+      };
+      expect((await post('/sessions', { id: 'remote' })).status).toBe(201);
+      const local = desk.workflow.session('local');
+      const turns: { inProcess: string[]; overHttp: string[] }[] = [];
+      for (let t = 1; t <= 3; t++) {
+        calls.length = 0;
+        await local.run(`hello ${t}`);
+        const inProcess = calls.splice(0);
+        const answer = await post(...turn('remote', `hello ${t}`));
+        expect(answer.status).toBe(200);
+        expect(answer.text).toContain('How can I help?');
+        turns.push({ inProcess, overHttp: calls.splice(0) });
+      }
+      const run = ['acquireLease', 'read', 'append', 'append', 'releaseLease'];
+      expect(turns.slice(1)).toEqual([
+        { inProcess: run, overHttp: ['baton.takeOwned', ...run.slice(1)] },
+        { inProcess: run, overHttp: ['baton.takeOwned', ...run.slice(1)] },
+      ]);
+    });
+  }
 });
