@@ -122,7 +122,7 @@ describe.each([
     expect(await viaList.owns('bob', 'alice-1')).toBe(true);
   });
 
-  it('takes a session\'s lease only for its owner, reading the owner, the last step and other leases in the same lookup', async () => {
+  it("takes a session's lease only for its owner, reading the owner, the last step and other leases in the same lookup", async () => {
     const fixture = await open();
     if (fixture === undefined) return;
     closers.push(() => fixture.close());
