@@ -156,6 +156,37 @@ describe('serve(): tenants', () => {
     }
   });
 
+  it("a session deleted and made again by another principal, as long as before, holds none of the first one's conversation in any process", async () => {
+    const store = new MemoryCheckpointStore();
+    server = await listen(serve(serveDesk({ store }).workflow, { authenticate: twoTenants }));
+    const second = await listen(serve(serveDesk({ store }).workflow, { authenticate: twoTenants }));
+    try {
+      const [aliceHere, bobHere] = [client(server.url), client(server.url, OTHER)];
+      const [aliceThere, bobThere] = [client(second.url), client(second.url, OTHER)];
+      expect((await aliceHere('POST', '/sessions', { id: 'v' })).status).toBe(201);
+      expect((await aliceHere('POST', '/sessions/v/runs', { input: 'alice secret' })).status).toBe(
+        200,
+      );
+      const step = (await aliceHere('GET', '/sessions/v')).json.step as number;
+      expect((await aliceThere('DELETE', '/sessions/v')).status).toBe(204);
+      expect((await bobThere('POST', '/sessions', { id: 'v' })).status).toBe(201);
+      // Bob's log reaches the step this process last knew of alice's.
+      for (let turn = 1; (await bobThere('GET', '/sessions/v')).json.step < step; turn++) {
+        expect((await bobThere('POST', '/sessions/v/runs', { input: `bob ${turn}` })).status).toBe(
+          200,
+        );
+      }
+      expect((await bobThere('GET', '/sessions/v')).json.step).toBe(step);
+      expect((await bobHere('POST', '/sessions/v/runs', { input: 'bob here' })).status).toBe(200);
+      const here = (await bobHere('GET', '/sessions/v/messages')).json.messages;
+      const there = (await bobThere('GET', '/sessions/v/messages')).json.messages;
+      expect(JSON.stringify(here)).not.toContain('alice secret');
+      expect(here).toEqual(there);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("another principal's input to a running session answers 404, not 409, in the process running it and in another", async () => {
     const store = new MemoryCheckpointStore();
     const gate = new Gate();
