@@ -102,11 +102,12 @@ export type {
   RecordedAnswer,
   RecordedParticipant,
   RecordedRun,
+  RecordedStateUpdate,
   RecordedTurn,
   Recording,
 } from './engine/recording/recording.js';
 export type { Divergence } from './engine/recording/replay-controller.js';
-export type { ReplayTools } from './engine/recording/replay-agents.js';
+export type { ReplayTools } from './engine/recording/replay-tools.js';
 export { replay, type ReplayOptions, type ReplayReport } from './engine/recording/replay.js';
 export {
   CheckpointError,
@@ -177,7 +178,13 @@ export type {
   ScriptedSteps,
 } from './models/scripted-chat-client.js';
 export { serve } from './serve/serve.js';
-export type { Consumer, Dispatcher, JobOutcome, RunJob } from './workers/dispatcher.js';
+export type {
+  ConsumeOptions,
+  Consumer,
+  Dispatcher,
+  JobOutcome,
+  RunJob,
+} from './workers/dispatcher.js';
 export {
   PgBossDispatcher,
   type PgBossDispatcherOptions,

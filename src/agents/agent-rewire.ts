@@ -1,5 +1,6 @@
 import type { ChatClient } from '../models/chat-client.js';
 import type { AgentOptions } from './agent-options.js';
+import type { Tool } from './tool.js';
 import type { ToolMiddleware } from './tool-execution.js';
 
 /** The options each `Agent` was built with, so that a copy can be made with another model. */
@@ -11,6 +12,10 @@ export interface Rewiring {
   readonly client: (original: ChatClient) => ChatClient;
   /** Layers outside the agent's own middleware (the first is the outermost). @default none */
   readonly middleware?: readonly ToolMiddleware[];
+  /** Whether the agent's own middleware stays, inside `middleware`. @default true */
+  readonly ownMiddleware?: boolean;
+  /** The copy's tools, given the original's. @default the same tools */
+  readonly tools?: (original: readonly Tool[]) => readonly Tool[];
 }
 
 /**
@@ -20,9 +25,12 @@ export interface Rewiring {
 export function rewiredOptions(agent: object, rewiring: Rewiring): AgentOptions | undefined {
   const options = agentOptions.get(agent);
   if (options === undefined) return undefined;
+  const own = rewiring.ownMiddleware === false ? [] : (options.middleware ?? []);
+  const tools = rewiring.tools === undefined ? options.tools : rewiring.tools(options.tools ?? []);
   return {
     ...options,
     client: rewiring.client(options.client),
-    middleware: [...(rewiring.middleware ?? []), ...(options.middleware ?? [])],
+    middleware: [...(rewiring.middleware ?? []), ...own],
+    ...(tools === undefined ? {} : { tools }),
   };
 }

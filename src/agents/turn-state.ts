@@ -9,6 +9,8 @@ import {
   type StateValue,
 } from './conversation-state.js';
 
+const NOTHING_TAKEN = Object.freeze({ ops: [], calls: [] });
+
 /**
  * The conversation state as one agent turn sees and changes it (API.md §18): the state the turn
  * began with plus the updates of its finished tool batches, and those updates as JSON Patch
@@ -17,8 +19,10 @@ import {
 export class TurnState {
   readonly schema: z.ZodType | undefined;
   readonly #ops: StatePatchOp[] = [];
-  /** How many of `#ops` a commit has taken already. */
+  readonly #calls: [callId: string, count: number][] = [];
+  /** How many of `#ops` and `#calls` a commit has taken already. */
   #taken = 0;
+  #takenCalls = 0;
   #value: StateValue;
 
   constructor(value: StateValue = EMPTY_STATE, schema?: z.ZodType) {
@@ -36,12 +40,21 @@ export class TurnState {
     return this.#ops;
   }
 
-  /** The updates no commit has taken yet, now taken: each goes with exactly one step. */
-  take(): readonly StatePatchOp[] {
-    if (this.#taken === this.#ops.length) return [];
+  /**
+   * The updates no commit has taken yet, now taken: each goes with exactly one step. `calls` says
+   * which call made them (per call, in order, how many of `ops` are its), what a recording
+   * replays (API.md §19).
+   */
+  take(): {
+    readonly ops: readonly StatePatchOp[];
+    readonly calls: readonly (readonly [callId: string, count: number])[];
+  } {
+    if (this.#taken === this.#ops.length) return NOTHING_TAKEN;
     const ops = this.#ops.slice(this.#taken);
+    const calls = this.#calls.slice(this.#takenCalls);
     this.#taken = this.#ops.length;
-    return ops;
+    this.#takenCalls = this.#calls.length;
+    return { ops, calls };
   }
 
   /** A batch of concurrent calls: each sees the state as it is now plus its own updates. */
@@ -49,11 +62,12 @@ export class TurnState {
     return new StateBatch(this);
   }
 
-  /** Applies a finished call's updates (in call order, by `StateBatch.end`). */
-  apply(ops: readonly StatePatchOp[]): void {
+  /** Applies the updates of the finished call `callId` (in call order, by `StateBatch.end`). */
+  apply(ops: readonly StatePatchOp[], callId: string): void {
     if (ops.length === 0) return;
     this.#value = applyStateOps(this.#value, ops);
     this.#ops.push(...ops);
+    this.#calls.push([callId, ops.length]);
   }
 }
 
@@ -115,7 +129,7 @@ export class StateBatch {
       if (own === undefined) continue;
       const kept = own.kept;
       own.kept = true;
-      if (kept) this.#turn.apply(own.ops);
+      if (kept) this.#turn.apply(own.ops, id);
     }
   }
 }

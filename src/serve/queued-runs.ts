@@ -48,6 +48,14 @@ export class QueuedRuns {
     return (this.#pending.get(id) ?? 0) > 0;
   }
 
+  /**
+   * True while a job of the session, queued by any server, is in the queue and not done (`held`:
+   * a job a worker holds counts too; see `Dispatcher.pending()`).
+   */
+  queued(id: string, held: boolean): Promise<boolean> {
+    return this.#dispatcher.pending(this.#queue, id, held);
+  }
+
   /** Queues `task` for the session; the returned run carries the steps of the run that takes it. */
   async start(id: string, task: Task | undefined, interrupts: boolean): Promise<LiveRun> {
     const { job, inputId } = marked(task);
@@ -84,10 +92,10 @@ export class QueuedRuns {
   }
 
   /**
-   * The stop reason the worker left for the run (the step log does not keep a team's own), read
-   * for a short while after the run's last step: `undefined` when none came.
+   * The stop reason the worker left for the run of input `inputId` (the step log does not keep a
+   * team's own), read for a short while after the run's last step: `undefined` when none came.
    */
-  async #stopReason(id: string, inputId: string | null): Promise<string | null | undefined> {
+  async stopReason(id: string, inputId: string | null): Promise<string | null | undefined> {
     if (inputId === null) return undefined;
     const until = Date.now() + 2000;
     while (!this.#closed && Date.now() < until) {
@@ -130,10 +138,10 @@ export class QueuedRuns {
         }
         run.push(view);
         live.step(view);
-        // `cancelled`: a worker shutting down cut the run short; another worker finishes it.
+        // `cancelled`: a worker shutting down handed the run on; another worker goes on with it.
         if (view.status !== 'idle' && view.status !== 'cancelled') {
           const result = resultOf(id, run, view.pendingRequest, view.status);
-          const stopReason = await this.#stopReason(id, inputId);
+          const stopReason = await this.stopReason(id, inputId);
           live.finish(stopReason === undefined ? result : { ...result, stopReason });
           return;
         }

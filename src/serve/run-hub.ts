@@ -13,7 +13,8 @@ import { thrownText } from '../value-text.js';
 import { HttpError, sessionBusy, sessionNotFound } from './http-error.js';
 import type { Cursor } from './event-cursor.js';
 import { LiveRun } from './live-run.js';
-import { disposeQuietly, type HubOptions, logEnd, observedRun, type Opening } from './run-start.js';
+import { logEnd } from './log-end.js';
+import { disposeQuietly, type HubOptions, observedRun, type Opening } from './run-start.js';
 import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
 import { QueuedRuns } from './queued-runs.js';
@@ -47,7 +48,7 @@ export class RunHub {
   #closing = false;
   readonly signals: StepSignals;
   readonly #queued: QueuedRuns | undefined;
-  readonly #onStep: ((sessionId: string) => void) | undefined;
+  readonly #options: HubOptions;
   /** Sessions whose next queued input interrupts the run before it. */
   readonly #interrupting = new Set<string>();
 
@@ -55,7 +56,7 @@ export class RunHub {
     this.workflow = workflow;
     this.store = workflow.checkpointStore;
     this.tenancy = tenancy;
-    this.#onStep = options.onStep;
+    this.#options = options;
     this.signals = new StepSignals(options.dispatch?.dispatcher ?? options.signals);
     const store = this.store;
     const dispatch = options.dispatch;
@@ -104,22 +105,6 @@ export class RunHub {
     return this.#live.get(id);
   }
 
-  /**
-   * The owner check of a request that starts a run, with what the start asks the store read in
-   * the same lookup: whether the session's lease is held (it runs in a process sharing the store)
-   * and whether a stop was asked of it while it was idle.
-   */
-  async ownedForRun(
-    owner: string,
-    id: string,
-  ): Promise<{ owns: boolean; leased: boolean; opening: Opening }> {
-    const keys = this.store === undefined ? [] : [id, stopKey(id)];
-    const { owns, holders, step } = await this.tenancy.ownsWithLeases(owner, id, keys);
-    const asked = (holders[1] ?? null) !== null;
-    const opening = { stopAsked: asked, lastStep: step };
-    return { owns, leased: (holders[0] ?? null) !== null, opening };
-  }
-
   /** True when a run of the session is going on, or starting, in this process. */
   runningHere(id: string): boolean {
     return this.#live.has(id) || this.#starting.has(id);
@@ -130,6 +115,17 @@ export class RunHub {
     if (this.#live.has(id) || this.#starting.has(id)) return true;
     if (this.#queued?.pending(id) === true) return true;
     return this.store !== undefined && (await this.store.leaseHolder(id)) !== null;
+  }
+
+  /**
+   * True while a run of the session goes on or will go on without new input — what a stream
+   * follows: `running()`, or, with a dispatcher, a job of the session is in the queue: waiting,
+   * or (`held`) held by a worker, taken before it holds the lease or kept by a worker that died
+   * until the queue hands it to another, the dead worker's lease having expired meanwhile.
+   * False: nothing will run the session, the stream ends.
+   */
+  async goingOn(id: string, held: boolean): Promise<boolean> {
+    return (await this.running(id)) || (await this.#queued?.queued(id, held)) === true;
   }
 
   /** Every committed step of the session, from the store's log or this process's record. */
@@ -143,6 +139,11 @@ export class RunHub {
     if (this.store === undefined)
       return (this.#memoryLog.get(id) ?? []).filter((v) => v.step > step);
     return stepViews(id, await this.store.read(id, { from: { after: step } }), reading);
+  }
+
+  /** The stop reason a worker left for the run of input `inputId` (see `QueuedRuns`). */
+  async stopReason(id: string, inputId: string): Promise<string | null | undefined> {
+    return this.#queued?.stopReason(id, inputId);
   }
 
   /** The result of the session's latest run here, when it ended on `step`. */
@@ -189,12 +190,7 @@ export class RunHub {
       isOpen();
     };
     const log = this.store === undefined ? this.#logOf(id) : undefined;
-    const options = observedRun(
-      () => live,
-      controller,
-      log,
-      () => this.#onStep?.(id),
-    );
+    const options = observedRun(id, () => live, controller, log, this.#options);
     let ran: Promise<TaskResult>;
     try {
       if (owner === undefined) {
@@ -329,12 +325,11 @@ export class RunHub {
 
   /** Where the session's log ends (see `logEnd()`); `lastStep`: as an owner lookup just read it. */
   async #end(id: string, lastStep?: number): Promise<Cursor> {
-    if (this.store === undefined) {
-      const last = this.#memoryLog.get(id)?.at(-1);
-      return { step: last?.step ?? 0, n: last?.messages.length ?? 0 };
+    if (this.store !== undefined) {
+      return logEnd(this.store, this.session(id), this.#ends.get(id), lastStep);
     }
-    const info = () => this.session(id).info();
-    return logEnd(this.store, id, this.#ends.get(id), lastStep, info);
+    const last = this.#memoryLog.get(id)?.at(-1);
+    return { step: last?.step ?? 0, n: last?.messages.length ?? 0 };
   }
 
   #logOf(id: string): StepView[] {

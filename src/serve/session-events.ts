@@ -6,7 +6,10 @@ import type { AgentMessage } from '../messages/message.js';
 import { compareCursors, type Cursor } from './event-cursor.js';
 import type { FeedEvent, LiveRun } from './live-run.js';
 import type { RunHub } from './run-hub.js';
+import { outcomeKey } from '../workers/dispatcher.js';
 
+/** How a worker's outcome of a run that failed begins (its error message follows). */
+const FAILED = 'failed:';
 /** After every event of a step. */
 const WHOLE_STEP = Number.MAX_SAFE_INTEGER;
 
@@ -26,15 +29,18 @@ export async function openEvents(
   const live = hub.live(id);
   const reading: Reading = { length: 0, status: 'idle', pending: null };
   const views = await hub.views(id, reading);
+  // Opening a stream on an idle session is frequent (clients reconnect): a job a worker holds is
+  // looked for (the costlier look on pg-boss) only when the log shows a run going on.
+  const held = midRun(hub, views);
   let from = cursor;
   if (from === undefined) {
     if (live !== undefined) from = { step: live.base.step, n: WHOLE_STEP };
-    else if (await hub.running(id)) from = runStart(views);
+    else if (await hub.goingOn(id, held)) from = runStart(hub, views);
     else return undefined;
   }
   const replay = replayed(hub, id, views, from);
-  if (replay.ended) return listed(replay.events);
-  if (replay.events.length === 0 && live === undefined && !(await hub.running(id))) {
+  if (replay.ended) return listed(await finished(hub, id, views, replay.events));
+  if (replay.events.length === 0 && live === undefined && !(await hub.goingOn(id, held))) {
     return undefined;
   }
   const last = replay.events.at(-1)?.id ?? from;
@@ -84,14 +90,68 @@ async function* follow(
     log.views.push(...fresh);
     if (fresh.length > 0) lastStep = fresh.at(-1)?.step ?? lastStep;
     const step = replayed(hub, id, log.views, last);
-    for (const event of step.events) {
+    for (const event of await finished(hub, id, log.views, step.events)) {
       last = event.id;
       yield event;
     }
-    if (step.ended || idle) return;
-    if (fresh.length === 0 && !(await hub.running(id))) idle = true;
+    if (step.ended) return;
+    if (idle) {
+      // Nothing runs the session and nothing will (no lease held, no job of it queued): the run
+      // ended without a result, and a worker that failed it left the error.
+      const failed = await failure(hub, log.views);
+      if (failed !== undefined) yield failed;
+      return;
+    }
+    // A job a worker has taken counts even before the worker holds the lease.
+    if (fresh.length === 0 && !(await hub.goingOn(id, true))) idle = true;
     else await hub.changed(id, signal);
   }
+}
+
+/**
+ * The error a worker left for the input of the session's last run when it failed it (API.md §16:
+ * the step log does not keep it), as the event after the run's last committed step.
+ */
+async function failure(hub: RunHub, views: readonly StepView[]): Promise<FeedEvent | undefined> {
+  const last = views.at(-1);
+  const input = inputOf(hub, views, views.length);
+  if (hub.store === undefined || !hub.dispatched || last === undefined || input === undefined) {
+    return undefined;
+  }
+  const outcome = await hub.store.leaseHolder(outcomeKey(input.id));
+  if (outcome?.startsWith(FAILED) !== true) return undefined;
+  const id = { step: last.step, n: last.messages.length + 1 };
+  return { id, kind: 'error', message: outcome.slice(FAILED.length) };
+}
+
+/**
+ * `events`, whose last may be the result of a run a worker made, with the stop reason the worker
+ * left for it when the log does not say it (a team's own condition stopped the run).
+ */
+async function finished(
+  hub: RunHub,
+  id: string,
+  views: readonly StepView[],
+  events: FeedEvent[],
+): Promise<FeedEvent[]> {
+  const end = events.at(-1);
+  if (end?.kind !== 'result' || !hub.dispatched) return events;
+  const { result } = end;
+  if (result.status !== 'terminated' || result.stopReason !== null) return events;
+  const input = inputOf(hub, views, views.findIndex((view) => view.step === end.id.step) + 1);
+  if (input?.source !== 'user') return events;
+  const stopReason = await hub.stopReason(id, input.id);
+  if (stopReason === undefined) return events;
+  return [...events.slice(0, -1), { ...end, result: { ...result, stopReason } }];
+}
+
+/** The input of the run that `views[end - 1]` belongs to (ends, or goes on with): its first message. */
+function inputOf(hub: RunHub, views: readonly StepView[], end: number): AgentMessage | undefined {
+  const before = views.slice(0, end);
+  const run = before.slice(
+    before.findLastIndex((view, i) => i < end - 1 && endsRun(hub, view)) + 1,
+  );
+  return run.find((view) => view.messages.length > 0)?.messages[0];
 }
 
 async function* listed(events: readonly FeedEvent[]): AsyncGenerator<FeedEvent> {
@@ -103,10 +163,26 @@ function isNew(event: FeedEvent, last: Cursor): boolean {
   return compareCursors(event.id, last) > 0;
 }
 
+/** True when the log's last step is inside a run: the run's input is committed, its end is not. */
+function midRun(hub: RunHub, views: readonly StepView[]): boolean {
+  const last = views.at(-1);
+  return (
+    last !== undefined && !endsRun(hub, last) && inputOf(hub, views, views.length) !== undefined
+  );
+}
+
 /** The cursor before the run that is going on: after the last step that ended a run. */
-function runStart(views: readonly StepView[]): Cursor {
-  const ended = views.findLast((view) => view.status !== 'idle');
+function runStart(hub: RunHub, views: readonly StepView[]): Cursor {
+  const ended = views.findLast((view) => endsRun(hub, view));
   return ended === undefined ? { step: 0, n: 0 } : { step: ended.step, n: WHOLE_STEP };
+}
+
+/**
+ * True when `view` ended a run. With a dispatcher, a `cancelled` step is a run a stopped worker
+ * handed on (after its turn, or cut short): another worker goes on with it (API.md §16).
+ */
+function endsRun(hub: RunHub, view: StepView): boolean {
+  return view.status !== 'idle' && !(view.status === 'cancelled' && hub.dispatched);
 }
 
 /** The committed events after `from`, up to the first result after it. */
@@ -131,7 +207,7 @@ function replayed(
       });
     }
     const status = view.status;
-    if (status === 'idle') continue;
+    if (status === 'idle' || !endsRun(hub, view)) continue;
     const at = { step: view.step, n: view.messages.length + 1 };
     if (compareCursors(at, from) > 0) {
       const result =

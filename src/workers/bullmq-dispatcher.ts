@@ -21,7 +21,9 @@ export interface BullMQDispatcherOptions {
   queue?: string;
   /**
    * How long a worker that died keeps its job before BullMQ hands it to another worker (BullMQ's
-   * `lockDuration`; its stalled-job check runs every half of it). @default 5000
+   * `lockDuration`; its stalled-job check runs every half of it): a session waits up to about 1.5
+   * times this after its worker dies. Less is faster recovery; more spares a worker that only
+   * stalls from having its turn handed over, and renews the lock less often. @default 5000
    */
   lockDurationMs?: number;
   /** How long a job waits before it is tried again while an earlier input of its session runs. */
@@ -31,6 +33,7 @@ export interface BullMQDispatcherOptions {
 interface RedisLike {
   get(key: string): Promise<string | null>;
   hget(key: string, field: string): Promise<string | null>;
+  hlen(key: string): Promise<number>;
   eval(script: string, keys: number, ...args: (string | number)[]): Promise<unknown>;
   set(key: string, value: string, ...args: (string | number)[]): Promise<unknown>;
   publish(channel: string, message: string): Promise<unknown>;
@@ -203,6 +206,18 @@ export class BullMQDispatcher implements Dispatcher {
         await worker.close();
       },
     };
+  }
+
+  /**
+   * An input stays in its session's hash from the moment it is numbered until its job is done, so
+   * a job that is waiting, delayed, running or held by a dead worker keeps the hash non-empty: one
+   * read, whatever `held` says. So would a job BullMQ gave up on after its 100 000 attempts, or
+   * one whose server died before adding it, until the session's next input adds it (a stream then
+   * waits until its client leaves).
+   */
+  async pending(queue: string, sessionId: string): Promise<boolean> {
+    const { redis } = await this.#load();
+    return (await redis.hlen(inputsKey(this.queue ?? queue, sessionId))) > 0;
   }
 
   async announce(sessionId: string): Promise<void> {

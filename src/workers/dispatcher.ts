@@ -23,6 +23,14 @@ export interface RunJob {
 export type JobOutcome =
   { readonly done: true } | { readonly done: false; readonly retryMs: number };
 
+/** How a worker takes jobs. */
+export interface ConsumeOptions {
+  /** How many jobs the handler runs at once. */
+  readonly concurrency: number;
+  /** True while some process holds the session's lease (it is running there). */
+  readonly running?: (sessionId: string) => Promise<boolean>;
+}
+
 /** The jobs a dispatcher hands to one worker, until `stop()`. */
 export interface Consumer {
   /** Takes no new jobs; resolves once the handlers running now have returned. */
@@ -39,12 +47,23 @@ export interface Dispatcher {
   readonly engine: string;
   /** Queues `job` on `queue` (the dispatcher's own `queue` option wins when given). */
   enqueue(queue: string, job: RunJob): Promise<void>;
-  /** Hands `queue`'s jobs to `handler`, at most `concurrency` at once. */
+  /**
+   * Hands `queue`'s jobs to `handler`, at most `concurrency` at once. `running` says whether some
+   * process holds a session's lease: a dispatcher may use it to hand over the job of a worker
+   * that died sooner than its queue engine would.
+   */
   consume(
     queue: string,
     handler: (job: RunJob) => Promise<JobOutcome>,
-    options: { concurrency: number },
+    options: ConsumeOptions,
   ): Promise<Consumer>;
+  /**
+   * True while a job of the session is on `queue` and not done: waiting for a worker, or — unless
+   * `held` is false — held by one, running or dead until the queue hands it to another. A server
+   * follows a session's run until it ends, or until no job of it is left and no lease is held:
+   * then nothing will resume it. `held: false` (the log shows no run going on) may be cheaper.
+   */
+  pending(queue: string, sessionId: string, held?: boolean): Promise<boolean>;
   /** Tells every server that the session committed a step (LISTEN/NOTIFY, or Redis pub/sub). */
   announce(sessionId: string): Promise<void>;
   /**

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
 import {
+  type ConsumeOptions,
   type Consumer,
   type Dispatcher,
   type JobOutcome,
@@ -9,6 +10,8 @@ import {
   missingPeer,
   type RunJob,
 } from './dispatcher.js';
+import { watchForDeadWorkers } from './pg-boss-hand-over.js';
+import { pendingJob } from './pg-boss-pending.js';
 
 /** The part of a started `PgBoss` the dispatcher uses (typed here: pg-boss is an optional peer). */
 export interface PgBossLike {
@@ -18,9 +21,16 @@ export interface PgBossLike {
   work(
     name: string,
     options: Record<string, unknown>,
-    handler: (jobs: { data: unknown }[]) => Promise<unknown>,
+    handler: (jobs: { id: string; retryCount: number; data: unknown }[]) => Promise<unknown>,
   ): Promise<string>;
   offWork(name: string, options?: { id?: string; wait?: boolean }): Promise<void>;
+  fail(name: string, id: { id: string; retryCount: number }, data?: object): Promise<unknown>;
+  getDb?(): { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
+  /** The jobs of a key, oldest first (pg-boss 12; absent from older versions). */
+  findJobs?(
+    name: string,
+    options: { key: string; queued?: boolean; limit?: number; after?: string },
+  ): Promise<{ id: string; state: string }[]>;
   stop(options?: { graceful?: boolean; timeout?: number; close?: boolean }): Promise<void>;
   on?(event: 'error', listener: (error: unknown) => void): unknown;
 }
@@ -50,9 +60,17 @@ export interface PgBossDispatcherOptions {
   /** The queue's name. @default "baton.<workflow name>" */
   queue?: string;
   /**
-   * How long a worker that died keeps its job before pg-boss hands it to another worker: the
-   * queue's `heartbeatSeconds` (at least 10). Less is faster recovery, more is fewer heartbeat
-   * writes. @default 10
+   * How long a worker that died keeps its job before a live worker hands it to another: the job's
+   * heartbeat (which its worker refreshes every second) has stood still this long, and no process
+   * holds the session's lease. A session waits about this plus 2 s after its worker dies. Less is
+   * faster recovery; more spares a worker that only stalls (a process frozen for seconds) from
+   * having its turn handed over — Baton's lease keeps it from committing over the new one. The
+   * live workers look for such jobs every second. @default 4
+   */
+  handOverSeconds?: number;
+  /**
+   * pg-boss's own bound on the same, which holds when no live worker is left to look: the queue's
+   * `heartbeatSeconds` (at least 10), checked by pg-boss's monitor pass every second. @default 10
    */
   heartbeatSeconds?: number;
 }
@@ -75,6 +93,7 @@ export class PgBossDispatcher implements Dispatcher {
   readonly engine = 'pg-boss';
   readonly queue: string | undefined;
   readonly #heartbeatSeconds: number;
+  readonly #handOverSeconds: number;
   readonly #given: PgBossLike | undefined;
   readonly #connectionString: string | undefined;
   #boss: Promise<PgBossLike> | undefined;
@@ -97,7 +116,7 @@ export class PgBossDispatcher implements Dispatcher {
         { path: 'connectionString' },
       );
     }
-    const { queue, heartbeatSeconds = 10 } = options ?? {};
+    const { queue, heartbeatSeconds = 10, handOverSeconds = 4 } = options ?? {};
     if (queue !== undefined && (typeof queue !== 'string' || !/^[\w.-]{1,100}$/.test(queue))) {
       throw new ConfigError(
         `${where}: \`queue\` must be letters, digits, ".", "-" or "_", got ${JSON.stringify(queue)}.`,
@@ -110,8 +129,15 @@ export class PgBossDispatcher implements Dispatcher {
         { path: 'heartbeatSeconds' },
       );
     }
+    if (!Number.isInteger(handOverSeconds) || handOverSeconds < 2) {
+      throw new ConfigError(
+        `${where}: \`handOverSeconds\` must be an integer of at least 2, got ${JSON.stringify(handOverSeconds)}.`,
+        { path: 'handOverSeconds' },
+      );
+    }
     this.queue = queue;
     this.#heartbeatSeconds = heartbeatSeconds;
+    this.#handOverSeconds = handOverSeconds;
   }
 
   async enqueue(queue: string, job: RunJob): Promise<void> {
@@ -123,11 +149,13 @@ export class PgBossDispatcher implements Dispatcher {
   async consume(
     queue: string,
     handler: (job: RunJob) => Promise<JobOutcome>,
-    options: { concurrency: number },
+    options: ConsumeOptions,
   ): Promise<Consumer> {
     const name = this.queue ?? queue;
     const boss = await this.#queue(name);
     let stopping = false;
+    /** The attempts this worker is making (`id:retryCount`). */
+    const making = new Set<string>();
     const id = await boss.work(
       name,
       {
@@ -135,23 +163,53 @@ export class PgBossDispatcher implements Dispatcher {
         batchSize: 1,
         pollingIntervalSeconds: 0.5,
         notifyPollingIntervalSeconds: 0.5,
+        // The heartbeat the other workers watch (pg-boss's default is every half of heartbeatSeconds).
+        heartbeatRefreshSeconds: 1,
       },
       async (jobs) => {
         for (const job of jobs) {
           const data = job.data;
           if (!isRunJob(data)) continue;
           if (stopping) throw new RetryLater(data.sessionId);
-          const outcome = await handler(data);
-          if (!outcome.done) throw new RetryLater(data.sessionId);
+          const attempt = `${job.id}:${job.retryCount}`;
+          making.add(attempt);
+          try {
+            const outcome = await handler(data);
+            if (!outcome.done) throw new RetryLater(data.sessionId);
+          } finally {
+            making.delete(attempt);
+          }
         }
       },
     );
+    const running = options.running;
+    const query = this.#sql(boss);
+    const stopWatch =
+      running === undefined || query === undefined
+        ? async () => {}
+        : watchForDeadWorkers({
+            queue: name,
+            query,
+            fail: async (attempt) => {
+              await boss.fail(name, attempt, { message: 'its worker stopped (handed over)' });
+            },
+            running,
+            mine: (attempt) => making.has(`${attempt.id}:${attempt.retryCount}`),
+            seconds: this.#handOverSeconds,
+          });
     return {
       async stop() {
         stopping = true;
+        await stopWatch();
         await boss.offWork(name, { id, wait: true });
       },
     };
+  }
+
+  /** See `pendingJob()`: on pg-boss, a held job costs a read of the session's done jobs too. */
+  async pending(queue: string, sessionId: string, held = true): Promise<boolean> {
+    const name = this.queue ?? queue;
+    return pendingJob(await this.#queue(name), name, sessionId, held);
   }
 
   async announce(sessionId: string): Promise<void> {
@@ -188,6 +246,13 @@ export class PgBossDispatcher implements Dispatcher {
     this.#boss = undefined;
     if (boss === undefined || this.#given !== undefined) return;
     await (await boss).stop({ graceful: false, close: true, timeout: 1000 });
+  }
+
+  /** Runs SQL on pg-boss's database, through the boss's own pool (no connection of its own). */
+  #sql(boss: PgBossLike): ((text: string, values: unknown[]) => Promise<unknown[]>) | undefined {
+    const db = boss.getDb?.();
+    if (db === undefined) return undefined;
+    return async (text, values) => (await db.executeSql(text, values)).rows;
   }
 
   #announcer(): Promise<Omit<PgClient, 'connect'> | undefined> {

@@ -6,6 +6,7 @@ import {
   SessionBusyError,
   StoreUnavailableError,
 } from '../errors.js';
+import { InputTaken } from '../engine/run/run-observer.js';
 import { RunHub } from '../serve/run-hub.js';
 import { STOP_OWNER, stopKey } from '../serve/stop-signal.js';
 import { isServedWorkflow, type ServedWorkflow } from '../serve/serve-options.js';
@@ -34,8 +35,9 @@ export interface WorkerOptions {
 /** A running worker. */
 export interface Worker {
   /**
-   * Takes no new jobs, lets running turns finish for up to `shutdownTimeoutMs`, then cuts short
-   * those still running and releases their leases: another worker resumes them at once.
+   * Takes no new jobs and starts no further turn: each running run finishes the turn it is making
+   * (for up to `shutdownTimeoutMs`, then it is cut short), releases its lease and hands its job
+   * back, so another worker goes on with the session from its last committed step at once.
    */
   close(): Promise<void>;
 }
@@ -73,20 +75,29 @@ export async function startWorker(
       { path: 'shutdownTimeoutMs' },
     );
   }
+  // Aborted by close(): the runs finish their turn and hand the rest on to another worker.
+  const handOver = new AbortController();
   const hub = new RunHub(workflow, new Tenancy(workflow.checkpointStore), {
     onStep: (id) => void dispatcher.announce(id).catch(() => {}),
+    handOver: handOver.signal,
+    inputOnce: true,
   });
+  const store = workflow.checkpointStore;
   const consumer = await dispatcher.consume(
     queueNameOf(workflow),
-    (job) => runJob(hub, job, dispatcher),
+    (job) => runJob(hub, job, dispatcher, handOver.signal),
     {
       concurrency,
+      // The lease a running session holds, renewed every second: none on a session whose job is
+      // taken means that job's worker died (or never reached the session).
+      running: async (id) => store === undefined || (await store.leaseHolder(id)) !== null,
     },
   );
   let closing: Promise<void> | undefined;
   return {
     close() {
       closing ??= (async () => {
+        handOver.abort();
         const stopped = consumer.stop().catch(() => {});
         const timer = sleep(shutdownTimeoutMs, undefined, { ref: false }).then(() => 'timeout');
         if ((await Promise.race([stopped, timer])) !== 'timeout') return;
@@ -100,8 +111,16 @@ export async function startWorker(
   };
 }
 
-/** Makes one job's run; says when to try again instead (its session is busy elsewhere). */
-async function runJob(hub: RunHub, job: RunJob, dispatcher: Dispatcher): Promise<JobOutcome> {
+/**
+ * Makes one job's run; says when to try again instead (its session is busy elsewhere, or this
+ * worker is closing: `handOver`).
+ */
+async function runJob(
+  hub: RunHub,
+  job: RunJob,
+  dispatcher: Dispatcher,
+  handOver: AbortSignal,
+): Promise<JobOutcome> {
   const id = job.sessionId;
   const store = hub.store;
   if (store === undefined) return { done: true };
@@ -114,18 +133,20 @@ async function runJob(hub: RunHub, job: RunJob, dispatcher: Dispatcher): Promise
         // An earlier attempt took the input: finish its run, unless it ended.
         const { status } = await session.info();
         if (status === 'running') return { done: false, retryMs: BUSY_RETRY_MS };
-        // `cancelled`: a worker shutting down cut the run short; its turn is made again here.
+        // `cancelled`: a worker shutting down handed the run on (or cut it short): it goes on here.
         if (status !== 'idle' && status !== 'cancelled') return { done: true };
         task = undefined;
       }
     }
     if (job.interrupts === true) await store.releaseLease(stopKey(id), STOP_OWNER);
+    // A worker closing starts no run: the job goes back to the queue for another worker.
+    if (handOver.aborted) return { done: false, retryMs: 0 };
     const live = await hub.start(id, task);
     await live.ended;
     const last = live.events.at(-1);
     if (last?.kind === 'error' && retried(last.error))
       return { done: false, retryMs: BUSY_RETRY_MS };
-    // Cut short by this worker's close(): handed back for another worker to finish at once.
+    // Handed on or cut short by this worker's close(): another worker goes on with it at once.
     if (last?.kind === 'result' && last.result.status === 'cancelled')
       return { done: false, retryMs: 0 };
     if (job.inputId !== null && (last?.kind === 'result' || last?.kind === 'error')) {
@@ -145,10 +166,16 @@ async function runJob(hub: RunHub, job: RunJob, dispatcher: Dispatcher): Promise
   }
 }
 
-/** Errors that end an attempt, not the job: another worker holds the session, or the store is out of reach. */
+/**
+ * Errors that end an attempt, not the job: another worker holds the session or took its input
+ * first, or the store is out of reach.
+ */
 function retried(error: unknown): boolean {
   return (
     error instanceof SessionBusyError ||
+    // Another attempt took the input between this one's look at the log and its lease: the next
+    // attempt finds it there and goes on from the log.
+    error instanceof InputTaken ||
     error instanceof CheckpointError ||
     error instanceof StoreUnavailableError
   );

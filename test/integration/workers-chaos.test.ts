@@ -3,8 +3,9 @@
 // and starts a new one. Every session ends with exactly the transcript of the same inputs run
 // in one process: no step lost, none doubled, in order. On pg-boss and on BullMQ.
 //
-// Settings (test/support/queue-desk.ts): pg-boss heartbeatSeconds 10 (its minimum) with the
-// monitor every 2 s; BullMQ lockDurationMs 4000; Baton's lease as in production (5 s).
+// Settings (test/support/queue-desk.ts): pg-boss's defaults (a live worker hands over a dead
+// one's job after handOverSeconds, 4; pg-boss's own heartbeatSeconds, 10, behind it); BullMQ
+// lockDurationMs 4000; Baton's lease as in production (3 s).
 import { randomBytes } from 'node:crypto';
 
 import { afterAll, describe, expect, it } from 'vitest';

@@ -37,6 +37,7 @@ const DOCUMENTED_IN_GUIDES = {
  */
 const SIGNATURE_TYPES = [
   // §16 workers
+  'ConsumeOptions',
   'Consumer',
   'JobOutcome',
   'RunJob',
@@ -155,6 +156,7 @@ const SIGNATURE_TYPES = [
   'RecordedAnswer',
   'RecordedParticipant',
   'RecordedRun',
+  'RecordedStateUpdate',
   'RecordedTurn',
   'ReplayOptions',
   'ReplayReport',

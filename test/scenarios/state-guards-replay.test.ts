@@ -232,6 +232,59 @@ describe('step records with state patches', () => {
     expect(await again.state()).toEqual({ customerId: 'C-42', verified: true });
   });
 
+  // Issue 34: a recording replays each call's updates, so the record says which call made them.
+  it('name the call that made each part of the patch (`o`); a malformed `o` is a CheckpointError', async () => {
+    const store = new MemoryCheckpointStore();
+    const session = desk(isVerified, store).workflow.session('r');
+    await session.run('Refund please');
+    const verified = (await session.messages()).flatMap((m) =>
+      m.type === 'ToolCallExecutionEvent'
+        ? m.content.filter((r) => r.name === 'verify_customer')
+        : [],
+    );
+    const records = await store.read('r', { from: 'start' });
+    const bodies = records.map((r) => JSON.parse(r.data.slice(8)) as unknown[]);
+    const named = bodies.flatMap((b) =>
+      typeof b[5] === 'object' && b[5] !== null && 'o' in b[5] ? [(b[5] as { o: unknown }).o] : [],
+    );
+    expect(named).toEqual([[[verified[0]?.callId, 2]]]);
+    // A session that changes no state writes no `o` (nor `p`).
+    const plain = new MemoryCheckpointStore();
+    await new HandoffBuilder({
+      name: 'plain',
+      participants: [
+        new Agent({
+          name: 'triage',
+          client: new ScriptedChatClient([scriptedToolCall('handoff_to_billing')]),
+        }),
+        new Agent({ name: 'billing', client: new ScriptedChatClient([scriptedText('hi')]) }),
+      ],
+    })
+      .coordinator('triage')
+      .withCheckpointing(plain)
+      .build()
+      .session('p')
+      .run('hello');
+    const plainBodies = (await plain.read('p', { from: 'start' })).map((r) => r.data);
+    expect(plainBodies.filter((d) => d.includes('"p":') || d.includes('"o":'))).toEqual([]);
+
+    const index = bodies.findIndex((b) => typeof b[5] === 'object' && b[5] !== null && 'o' in b[5]);
+    for (const [o, text] of [
+      ['c', 'names the calls of its state patch with "c", which is no list'],
+      [[['c', 0]], 'the state patch names its calls with ["c",0], which is no [callId, count]'],
+    ] as const) {
+      const bad = await forged(store, 'r', index, (body) => {
+        body[5] = { ...(body[5] as object), o };
+      });
+      const error = await desk(isVerified, bad)
+        .workflow.session('r')
+        .info()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CheckpointError);
+      expect((error as Error).message).toContain(text);
+    }
+  });
+
   it('a patch that reaches outside the state is a CheckpointError', async () => {
     const store = new MemoryCheckpointStore();
     await desk(isVerified, store).workflow.session('r').run('Refund please');

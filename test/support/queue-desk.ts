@@ -34,7 +34,8 @@ import {
 
 export const PG_URL = process.env.BATON_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.BATON_TEST_REDIS ?? 'redis://127.0.0.1:6379';
-export const SLOW_MS = 1500;
+/** How long the `wait` tool waits (QD_SLOW_MS in a worker process). */
+export const SLOW_MS = Number(process.env.QD_SLOW_MS ?? 1500);
 
 export type Engine = 'pg' | 'redis';
 
@@ -97,10 +98,16 @@ export function storeOf(engine: Engine, name: string): CheckpointStore {
 
 /**
  * A dispatcher of `engine` on `queue`, with the test's faster recovery for BullMQ (its defaults
- * with QD_DEFAULTS=1).
+ * with QD_DEFAULTS=1). QD_PG_HEARTBEAT sets pg-boss's `heartbeatSeconds`.
  */
 export function dispatcherOf(engine: Engine, queue: string): Dispatcher {
-  if (engine === 'pg') return new PgBossDispatcher({ connectionString: PG_URL }, { queue });
+  if (engine === 'pg') {
+    const heartbeat = process.env.QD_PG_HEARTBEAT;
+    return new PgBossDispatcher(
+      { connectionString: PG_URL },
+      heartbeat === undefined ? { queue } : { queue, heartbeatSeconds: Number(heartbeat) },
+    );
+  }
   const { hostname, port } = new URL(REDIS_URL);
   return new BullMQDispatcher(
     { connection: { host: hostname, port: Number(port) } },

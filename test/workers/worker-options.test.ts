@@ -46,6 +46,24 @@ describe('§16 options', () => {
       path: 'heartbeatSeconds',
       message: 'PgBossDispatcher: `heartbeatSeconds` must be an integer of at least 10, got 5.',
     });
+    expect(
+      thrown(
+        () => new PgBossDispatcher({ connectionString: 'postgres://x' }, { handOverSeconds: 1 }),
+      ),
+    ).toEqual({
+      name: 'ConfigError',
+      path: 'handOverSeconds',
+      message: 'PgBossDispatcher: `handOverSeconds` must be an integer of at least 2, got 1.',
+    });
+    expect(
+      thrown(
+        () => new PgBossDispatcher({ connectionString: 'postgres://x' }, { handOverSeconds: 2.5 }),
+      ),
+    ).toEqual({
+      name: 'ConfigError',
+      path: 'handOverSeconds',
+      message: 'PgBossDispatcher: `handOverSeconds` must be an integer of at least 2, got 2.5.',
+    });
   });
 
   it('BullMQDispatcher needs connection options', () => {

@@ -4,6 +4,7 @@ import type { AppendOptions } from '../../checkpoint/session-list.js';
 import type { CheckpointRecord, CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import { checkSessionId } from '../../checkpoint/session-id.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../../errors.js';
+import type { RunOpening } from './run-opening.js';
 import { isMisuse, SessionLease } from './session-lease.js';
 import {
   type CheckpointInfo,
@@ -99,6 +100,23 @@ export class CheckpointLink {
   /** The lease a run holds on this session. */
   get lease(): SessionLease {
     return this.#lease;
+  }
+
+  /**
+   * Takes the lease for a run about to take `step`, only for the session's owner (see `OPEN_RUN`),
+   * and tells `opening` what the lookup read; true once held (false without `opening`: nothing is
+   * taken). Lets go of it when `opened` throws.
+   */
+  async open(step: number, opening: RunOpening | undefined): Promise<boolean> {
+    if (opening === undefined) return false;
+    const found = await this.#lease.acquireOwned(step, opening);
+    try {
+      await opening.opened(found);
+    } catch (error) {
+      await this.#lease.release();
+      throw error;
+    }
+    return true;
   }
 
   /** The session's state from the store, or `fresh` when it has no log yet. */

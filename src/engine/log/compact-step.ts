@@ -60,7 +60,11 @@ const FIELD_CODES = {
   progress: 'g',
   lastSpeaker: 'l',
   statePatch: 'p',
-} as const satisfies Record<(typeof REPLACEABLE)[number] | 'lastSpeaker' | 'statePatch', string>;
+  stateCalls: 'o',
+} as const satisfies Record<
+  (typeof REPLACEABLE)[number] | 'lastSpeaker' | 'statePatch' | 'stateCalls',
+  string
+>;
 
 const FIELD_OF_CODE: ReadonlyMap<string, string> = new Map(
   Object.entries(FIELD_CODES).map(([field, code]) => [code, field]),
@@ -86,6 +90,7 @@ export function compactStep(committed: CommittedStep): CompactStep {
   }
   if (change.statePatch !== undefined) {
     fields[FIELD_CODES.statePatch] = change.statePatch;
+    if (change.stateCalls !== undefined) fields[FIELD_CODES.stateCalls] = change.stateCalls;
     replaced = true;
   }
   const event = eventOf(committed.step);
@@ -158,6 +163,9 @@ export function typedStep(
     }
     if (field === 'statePatch' && !Array.isArray(value)) {
       return `a step record patches the state with ${JSON.stringify(value)}, which is no list of operations`;
+    }
+    if (field === 'stateCalls' && !Array.isArray(value)) {
+      return `a step record names the calls of its state patch with ${JSON.stringify(value)}, which is no list`;
     }
     written[field] = value;
   }

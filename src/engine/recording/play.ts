@@ -1,3 +1,4 @@
+import { applyStateOps, type StatePatchOp } from '../../agents/conversation-state.js';
 import type { AgentMessage } from '../../messages/message.js';
 import { isChatMessage } from '../../messages/message.js';
 import { messageOf } from '../../unknown-value.js';
@@ -5,7 +6,8 @@ import type { Orchestration } from '../orchestration.js';
 import type { Runnable, RunOptions, Task, TaskMessage, TaskResult } from '../runnable.js';
 import type { Recording } from './recording.js';
 import { type Divergence, ReplayController } from './replay-controller.js';
-import { instructionsDigest, type ReplayTools, replayParticipants } from './replay-agents.js';
+import { instructionsDigest, replayParticipants } from './replay-agents.js';
+import type { ReplayTools } from './replay-tools.js';
 
 /** Builds a workflow without a store around an orchestration (the engine's `WorkflowRunner`). */
 export type BuildRunner = (orchestration: Orchestration) => Runnable;
@@ -20,6 +22,10 @@ export interface PlannedRun {
 export interface Player {
   readonly controller: ReplayController;
   run(planned: PlannedRun): Promise<TaskResult | { readonly failed: string }>;
+  /** How many messages the session's thread has. */
+  threadLength(): Promise<number>;
+  /** Makes an application's recorded state update (API.md §18); what went wrong, if it failed. */
+  updateState(ops: readonly StatePatchOp[]): Promise<{ readonly failed: string } | undefined>;
 }
 
 /**
@@ -57,6 +63,18 @@ export function player(
         return await (task === undefined
           ? session.run(undefined, options)
           : session.run(task, options));
+      } catch (error) {
+        return { failed: messageOf(error) };
+      }
+    },
+    async threadLength() {
+      return (await session.messages()).length;
+    },
+    async updateState(ops) {
+      try {
+        const state = await session.state();
+        await session.updateState(() => applyStateOps(state, ops));
+        return undefined;
       } catch (error) {
         return { failed: messageOf(error) };
       }

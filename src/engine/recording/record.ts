@@ -1,10 +1,12 @@
+import type { StatePatchOp } from '../../agents/conversation-state.js';
 import { ConfigError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
 import type { Orchestration } from '../orchestration.js';
+import type { StateUpdate } from '../state/state-updates.js';
 import { type BuildRunner, errorDivergence, player } from './play.js';
-import type { RecordedParticipant, RecordedRun, Recording } from './recording.js';
+import type { RecordedParticipant, RecordedRun, RecordedTurn, Recording } from './recording.js';
 import { instructionsDigest, instructionsOf } from './replay-agents.js';
-import { type Redact, threadPath } from './thread-turns.js';
+import { type Redact, redactValue, threadPath } from './thread-turns.js';
 
 /** Options of `session.record()`. */
 export interface RecordOptions {
@@ -16,16 +18,24 @@ export interface RecordOptions {
   redact?: (text: string) => string;
 }
 
+/** What a recording is made of: the session's thread and its state's updates (API.md §18). */
+export interface RecordedSession {
+  readonly thread: readonly AgentMessage[];
+  readonly stateUpdates: readonly StateUpdate[];
+}
+
 /**
  * A session's recording (API.md §19). The thread gives the inputs and each agent turn with its
- * model's answers; playing them once against the workflow (recorded tools, nothing stored) gives
- * how each run ended (statuses and stop reasons, which the step log does not keep).
+ * model's answers, and the state's updates go with the tool calls (and the runs) that made them;
+ * playing them once against the workflow (recorded tools, nothing stored) gives how each run
+ * ended (statuses and stop reasons, which the step log does not keep) and where each of the
+ * application's updates came.
  * @throws ConfigError when the workflow does not play its own session again.
  */
 export async function recordSession(
   sessionId: string,
   orchestration: Orchestration,
-  thread: readonly AgentMessage[],
+  { thread, stateUpdates }: RecordedSession,
   options: RecordOptions,
   build: BuildRunner,
 ): Promise<Recording> {
@@ -49,32 +59,56 @@ export async function recordSession(
     },
   );
   const path = threadPath(thread, new Set(orchestration.participants.keys()), redact);
+  const turns = withCallUpdates(path.turns, stateUpdates, redact);
   const draft: Recording = {
     version: 1,
     workflow: orchestration.name,
     sessionId,
     participants,
-    turns: path.turns,
+    turns,
     runs: [],
   };
-  const { controller, run } = player(orchestration, draft, 'recorded', build);
+  const played = player(orchestration, draft, 'recorded', build);
+  const { controller, run } = played;
   const runs: RecordedRun[] = [];
-  const { inputs, turns } = path;
+  const { inputs } = path;
+  // The application's updates, each made with the thread `at` long: made again before the first
+  // run that starts with the thread as long, and recorded with that run.
+  const appUpdates = stateUpdates.filter((u) => 'at' in u);
+  let nextUpdate = 0;
+  const appUpdatesNow = async () => {
+    const applied: StatePatchOp[][] = [];
+    let failed: { readonly failed: string } | undefined;
+    // Only a session the application updated needs the thread's length (a copy of the thread).
+    const length = appUpdates[nextUpdate] === undefined ? 0 : await played.threadLength();
+    for (let u = appUpdates[nextUpdate]; u !== undefined && u.at <= length && !failed;) {
+      const ops = redactOps(u.ops, redact);
+      applied.push(ops);
+      failed = await played.updateState(ops);
+      u = appUpdates[++nextUpdate];
+    }
+    return { applied, failed };
+  };
   let next = 0;
   const afterInput = (i: number) => inputs[i]?.after ?? turns.length;
   for (;;) {
     let input: AgentMessage[] | null = null;
+    // A run without a task the thread shows (it found calls in doubt) begins no turn.
+    let resumes = false;
     if (controller.started >= afterInput(next)) {
       if (next >= inputs.length) break;
       input = inputs[next]?.messages ?? null;
+      resumes = input === null;
       next++;
     }
     const before = controller.started;
-    const result = await run({ input, end: { turns: afterInput(next), status: 'cancelled' } });
+    const { applied, failed } = await appUpdatesNow();
+    const result =
+      failed ?? (await run({ input, end: { turns: afterInput(next), status: 'cancelled' } }));
     const problem =
       controller.divergence ??
       ('failed' in result ? errorDivergence(draft, controller.started, result.failed) : undefined);
-    if (problem !== undefined || (input === null && controller.started === before)) {
+    if (problem !== undefined || (input === null && !resumes && controller.started === before)) {
       const why =
         problem === undefined
           ? `turn ${before + 1} does not come again`
@@ -90,7 +124,40 @@ export async function recordSession(
       turns: controller.started,
       status: result.status,
       stopReason: result.stopReason,
+      ...(applied.length === 0 ? {} : { stateUpdates: applied }),
     });
   }
   return { ...draft, runs };
+}
+
+/** `turns` with each tool call's state updates (by its call id, unique in a thread) beside it. */
+function withCallUpdates(
+  turns: readonly RecordedTurn[],
+  updates: readonly StateUpdate[],
+  redact: Redact | undefined,
+): readonly RecordedTurn[] {
+  const byCall = new Map<string, readonly StatePatchOp[]>();
+  for (const u of updates) if ('call' in u) byCall.set(u.call, u.ops);
+  if (byCall.size === 0) return turns;
+  return turns.map((turn) => {
+    const found = turn.results.flatMap((r) => {
+      const ops = byCall.get(r.callId);
+      return ops === undefined ? [] : [{ callId: r.callId, ops: redactOps(ops, redact) }];
+    });
+    return found.length === 0 ? turn : { ...turn, stateUpdates: found };
+  });
+}
+
+/** `ops` with `redact` applied to the strings of their values (paths are names). */
+function redactOps(ops: readonly StatePatchOp[], redact: Redact | undefined): StatePatchOp[] {
+  return ops.map((op) =>
+    redact === undefined || op.value === undefined || op.value === null
+      ? op
+      : { ...op, value: redactedValue(op.value, redact) },
+  );
+}
+
+function redactedValue(value: unknown, redact: Redact): unknown {
+  if (typeof value === 'string') return redact(value);
+  return typeof value === 'object' && value !== null ? redactValue(value, redact) : value;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import type { StatePatchOp } from '../../agents/conversation-state.js';
 import { ConfigError } from '../../errors.js';
 import type {
   AgentMessage,
@@ -12,6 +13,7 @@ import {
   FunctionExecutionResultSchema,
 } from '../../messages/message-schema.js';
 import { firstIssue } from '../../zod-issues.js';
+import { StatePatchOpSchema } from '../state/state-updates.js';
 
 /** One model answer as the agent received it: text, tool calls and token usage. */
 export interface RecordedAnswer {
@@ -21,18 +23,29 @@ export interface RecordedAnswer {
   readonly thought?: string | undefined;
 }
 
+/** A tool call's change of the conversation state (API.md §18): the call and its operations. */
+export interface RecordedStateUpdate {
+  readonly callId: string;
+  readonly ops: readonly StatePatchOp[];
+}
+
 /**
- * One agent turn (an approval pause and its decision stay in one turn): who spoke, its model's
- * answers in order, its tool results, the calls it paused on for approval, where it handed off,
- * and what kind of chat message ended it (absent while it is paused).
+ * One agent turn (an approval pause and its decision stay in one turn, as do calls in doubt and
+ * their decisions): who spoke, its model's answers in order, its tool results, the calls it paused
+ * on for approval, where it handed off, and what kind of chat message ended it (absent while it is
+ * paused).
  */
 export interface RecordedTurn {
   readonly agent: string;
   readonly answers: readonly RecordedAnswer[];
   readonly results: readonly FunctionExecutionResult[];
   readonly approvals?: readonly FunctionCall[] | undefined;
+  /** The calls found in doubt in it (API.md §17): their run was cut off while they ran. */
+  readonly inDoubt?: readonly FunctionCall[] | undefined;
   readonly handoff?: string | undefined;
   readonly message?: string | undefined;
+  /** The state updates of its tool calls that succeeded, in the order they applied; absent: none. */
+  readonly stateUpdates?: readonly RecordedStateUpdate[] | undefined;
 }
 
 /**
@@ -45,6 +58,11 @@ export interface RecordedRun {
   readonly turns: number;
   readonly status: 'terminated' | 'awaiting_input' | 'cancelled';
   readonly stopReason: string | null;
+  /**
+   * The application's state updates (`session.updateState()`, API.md §18) made before this run,
+   * each as its operations, in order; absent: none.
+   */
+  readonly stateUpdates?: readonly (readonly StatePatchOp[])[] | undefined;
 }
 
 /** What identifies a participant: its name and, for an `Agent`, its instructions. */
@@ -59,7 +77,8 @@ export interface RecordedParticipant {
 /**
  * A session as a deterministic test (API.md §19): JSON-safe, made by `session.record()` and played
  * by `replay()`. The path is in `turns` (speakers, handoffs, approvals) and `runs` (inputs and
- * decisions, statuses, stop reasons).
+ * decisions, statuses, stop reasons); the conversation state's updates (API.md §18) are in both,
+ * the tool calls' with their turn and the application's with the run they came before.
  */
 export interface Recording {
   readonly version: 1;
@@ -99,8 +118,12 @@ const RecordingSchema = z.object({
       ),
       results: z.array(FunctionExecutionResultSchema),
       approvals: z.array(FunctionCallSchema).optional(),
+      inDoubt: z.array(FunctionCallSchema).optional(),
       handoff: z.string().optional(),
       message: z.string().optional(),
+      stateUpdates: z
+        .array(z.object({ callId: z.string().min(1), ops: z.array(StatePatchOpSchema) }))
+        .optional(),
     }),
   ),
   runs: z.array(
@@ -109,6 +132,7 @@ const RecordingSchema = z.object({
       turns: z.number().int().nonnegative(),
       status: z.enum(['terminated', 'awaiting_input', 'cancelled']),
       stopReason: z.string().nullable(),
+      stateUpdates: z.array(z.array(StatePatchOpSchema)).optional(),
     }),
   ),
 });

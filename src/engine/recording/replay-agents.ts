@@ -8,12 +8,9 @@ import type {
   AgentResponse,
   ChatAgent,
 } from '../../agents/chat-agent.js';
-import type { ToolMiddleware } from '../../agents/tool-execution.js';
 import type { Instructions } from '../../agents/agent-instructions.js';
 import type { ReplayController } from './replay-controller.js';
-
-/** Where a replay takes tool results from: the recording (default) or the tools themselves. */
-export type ReplayTools = 'recorded' | 'live';
+import { replayedTools, type ReplayTools } from './replay-tools.js';
 
 /** SHA-256 of an agent's instructions (what a recording keeps to compare them). */
 export function instructionsDigest(instructions: string | undefined): string | undefined {
@@ -37,8 +34,9 @@ function instructionsText(instructions: string | Instructions | undefined): stri
 
 /**
  * The participants of a replay: each `Agent` copied with its model replaced by the controller's
- * recorded answers and its tool calls answered from the recording (or run and checked), each
- * wrapped so the controller sees its turns begin and end. Other `ChatAgent`s answer as they are.
+ * recorded answers and its tool calls answered from the recording (or run and checked, see
+ * `replayedTools`), each wrapped so the controller sees its turns begin and end. Other
+ * `ChatAgent`s answer as they are.
  */
 export function replayParticipants(
   participants: ReadonlyMap<string, ChatAgent>,
@@ -47,17 +45,9 @@ export function replayParticipants(
 ): Map<string, ChatAgent> {
   const out = new Map<string, ChatAgent>();
   for (const [name, agent] of participants) {
-    const results: ToolMiddleware =
-      tools === 'recorded'
-        ? async (call) => controller.recordedResult(name, call)
-        : async (call, next) => {
-            const result = await next(call);
-            controller.liveResult(name, call, result);
-            return result;
-          };
     const options = rewiredOptions(agent, {
       client: () => ({ create: async (request) => controller.answer(name, request) }),
-      middleware: [results],
+      ...replayedTools(name, controller, tools),
     });
     const inner = options === undefined ? agent : new Agent(options);
     if (options !== undefined)

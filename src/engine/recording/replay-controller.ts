@@ -1,4 +1,7 @@
+import { isDeepStrictEqual } from 'node:util';
+
 import type { AgentPause, AgentResponse } from '../../agents/chat-agent.js';
+import type { StatePatchOp } from '../../agents/conversation-state.js';
 import type { FunctionCall, FunctionExecutionResult } from '../../messages/message.js';
 import type { ModelRequest, ModelResult } from '../../models/chat-client.js';
 import type { Recording, RecordedTurn } from './recording.js';
@@ -10,8 +13,9 @@ export interface Divergence {
   /** Who spoke at that turn, or should have. */
   readonly agent: string;
   /**
-   * What differs: `"speaker"`, `"handoff"`, `"tool_call"`, `"tool_result"`, `"approval"`,
-   * `"instructions"`, `"model_calls"`, `"message"`, `"status"`, `"stop_reason"` or `"error"`.
+   * What differs: `"speaker"`, `"handoff"`, `"tool_call"`, `"tool_result"`, `"state_update"`,
+   * `"approval"`, `"in_doubt"`, `"instructions"`, `"model_calls"`, `"message"`, `"status"`,
+   * `"stop_reason"` or `"error"`.
    */
   readonly what: string;
   /** The recorded value. */
@@ -19,6 +23,8 @@ export interface Divergence {
   /** The replayed value. */
   readonly actual: unknown;
 }
+
+const NO_OPS: readonly StatePatchOp[] = Object.freeze([]);
 
 /** Thrown inside a replayed turn once a divergence is known: the run is cancelled with it. */
 export class Diverged extends Error {
@@ -37,6 +43,10 @@ export class ReplayController {
   readonly #inFlight = new Map<string, number>();
   readonly #used: number[] = [];
   readonly #paused = new Set<number>();
+  /** Turns that paused with calls in doubt, and the calls in doubt whose run was cut off. */
+  readonly #doubted = new Set<number>();
+  readonly #lost = new Set<string>();
+  #cutOff = false;
   readonly #spoke = new Set<string>();
   #divergence: Divergence | undefined;
   #abort = new AbortController();
@@ -70,6 +80,7 @@ export class ReplayController {
   /** A signal for the next run; `end` is where it should stop and how. */
   nextRun(end: { turns: number; status: string }): AbortSignal {
     this.#end = end;
+    this.#cutOff = false;
     this.#abort = new AbortController();
     return this.#abort.signal;
   }
@@ -212,6 +223,29 @@ export class ReplayController {
     return result;
   }
 
+  /** The state updates the call `callId` of `agent`'s turn made, as recorded (none: `[]`). */
+  recordedUpdates(agent: string, callId: string): readonly StatePatchOp[] {
+    const [, turn] = this.#current(agent);
+    return turn.stateUpdates?.find((u) => u.callId === callId)?.ops ?? NO_OPS;
+  }
+
+  /**
+   * Checks the state updates of a call against the recorded ones: `actual` is what the tool run
+   * for real made, or the error that kept the recorded ones from applying.
+   */
+  checkUpdates(agent: string, call: FunctionCall, actual: readonly StatePatchOp[] | string): void {
+    const recorded = this.recordedUpdates(agent, call.id);
+    if (isDeepStrictEqual(recorded, actual)) return;
+    const [index] = this.#current(agent);
+    throw this.diverge({
+      turn: index + 1,
+      agent,
+      what: 'state_update',
+      expected: recorded,
+      actual,
+    });
+  }
+
   /** Checks a result run for real against the recorded one. */
   liveResult(agent: string, call: FunctionCall, result: { content: unknown }): void {
     const recorded = this.recordedResult(agent, call);
@@ -226,22 +260,53 @@ export class ReplayController {
     });
   }
 
+  /**
+   * True the first time a call that was found in doubt (API.md §17) in `agent`'s recorded turn is
+   * about to run: its run was cut off while it ran, and the replay cuts its run off there too.
+   */
+  loses(agent: string, callId: string): boolean {
+    const [, turn] = this.#current(agent);
+    if (this.#lost.has(callId) || turn.inDoubt?.some((c) => c.id === callId) !== true) return false;
+    this.#lost.add(callId);
+    return true;
+  }
+
+  /** Cancels the run in progress, as the recorded one was (not a divergence). */
+  cancelRun(): void {
+    this.#cutOff = true;
+    this.#abort.abort();
+  }
+
+  /** True once `cancelRun()` cut the current run off: what its calls give is discarded. */
+  get cutOff(): boolean {
+    return this.#cutOff;
+  }
+
   /** `agent`'s turn ended (or paused): compares how with the recording. */
   end(agent: string, response: AgentResponse | AgentPause): void {
     const [index, turn] = this.#current(agent);
     const at = { turn: index + 1, agent };
     const recordedApprovals = turn.approvals?.map((c) => c.name) ?? null;
+    const recordedInDoubt = turn.inDoubt?.map((c) => c.name) ?? null;
     if ('approvalRequest' in response) {
-      this.#paused.add(index);
-      const names = response.approvalRequest.content.map((c) => c.name);
-      if (names.some((n) => !(recordedApprovals ?? []).includes(n))) {
-        throw this.diverge({ ...at, what: 'approval', expected: recordedApprovals, actual: names });
+      const event = response.approvalRequest;
+      const [what, recorded, paused] =
+        event.type === 'ToolInDoubtEvent'
+          ? (['in_doubt', recordedInDoubt, this.#doubted] as const)
+          : (['approval', recordedApprovals, this.#paused] as const);
+      paused.add(index);
+      const names = event.content.map((c) => c.name);
+      if (names.some((n) => !(recorded ?? []).includes(n))) {
+        throw this.diverge({ ...at, what, expected: recorded, actual: names });
       }
       return;
     }
     this.#inFlight.delete(agent);
     if (recordedApprovals !== null && !this.#paused.has(index)) {
       throw this.diverge({ ...at, what: 'approval', expected: recordedApprovals, actual: null });
+    }
+    if (recordedInDoubt !== null && !this.#doubted.has(index)) {
+      throw this.diverge({ ...at, what: 'in_doubt', expected: recordedInDoubt, actual: null });
     }
     const message = response.chatMessage;
     const handoff = message.type === 'HandoffMessage' ? message.target : null;

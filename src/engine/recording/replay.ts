@@ -5,7 +5,7 @@ import { WorkflowRunner } from '../session/workflow-runner.js';
 import { type BuildRunner, errorDivergence, player, runDivergence } from './play.js';
 import { parseRecording, type Recording } from './recording.js';
 import type { Divergence } from './replay-controller.js';
-import type { ReplayTools } from './replay-agents.js';
+import type { ReplayTools } from './replay-tools.js';
 
 /** Options of `replay()`. */
 export interface ReplayOptions {
@@ -68,13 +68,19 @@ export async function replayRecording(
   }
   const recording = parseRecording(value);
   checkParticipants(orchestration, recording);
-  const { controller, run } = player(orchestration, recording, tools, build);
+  const { controller, run, updateState } = player(orchestration, recording, tools, build);
   const diverged = (divergence: Divergence): ReplayReport => ({
     ok: false,
     turns: divergence.turn,
     divergence,
   });
   for (const planned of recording.runs) {
+    for (const ops of planned.stateUpdates ?? []) {
+      const failed = await updateState(ops);
+      if (failed !== undefined) {
+        return diverged(errorDivergence(recording, controller.started, failed.failed));
+      }
+    }
     const result = await run({
       input: planned.input,
       end: { turns: planned.turns, status: planned.status },

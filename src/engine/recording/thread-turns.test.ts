@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import {
+  approve,
   guardrailTrippedEvent,
   reject,
   structuredMessage,
@@ -10,6 +11,7 @@ import {
   toolCallExecutionEvent,
   toolCallRequestEvent,
   toolCallSummaryMessage,
+  toolInDoubtEvent,
   userInputRequestedEvent,
 } from '../../messages/message-factories.js';
 import { redactValue, threadPath } from './thread-turns.js';
@@ -35,7 +37,7 @@ describe('threadPath()', () => {
       new Set(['a', 'b']),
       undefined,
     );
-    expect(path.inputs.map((i) => [i.after, i.messages.length])).toEqual([
+    expect(path.inputs.map((i) => [i.after, i.messages?.length])).toEqual([
       [0, 1],
       [1, 1],
     ]);
@@ -78,7 +80,7 @@ describe('threadPath()', () => {
       new Set(['a']),
       undefined,
     );
-    expect(path.inputs.map((i) => [i.after, i.messages.map((m) => m.type)])).toEqual([
+    expect(path.inputs.map((i) => [i.after, i.messages?.map((m) => m.type)])).toEqual([
       [0, ['TextMessage']],
       [1, ['ToolApprovalResponseEvent']],
     ]);
@@ -89,6 +91,43 @@ describe('threadPath()', () => {
       message: 'ToolCallSummaryMessage',
     });
     expect(path.turns[0]?.answers).toHaveLength(1);
+  });
+
+  it('keeps the calls found in doubt with their turn, and the run without a task that found them', () => {
+    const events = (inDoubtAfterInput: boolean) => [
+      textMessage({ source: 'user', content: 'refund' }),
+      toolCallRequestEvent({ source: 'a', content: [call] }),
+      ...(inDoubtAfterInput ? [textMessage({ source: 'user', content: 'well?' })] : []),
+      toolInDoubtEvent({ source: 'a', content: [call] }),
+      approve('c1'),
+      toolCallExecutionEvent({ source: 'a', content: [result] }),
+      textMessage({ source: 'a', content: 'done', usage }),
+    ];
+    const path = threadPath(events(false), new Set(['a']), undefined);
+    expect(path.inputs.map((i) => [i.after, i.messages?.map((m) => m.type) ?? null])).toEqual([
+      [0, ['TextMessage']],
+      [1, null],
+      [1, ['ToolApprovalResponseEvent']],
+    ]);
+    expect(path.turns).toEqual([
+      {
+        agent: 'a',
+        answers: [
+          { content: null, toolCalls: [call], usage: { promptTokens: 0, completionTokens: 0 } },
+          { content: 'done', toolCalls: [], usage },
+        ],
+        results: [result],
+        inDoubt: [call],
+        message: 'TextMessage',
+      },
+    ]);
+    // Found in doubt by the run of a task: that run is the input's; no run without a task.
+    const after = threadPath(events(true), new Set(['a']), undefined);
+    expect(after.inputs.map((i) => [i.after, i.messages?.map((m) => m.type) ?? null])).toEqual([
+      [0, ['TextMessage']],
+      [1, ['TextMessage']],
+      [1, ['ToolApprovalResponseEvent']],
+    ]);
   });
 });
 

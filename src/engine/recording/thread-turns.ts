@@ -8,8 +8,11 @@ export type Redact = (text: string) => string;
 
 /** What a thread says of a session: its inputs in order and its agent turns in order. */
 export interface ThreadPath {
-  /** Each block of consecutive user messages (one task), with the turns begun before it. */
-  readonly inputs: readonly { readonly messages: AgentMessage[]; readonly after: number }[];
+  /**
+   * Each block of consecutive user messages (one task), with the turns begun before it; `null`
+   * for a run without a task that the thread shows: one that found calls in doubt (API.md §17).
+   */
+  readonly inputs: readonly { readonly messages: AgentMessage[] | null; readonly after: number }[];
   readonly turns: readonly RecordedTurn[];
 }
 
@@ -61,6 +64,7 @@ const TURN_EVENTS: ReadonlySet<string> = new Set([
   'ToolCallRequestEvent',
   'ToolCallExecutionEvent',
   'ToolApprovalRequestEvent',
+  'ToolInDoubtEvent',
 ]);
 
 const NO_USAGE = { promptTokens: 0, completionTokens: 0 };
@@ -70,6 +74,7 @@ interface OpenTurn {
   answers: RecordedAnswer[];
   results: RecordedTurn['results'][number][];
   approvals?: FunctionCall[];
+  inDoubt?: FunctionCall[];
   handoff?: string;
   message?: string;
   thoughts: string[];
@@ -87,20 +92,25 @@ export function threadPath(
   participants: ReadonlySet<string>,
   redact: Redact | undefined,
 ): ThreadPath {
-  const inputs: { messages: AgentMessage[]; after: number }[] = [];
+  const inputs: { messages: AgentMessage[] | null; after: number }[] = [];
   const turns: OpenTurn[] = [];
   const open = new Map<string, OpenTurn>();
   let lastWasInput = false;
   for (const m of thread) {
     if (m.source === 'user' && m.metadata[FOLLOW_UP_KEY] === true) continue;
     if (m.source === 'user') {
-      const block = inputs.at(-1);
-      if (lastWasInput && block !== undefined) block.messages.push(redactValue(m, redact));
+      const block = inputs.at(-1)?.messages;
+      if (lastWasInput && block) block.push(redactValue(m, redact));
       else inputs.push({ messages: [redactValue(m, redact)], after: turns.length });
       lastWasInput = true;
       continue;
     }
     if (!participants.has(m.source) || !(isChatMessage(m) || TURN_EVENTS.has(m.type))) continue;
+    // Calls found in doubt right after the agent's own events: a run without a task found them
+    // (after a task, that run found them).
+    if (m.type === 'ToolInDoubtEvent' && !lastWasInput) {
+      inputs.push({ messages: null, after: turns.length });
+    }
     lastWasInput = false;
     let turn = open.get(m.source);
     if (turn === undefined) {
@@ -133,6 +143,9 @@ export function threadPath(
         break;
       case 'ToolApprovalRequestEvent':
         (turn.approvals ??= []).push(...redactValue([...m.content], redact));
+        break;
+      case 'ToolInDoubtEvent':
+        (turn.inDoubt ??= []).push(...redactValue([...m.content], redact));
         break;
       default:
         break;

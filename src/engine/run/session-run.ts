@@ -23,7 +23,7 @@ import type { RunOptions, Task, TaskResult } from '../runnable.js';
 import { NO_MESSAGES, type SessionState, withThread } from '../state/session-state.js';
 import type { Step } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
-import { observedSink } from './run-observer.js';
+import { freshInput, handOverOf, observedSink } from './run-observer.js';
 import type { StopCheck } from './session-stop.js';
 import {
   answerStep,
@@ -87,7 +87,6 @@ export class SessionRun {
   readonly sink: MessageSink | undefined;
   /** Everything this run produced, in order (the result's messages). */
   readonly out: AgentMessage[] = [];
-
   /** How many messages this run has put on its stream so far. */
   streamed = 0;
 
@@ -161,8 +160,8 @@ export class SessionRun {
   }
 
   async #run(task: Task | undefined): Promise<TaskResult> {
-    const taskMessages = toTaskMessages(task);
     const state = this.host.state;
+    const taskMessages = freshInput(toTaskMessages(task), this.options, this.host.id, state);
     if (pausedForApproval(state)) {
       const ended = await continuePausedTurn(this, taskMessages);
       if (ended !== undefined) return ended;
@@ -191,6 +190,7 @@ export class SessionRun {
   async #loop(): Promise<TaskResult> {
     const { host, options } = this;
     const { driver, orchestration } = host;
+    const handOver = handOverOf(options);
     for (let turns = 0; ; turns++) {
       const state = host.state;
       const meta = driver.meta(state.machineState);
@@ -213,6 +213,8 @@ export class SessionRun {
       // A run that lost its lease or its store stops here, before paying for a model call.
       const confirming = host.confirmLease(state.step + 1);
       if (confirming !== undefined) await confirming;
+      // Handed on (`HAND_OVER`): the turn made is committed; the next is for another process.
+      if (turns > 0 && handOver?.aborted === true) return this.cancel();
       const ended = meta.kind === 'group' ? await groupStep(this, state) : await this.#turn(state);
       if (ended !== undefined) return ended;
     }

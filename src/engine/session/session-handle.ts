@@ -4,7 +4,7 @@ import type { AgentMessage } from '../../messages/message.js';
 import { streamRun } from './message-stream.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
-import type { RecordOptions } from '../recording/record.js';
+import type { RecordedSession, RecordOptions } from '../recording/record.js';
 import type { Recording } from '../recording/recording.js';
 import type { SessionRuntime } from './session-runtime.js';
 import type { SessionState } from '../state/session-state.js';
@@ -25,8 +25,8 @@ export interface HandleHooks {
   fresh(): SessionState;
   /** A checked state from `saveState()` (see `WorkflowRunner.parseState`). */
   parse(state: unknown, sessionId: string): Omit<SessionState, 'step'>;
-  /** The session's recording (API.md §19) from its thread. */
-  record(id: string, thread: readonly AgentMessage[], options: RecordOptions): Promise<Recording>;
+  /** The session's recording (API.md §19) from its thread and its state's updates. */
+  record(id: string, session: RecordedSession, options: RecordOptions): Promise<Recording>;
   /** True when the runner drops idle sessions (it has a store), so `settle()` must run. */
   bounded: boolean;
 }
@@ -100,8 +100,12 @@ export class SessionHandle implements CheckpointedSession {
   }
 
   async record(options: RecordOptions = {}): Promise<Recording> {
-    const thread = await this.messages();
-    return this.#hooks.record(this.id, thread, options);
+    const state = await this.#use((runtime) => runtime.current());
+    return this.#hooks.record(
+      this.id,
+      { thread: threadOf(state).slice(), stateUpdates: state.stateUpdates ?? [] },
+      options,
+    );
   }
 
   dispose(): void {

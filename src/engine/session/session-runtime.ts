@@ -190,22 +190,15 @@ export class SessionRuntime implements RunHost {
     );
   }
 
-  /**
-   * Runs `work` as the only activity on this session, here and in every process sharing the store.
-   * With `opening` (`OPEN_RUN`) the lease is taken first, only for the session's owner.
-   */
+  /** Runs `work` as the only activity on this session, here and in every process sharing the store. */
   async #exclusive<T>(work: () => Promise<T>, opening?: RunOpening): Promise<T> {
     if (this.#running) throw new SessionBusyError(this.id);
     this.#running = true;
     const link = this.#link;
     let leased = false;
     try {
-      if (opening !== undefined && link !== undefined) {
-        // Nothing of a session is loaded before its owner is known.
-        const found = await link.lease.acquireOwned(this.#state.step + 1, opening);
-        leased = true;
-        await opening.opened(found);
-      }
+      // With `opening` (OPEN_RUN) the lease comes first, the owner's only: nothing loaded before.
+      leased = (await link?.open(this.#state.step + 1, opening)) === true;
       // A session without a store is loaded from the start: nothing to await.
       if (!this.#loaded) await this.#ready();
       if (link !== undefined) {
@@ -274,10 +267,18 @@ export class SessionRuntime implements RunHost {
   #withTurnUpdates(step: Step): Step {
     const turns = this.#turns ?? [];
     if (step.kind !== 'started') this.#turns = undefined;
-    // Most turns change nothing: no array is made for them.
-    const ops = turns.length === 1 ? (turns[0]?.take() ?? []) : turns.flatMap((t) => t.take());
+    // Most steps follow no turn, and most turns change nothing: no array is made for them.
+    if (turns.length === 0) return step;
+    const only = turns.length === 1 ? turns[0]?.take() : undefined;
+    if (only !== undefined && only.ops.length === 0) return step;
+    const taken = only === undefined ? turns.map((t) => t.take()) : [only];
+    const ops = taken.flatMap((t) => t.ops);
     if (ops.length === 0) return step;
-    return { ...step, statePatch: [...(step.statePatch ?? []), ...ops] };
+    return {
+      ...step,
+      statePatch: [...(step.statePatch ?? []), ...ops],
+      stateCalls: [...(step.stateCalls ?? []), ...taken.flatMap((t) => t.calls)],
+    };
   }
 
   /** The conversation state of an agent turn starting now; its updates go with the next commit. */

@@ -83,8 +83,8 @@ export class WorkflowRunner implements Runnable {
     fresh: () => this.freshState(),
     parse: (state, id) => this.parseState(state, id),
     bounded: false,
-    record: async (id, thread, options) =>
-      recordSession(id, this.#orchestration, thread, options, (o) => new WorkflowRunner(o)),
+    record: async (id, session, options) =>
+      recordSession(id, this.#orchestration, session, options, (o) => new WorkflowRunner(o)),
   };
 
   constructor(orchestration: Orchestration, checkpointing?: Checkpointing) {

@@ -6,6 +6,7 @@ import { carriedThread, type Thread } from '../../messages/thread.js';
 import { giveThread, threadOf } from './state-thread.js';
 import type { Step, StepBody, StepFields } from './step.js';
 import { applyStateOps, EMPTY_STATE, type StateValue } from '../../agents/conversation-state.js';
+import { StateUpdateSchema, updatesOf } from './state-updates.js';
 
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
@@ -62,6 +63,11 @@ const SessionStateObject = z.object({
    * option gave it a value, so sessions that do not use it are stored as before.
    */
   data: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Each change of `data` so far, in order, for `record()` (API.md §19): a tool call's (`call`,
+   * its id) or the application's (`at`, the thread's length then). Absent until the first change.
+   */
+  stateUpdates: z.array(StateUpdateSchema).readonly().optional(),
   /** Steps committed so far; the optimistic-concurrency token of checkpoint stores. */
   step: z.number().int().nonnegative(),
 });
@@ -151,6 +157,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 function copyState(state: SessionState): Mutable<Omit<SessionState, 'thread'>> {
   const copy = copyFields(state);
   if (state.data !== undefined) copy.data = state.data;
+  if (state.stateUpdates !== undefined) copy.stateUpdates = state.stateUpdates;
   return copy;
 }
 
@@ -263,6 +270,12 @@ export function applyStep(state: SessionState, step: Step): CommittedStep {
   if (patch !== undefined && patch.length > 0) {
     next.data = applyStateOps(state.data ?? EMPTY_STATE, patch);
     change.statePatch = patch;
+    const calls = step.stateCalls;
+    if (calls !== undefined) change.stateCalls = calls;
+    next.stateUpdates = Object.freeze([
+      ...(state.stateUpdates ?? []),
+      ...updatesOf(patch, calls, length),
+    ]);
   }
   if (next.bookmarks !== state.bookmarks) change.bookmarks = moved(state.bookmarks, next.bookmarks);
   if (next.lastSpeaker !== state.lastSpeaker) change.lastSpeaker = next.lastSpeaker;

@@ -68,6 +68,11 @@ export interface StepBody extends StepFields {
    * stored record may hold anything here, which the reducer refuses by name.
    */
   readonly statePatch?: readonly StatePatchOp[];
+  /**
+   * Which tool calls made `statePatch`: per call, in order, how many of its operations are the
+   * call's (they cover it whole). Absent for the application's update (`state_update`).
+   */
+  readonly stateCalls?: readonly (readonly [callId: string, count: number])[];
 }
 
 const EVENT_PREFIXES = {
