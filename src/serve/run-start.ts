@@ -1,10 +1,5 @@
 import { type StepView, stepViewOf } from '../engine/log/step-messages.js';
-import {
-  HAND_OVER,
-  INPUT_ONCE,
-  OBSERVE_RUN,
-  type ObservedRun,
-} from '../engine/run/run-observer.js';
+import { OBSERVE_RUN, type ObservedRun, type WorkerRun } from '../engine/run/run-observer.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
 import type { LiveRun } from './live-run.js';
 import type { Dispatcher } from '../workers/dispatcher.js';
@@ -17,10 +12,8 @@ export interface HubOptions {
   readonly dispatch?: { readonly dispatcher: Dispatcher; readonly queue: string };
   /** Called after every step a run of this hub commits (a worker announces it). */
   readonly onStep?: (sessionId: string) => void;
-  /** Once aborted, every run of the hub is handed on after its turn (see `HAND_OVER`). */
-  readonly handOver?: AbortSignal;
-  /** Each run's input is given once: a run whose input is in the thread already rejects (see `INPUT_ONCE`). */
-  readonly inputOnce?: boolean;
+  /** What a worker's runs carry: the signal that hands them on, their input given once. */
+  readonly worker?: WorkerRun;
   /** Where announcements of other processes' steps come from. */
   readonly signals?: Dispatcher;
 }
@@ -38,7 +31,7 @@ export interface Opening {
 /**
  * The options of run `id` whose events go to `live()` (once there is one), aborted by
  * `controller`; each committed step also goes to `log` (a session without a store) and to the
- * hub's `onStep`, and the hub's hand-over signal and input rule go with it.
+ * hub's `onStep`, and a worker's keys (`HubOptions.worker`) go with it.
  */
 export function observedRun(
   id: string,
@@ -49,8 +42,7 @@ export function observedRun(
 ): ObservedRun {
   return {
     signal: controller.signal,
-    [HAND_OVER]: hub.handOver,
-    [INPUT_ONCE]: hub.inputOnce === true,
+    ...hub.worker,
     [OBSERVE_RUN]: {
       message: (m) => live()?.message(m),
       step: (step, appended, state, statePatch) => {

@@ -73,6 +73,11 @@ export interface PgBossDispatcherOptions {
    * `heartbeatSeconds` (at least 10), checked by pg-boss's monitor pass every second. @default 10
    */
   heartbeatSeconds?: number;
+  /**
+   * How many connections pg-boss's pool opens at most (with `{ connectionString }`). A server that
+   * only queues needs few; a worker's `concurrency` wants about as many. @default 10 (pg-boss's)
+   */
+  max?: number;
 }
 
 /** A queued job that is retried, as pg-boss sees it: the delay comes from the queue's retryDelay. */
@@ -94,6 +99,7 @@ export class PgBossDispatcher implements Dispatcher {
   readonly queue: string | undefined;
   readonly #heartbeatSeconds: number;
   readonly #handOverSeconds: number;
+  readonly #max: number;
   readonly #given: PgBossLike | undefined;
   readonly #connectionString: string | undefined;
   #boss: Promise<PgBossLike> | undefined;
@@ -116,28 +122,17 @@ export class PgBossDispatcher implements Dispatcher {
         { path: 'connectionString' },
       );
     }
-    const { queue, heartbeatSeconds = 10, handOverSeconds = 4 } = options ?? {};
+    const { queue, heartbeatSeconds = 10, handOverSeconds = 4, max = 10 } = options ?? {};
     if (queue !== undefined && (typeof queue !== 'string' || !/^[\w.-]{1,100}$/.test(queue))) {
       throw new ConfigError(
         `${where}: \`queue\` must be letters, digits, ".", "-" or "_", got ${JSON.stringify(queue)}.`,
         { path: 'queue' },
       );
     }
-    if (!Number.isInteger(heartbeatSeconds) || heartbeatSeconds < 10) {
-      throw new ConfigError(
-        `${where}: \`heartbeatSeconds\` must be an integer of at least 10, got ${JSON.stringify(heartbeatSeconds)}.`,
-        { path: 'heartbeatSeconds' },
-      );
-    }
-    if (!Number.isInteger(handOverSeconds) || handOverSeconds < 2) {
-      throw new ConfigError(
-        `${where}: \`handOverSeconds\` must be an integer of at least 2, got ${JSON.stringify(handOverSeconds)}.`,
-        { path: 'handOverSeconds' },
-      );
-    }
     this.queue = queue;
-    this.#heartbeatSeconds = heartbeatSeconds;
-    this.#handOverSeconds = handOverSeconds;
+    this.#heartbeatSeconds = atLeast(where, 'heartbeatSeconds', heartbeatSeconds, 10);
+    this.#handOverSeconds = atLeast(where, 'handOverSeconds', handOverSeconds, 2);
+    this.#max = atLeast(where, 'max', max, 1);
   }
 
   async enqueue(queue: string, job: RunJob): Promise<void> {
@@ -213,8 +208,10 @@ export class PgBossDispatcher implements Dispatcher {
   }
 
   async announce(sessionId: string): Promise<void> {
-    const pool = await this.#announcer();
-    await pool?.query('SELECT pg_notify($1, $2)', [CHANNEL, sessionId]);
+    // Through the boss's own pool (no connections of their own; a boss passed in announces too).
+    const sql = this.#sql(await this.#started());
+    if (sql !== undefined) await sql('SELECT pg_notify($1, $2)', [CHANNEL, sessionId]);
+    else await (await this.#announcer())?.query('SELECT pg_notify($1, $2)', [CHANNEL, sessionId]);
   }
 
   async listen(listener: (sessionId: string) => void): Promise<() => Promise<void>> {
@@ -309,6 +306,7 @@ export class PgBossDispatcher implements Dispatcher {
             }
             const boss = new loaded.PgBoss({
               connectionString,
+              max: this.#max,
               useListenNotify: true,
               monitorIntervalSeconds: 1,
               superviseIntervalSeconds: 1,
@@ -320,6 +318,15 @@ export class PgBossDispatcher implements Dispatcher {
     this.#boss.catch(() => (this.#boss = undefined));
     return this.#boss;
   }
+}
+
+/** `value` of option `name`, an integer of at least `least`; else a ConfigError naming it. */
+function atLeast(where: string, name: string, value: number, least: number): number {
+  if (Number.isInteger(value) && value >= least) return value;
+  throw new ConfigError(
+    `${where}: \`${name}\` must be an integer of at least ${least}, got ${JSON.stringify(value)}.`,
+    { path: name },
+  );
 }
 
 async function loadPg(): Promise<PgModule> {

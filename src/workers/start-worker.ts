@@ -6,7 +6,7 @@ import {
   SessionBusyError,
   StoreUnavailableError,
 } from '../errors.js';
-import { InputTaken } from '../engine/run/run-observer.js';
+import { HAND_OVER, INPUT_ONCE, InputTaken } from '../engine/run/run-observer.js';
 import { RunHub } from '../serve/run-hub.js';
 import { STOP_OWNER, stopKey } from '../serve/stop-signal.js';
 import { isServedWorkflow, type ServedWorkflow } from '../serve/serve-options.js';
@@ -79,8 +79,7 @@ export async function startWorker(
   const handOver = new AbortController();
   const hub = new RunHub(workflow, new Tenancy(workflow.checkpointStore), {
     onStep: (id) => void dispatcher.announce(id).catch(() => {}),
-    handOver: handOver.signal,
-    inputOnce: true,
+    worker: { [HAND_OVER]: handOver.signal, [INPUT_ONCE]: true },
   });
   const store = workflow.checkpointStore;
   const consumer = await dispatcher.consume(

@@ -27,15 +27,18 @@ function call(handler: { fetch(r: Request): Promise<Response> }, path: string, b
   );
 }
 
+/** Who races whom: `meanwhile` runs once, before the first lease asked for session `id`. */
+interface Race {
+  id?: string;
+  meanwhile?: (() => Promise<void>) | undefined;
+}
+
 /**
  * `store`, where the first lease asked for session `id` (the worker's, after its look for the
  * input) is asked only after `meanwhile` has run: another attempt of the job took the input
  * between the look and the lease.
  */
-function racedStore(
-  store: CheckpointStore,
-  race: { id?: string; meanwhile?: () => Promise<void> },
-): CheckpointStore {
+function racedStore(store: CheckpointStore, race: Race): CheckpointStore {
   return new Proxy(store, {
     get(target, key, receiver) {
       if (key !== 'acquireLease') {
@@ -72,7 +75,7 @@ describe.each<Engine>((process.env.WORKERS_ENGINES ?? 'pg,redis').split(',') as 
       const workerStore = storeOf(engine, name);
       const dispatcher: Dispatcher = dispatcherOf(engine, queue);
       const workerDispatcher: Dispatcher = dispatcherOf(engine, queue);
-      const race: { id?: string; meanwhile?: () => Promise<void> } = {};
+      const race: Race = {};
       const worker = await startWorker(queueDesk(racedStore(workerStore, race), name), {
         dispatcher: workerDispatcher,
       });

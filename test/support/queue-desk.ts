@@ -103,9 +103,13 @@ export function storeOf(engine: Engine, name: string): CheckpointStore {
 export function dispatcherOf(engine: Engine, queue: string): Dispatcher {
   if (engine === 'pg') {
     const heartbeat = process.env.QD_PG_HEARTBEAT;
+    // Three connections, not pg-boss's ten: the worker tests run several servers and workers at
+    // once beside the rest of the suite, on a PostgreSQL that allows 100.
     return new PgBossDispatcher(
       { connectionString: PG_URL },
-      heartbeat === undefined ? { queue } : { queue, heartbeatSeconds: Number(heartbeat) },
+      heartbeat === undefined
+        ? { queue, max: 3 }
+        : { queue, max: 3, heartbeatSeconds: Number(heartbeat) },
     );
   }
   const { hostname, port } = new URL(REDIS_URL);

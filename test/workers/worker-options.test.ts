@@ -64,6 +64,13 @@ describe('§16 options', () => {
       path: 'handOverSeconds',
       message: 'PgBossDispatcher: `handOverSeconds` must be an integer of at least 2, got 2.5.',
     });
+    expect(
+      thrown(() => new PgBossDispatcher({ connectionString: 'postgres://x' }, { max: 0 })),
+    ).toEqual({
+      name: 'ConfigError',
+      path: 'max',
+      message: 'PgBossDispatcher: `max` must be an integer of at least 1, got 0.',
+    });
   });
 
   it('BullMQDispatcher needs connection options', () => {

@@ -59,6 +59,7 @@ export async function recordSession(
     },
   );
   const path = threadPath(thread, new Set(orchestration.participants.keys()), redact);
+  if (path.withheld !== undefined) throw withheldAnswer(sessionId, path.withheld);
   const turns = withCallUpdates(path.turns, stateUpdates, redact);
   const draft: Recording = {
     version: 1,
@@ -95,9 +96,11 @@ export async function recordSession(
     let input: AgentMessage[] | null = null;
     // A run without a task the thread shows (it found calls in doubt) begins no turn.
     let resumes = false;
+    let tripped: string | undefined;
     if (controller.started >= afterInput(next)) {
       if (next >= inputs.length) break;
       input = inputs[next]?.messages ?? null;
+      tripped = inputs[next]?.tripped;
       resumes = input === null;
       next++;
     }
@@ -119,6 +122,11 @@ export async function recordSession(
       );
     }
     if ('failed' in result) break;
+    // A guardrail stopped this run in the session; played again, the task does not trip it: it
+    // was an output guardrail, on an answer that is not stored.
+    if (tripped !== undefined && !result.stopReason?.startsWith(`Guardrail "${tripped}" tripped`)) {
+      throw withheldAnswer(sessionId, tripped);
+    }
     runs.push({
       input,
       turns: controller.started,
@@ -128,6 +136,15 @@ export async function recordSession(
     });
   }
   return { ...draft, runs };
+}
+
+/** The error of a session whose thread lacks an answer that output guardrail `name` withheld. */
+function withheldAnswer(sessionId: string, name: string): ConfigError {
+  return new ConfigError(
+    `session("${sessionId}").record(): output guardrail "${name}" withheld an answer of this ` +
+      'session, and a withheld answer is not stored, so the session cannot be played again. ' +
+      'Record a session in which no output guardrail tripped.',
+  );
 }
 
 /** `turns` with each tool call's state updates (by its call id, unique in a thread) beside it. */

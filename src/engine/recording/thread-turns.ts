@@ -12,8 +12,25 @@ export interface ThreadPath {
    * Each block of consecutive user messages (one task), with the turns begun before it; `null`
    * for a run without a task that the thread shows: one that found calls in doubt (API.md §17).
    */
-  readonly inputs: readonly { readonly messages: AgentMessage[] | null; readonly after: number }[];
+  readonly inputs: readonly ThreadInput[];
   readonly turns: readonly RecordedTurn[];
+  /**
+   * The guardrail that withheld an agent's answer, when the thread shows one (API.md §10: the
+   * answer is not stored, so the session cannot be played again).
+   */
+  readonly withheld?: string;
+}
+
+/** One task of a thread, or a run without a task (`messages: null`). */
+export interface ThreadInput {
+  readonly messages: AgentMessage[] | null;
+  /** How many agent turns began before it. */
+  readonly after: number;
+  /**
+   * The guardrail whose event follows the task at once: it stopped the run, on the task (an input
+   * guardrail) or on the first answer (an output guardrail, whose answer is not stored).
+   */
+  tripped?: string;
 }
 
 /** Keys whose strings name or place things and are never redacted. */
@@ -92,7 +109,8 @@ export function threadPath(
   participants: ReadonlySet<string>,
   redact: Redact | undefined,
 ): ThreadPath {
-  const inputs: { messages: AgentMessage[] | null; after: number }[] = [];
+  const inputs: ThreadInput[] = [];
+  let withheld: string | undefined;
   const turns: OpenTurn[] = [];
   const open = new Map<string, OpenTurn>();
   let lastWasInput = false;
@@ -103,6 +121,14 @@ export function threadPath(
       if (lastWasInput && block) block.push(redactValue(m, redact));
       else inputs.push({ messages: [redactValue(m, redact)], after: turns.length });
       lastWasInput = true;
+      continue;
+    }
+    if (m.type === 'GuardrailTrippedEvent') {
+      // The run stopped here: the next input is a task of its own.
+      const block = inputs.at(-1);
+      if (lastWasInput && block !== undefined) block.tripped = m.source;
+      else withheld ??= m.source;
+      lastWasInput = false;
       continue;
     }
     if (!participants.has(m.source) || !(isChatMessage(m) || TURN_EVENTS.has(m.type))) continue;
@@ -151,7 +177,11 @@ export function threadPath(
         break;
     }
   }
-  return { inputs, turns: turns.map(({ thoughts: _thoughts, ...turn }) => turn) };
+  return {
+    inputs,
+    turns: turns.map(({ thoughts: _thoughts, ...turn }) => turn),
+    ...(withheld === undefined ? {} : { withheld }),
+  };
 }
 
 /** Ends a turn with its chat message: the model's last answer, or the handoff it made. */

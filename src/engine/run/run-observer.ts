@@ -52,12 +52,14 @@ export class InputTaken extends Error {
   }
 }
 
-/** `RunOptions` with an observer, a signal that hands the run on, and an input given once. */
-export type ObservedRun = RunOptions & {
-  readonly [OBSERVE_RUN]?: RunObserver;
+/** The keys of a worker's runs (API.md §16): a signal that hands them on, an input given once. */
+export interface WorkerRun {
   readonly [HAND_OVER]?: AbortSignal | undefined;
-  readonly [INPUT_ONCE]?: boolean;
-};
+  readonly [INPUT_ONCE]?: boolean | undefined;
+}
+
+/** `RunOptions` with an observer, and a worker's keys. */
+export type ObservedRun = RunOptions & WorkerRun & { readonly [OBSERVE_RUN]?: RunObserver };
 
 /** `input`, unless `options` give it once (`INPUT_ONCE`) and the thread of `state` has it. */
 export function freshInput<T extends readonly TaskMessage[]>(
