@@ -1,6 +1,6 @@
 // Serving over HTTP (issue 29): what `serve()` adds to a relay turn, and what an open stream costs.
 //
-// `turns <memory|postgres>`: the relay scenario (4 model calls, 3 handoffs a turn, instant models)
+// `turns <memory|postgres> [json]`: the relay scenario (4 model calls, 3 handoffs a turn, instant models)
 // run turn by turn on pairs of sessions, one in-process (`session.run()`), one over HTTP
 // (`POST /sessions/:id/runs` with `Accept: text/event-stream` to `serve()` behind node:http on
 // 127.0.0.1, the SSE read to its `result`), the two alternating so that load on a shared machine
@@ -34,7 +34,9 @@ import { median, NEXT, percentile, RELAY, userTurn } from './relay.js';
 
 const TOKEN = 'bench-token';
 const EVENTS_PER_TURN = 13; // the user's message, 11 messages of the relay, the result
-const [mode = 'turns', arg] = process.argv.slice(2);
+const [mode = 'turns', arg, answer = 'sse'] = process.argv.slice(2);
+/** `turns <store> json`: the run's answer as JSON once it ends, not streamed (no events counted). */
+const streamed = answer !== 'json';
 
 /** `serve(workflow)` on node:http at 127.0.0.1, on a free port. */
 async function listen(workflow: Parameters<typeof serve>[0]) {
@@ -97,9 +99,10 @@ async function httpTurn(url: string, id: string, text: string): Promise<number> 
     url,
     `/sessions/${id}/runs`,
     { input: text },
-    { accept: 'text/event-stream' },
+    { accept: streamed ? 'text/event-stream' : 'application/json' },
   );
   if (response.status !== 200) throw new Error(`POST /runs answered ${response.status}`);
+  if (!streamed) return EVENTS_PER_TURN;
   return response.text.split('\n\n').filter((block) => /^data:/m.test(block)).length;
 }
 
@@ -163,6 +166,7 @@ async function turns(storeKind: string): Promise<void> {
       bench: 'serve-overhead',
       mode: 'turns',
       store: storeKind,
+      answer: streamed ? 'sse' : 'json',
       turns: inProcess.length,
       inProcessP50Us: percentile(sortedA, 0.5),
       inProcessP99Us: percentile(sortedA, 0.99),

@@ -7,10 +7,12 @@ import {
   type ListOptions,
   listQuery,
   OWNER_OF,
+  type OwnedLease,
   type OwnerAndLeases,
   ownerOf,
   pageOf,
   type SessionPage,
+  TAKE_OWNED,
 } from './session-list.js';
 
 const STORE = 'MemoryCheckpointStore';
@@ -99,6 +101,10 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
   /** @internal `serve()`'s owner check (`OWNER_OF`): owner, last step and lease holders at once. */
   async [OWNER_OF](sessionId: string, leases: readonly string[] = []): Promise<OwnerAndLeases> {
+    return this.#ownerOf(sessionId, leases);
+  }
+
+  #ownerOf(sessionId: string, leases: readonly string[]): OwnerAndLeases {
     const now = this.#clock();
     const holders = leases.map((key) => {
       const lease = this.#leases.get(key);
@@ -106,6 +112,24 @@ export class MemoryCheckpointStore implements CheckpointStore {
     });
     const session = this.#sessions.get(sessionId);
     return { owner: session?.owner, holders, step: session?.log.at(-1)?.step ?? 0 };
+  }
+
+  /** @internal a served run's start (`TAKE_OWNED`): its lease, only for the session's owner. */
+  async [TAKE_OWNED](
+    sessionId: string,
+    owner: string,
+    holder: string,
+    ttlMs: number,
+    leases: readonly string[] = [],
+  ): Promise<OwnedLease> {
+    // No await between the owner's read and the lease's: the two are one step, as in one statement.
+    const found = this.#ownerOf(sessionId, leases);
+    const now = this.#clock();
+    const lease = this.#leases.get(sessionId);
+    const free = lease === undefined || lease.owner === holder || lease.expires <= now;
+    const acquired = found.owner === owner && free;
+    if (acquired) this.#leases.set(sessionId, { owner: holder, expires: now + ttlMs });
+    return { ...found, acquired };
   }
 
   async deleteOlderThan(date: Date): Promise<number> {

@@ -4,6 +4,7 @@ import { CheckpointError, ConfigError, StoreUnavailableError } from '../errors.j
 import { fieldOf, isRecord } from '../unknown-value.js';
 import { checkData, checkText, checkTtl, MAX_STEP } from './postgres-checks.js';
 import { statements } from './postgres-sql.js';
+import { createPool, ownerRow, storable, takenRow } from './postgres-pool.js';
 import { describeConnectionString, describePool } from './postgres-target.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import { checkSessionId } from './session-id.js';
@@ -12,10 +13,12 @@ import {
   cutoffOf,
   type ListOptions,
   listQuery,
+  type OwnedLease,
   OWNER_OF,
   type OwnerAndLeases,
   ownerOf,
   type SessionPage,
+  TAKE_OWNED,
   toPage,
 } from './session-list.js';
 import { causeText, errorCode, readBound } from './store-helpers.js';
@@ -244,16 +247,29 @@ export class PostgresCheckpointStore implements CheckpointStore {
 
   /** @internal `serve()`'s owner check (`OWNER_OF`): owner, last step and lease holders at once. */
   async [OWNER_OF](sessionId: string, leases: readonly string[] = []): Promise<OwnerAndLeases> {
-    const storable = (id: string) => (id.includes('\u0000') ? null : id); // else no row has it
     const values = [storable(sessionId), leases.map(storable)];
     const { rows } = await this.#query('read an owner', this.#sql.owner, values);
-    const [owner, holders, step] = ['owner', 'holders', 'step'].map((k) => fieldOf(rows[0], k));
-    const held = (i: number) => (Array.isArray(holders) ? holders[i] : null);
-    return {
-      owner: typeof owner === 'string' ? owner : undefined,
-      holders: leases.map((_, i) => (typeof held(i) === 'string' ? held(i) : null)),
-      step: Number(step ?? 0),
-    };
+    return ownerRow(rows[0], leases);
+  }
+
+  /** @internal a served run's start (`TAKE_OWNED`): its lease, only for the session's owner. */
+  async [TAKE_OWNED](
+    sessionId: string,
+    owner: string,
+    holder: string,
+    ttlMs: number,
+    leases: readonly string[] = [],
+  ): Promise<OwnedLease> {
+    checkText('lease owner', holder);
+    checkTtl(ttlMs);
+    const values = [sessionId, owner, holder, ttlMs, ...leases].map((v) =>
+      typeof v === 'string' ? storable(v) : v,
+    );
+    const sql = this.#sql.takeOwned(leases.length);
+    const [row] = (await this.#query('take a lease', sql, values)).rows;
+    // No row: not taken. Whether for want of the owner or for a lease held, the lookup tells.
+    if (row === undefined) return { ...(await this[OWNER_OF](sessionId, leases)), acquired: false };
+    return takenRow(row, owner, leases);
   }
 
   async deleteOlderThan(date: Date): Promise<number> {
@@ -311,23 +327,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   async #createPool(): Promise<Pool> {
-    let pg: { Pool: typeof Pool };
-    try {
-      pg = await import('pg');
-    } catch (error) {
-      throw new ConfigError(
-        'PostgresCheckpointStore needs the `pg` package, which is not installed. Run `npm install pg`.',
-        { cause: error },
-      );
-    }
-    const pool = new pg.Pool({
-      connectionString: this.#connectionString,
-      connectionTimeoutMillis: 10_000,
-      allowExitOnIdle: true,
-    });
-    // An idle connection the server drops emits 'error' on the pool; without a listener that
-    // would crash the process. The next query reconnects or reports the failure.
-    pool.on('error', () => undefined);
+    const pool = await createPool(this.#connectionString);
     this.#ownPool = pool;
     this.#pool = pool;
     return pool;

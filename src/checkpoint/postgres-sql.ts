@@ -7,6 +7,9 @@ export function statements(table: string) {
   /** A time in ms since the epoch, as timestamptz (exact, unlike to_timestamp's float seconds). */
   const at = (param: string) =>
     `('epoch'::timestamptz + ${param}::float8 * interval '1 millisecond')`;
+  /** The holder of the lease key `param`, null when it is free or expired. */
+  const holder = (param: string) =>
+    `(SELECT owner FROM ${leases} WHERE session_id = ${param}::text AND expires_at > now())`;
   return {
     tables: `${log}, ${leases} and ${sessions}`,
     // One simple-protocol query runs as one transaction, so the advisory lock covers all three.
@@ -73,6 +76,18 @@ export function statements(table: string) {
           LEFT JOIN ${leases} AS lease ON lease.session_id = key.id AND lease.expires_at > now()
           ORDER BY key.i) AS holders
       FROM (SELECT 1) AS one LEFT JOIN ${sessions} AS s ON s.session_id = $1::text`,
+    // The lease of $1 taken for $3 for $4 ms (as acquire does) only when $1's owner is $2: a row
+    // only then, with $1's last step and the holder of each of `keys` lease keys ($5...) as before
+    // the statement. (Scalar subqueries: an array of keys costs the planner twice the time.)
+    takeOwned: (keys: number) => `
+      INSERT INTO ${leases} AS lease (session_id, owner, expires_at)
+      SELECT $1::text, $3::text, now() + $4::float8 * interval '1 millisecond' FROM ${sessions} AS s
+      WHERE s.session_id = $1::text AND s.owner = $2::text
+      ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner,
+        expires_at = excluded.expires_at
+      WHERE lease.owner = excluded.owner OR lease.expires_at <= now()
+      RETURNING (SELECT step FROM ${sessions} WHERE session_id = $1::text) AS step
+        ${Array.from({ length: keys }, (_, i) => `, ${holder(`$${i + 5}`)} AS h${i}`).join('')}`,
     // Newest first, ties by id in code point order (COLLATE "C"), after the cursor ($2, $3).
     list: `
       SELECT session_id AS id, owner, step,

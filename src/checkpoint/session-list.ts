@@ -66,6 +66,37 @@ export function hasOwnerLookup(store: object): store is OwnerLookup {
   return OWNER_OF in store && typeof store[OWNER_OF] === 'function';
 }
 
+/**
+ * An optional store method, internal like `OWNER_OF`: takes the lease of `sessionId` for `holder`
+ * for `ttlMs` (as `acquireLease()` does: free, expired or already `holder`'s) only when the
+ * session's owner is `owner`, and answers, read in the same lookup, what `OWNER_OF` answers with
+ * `acquired`. The lease is never taken for another principal or a session that does not exist.
+ * `serve()` starts a run with it: the owner check, the busy check, a stop asked of the idle session
+ * and the run's lease in one round trip, where the run alone takes its lease in one.
+ */
+export const TAKE_OWNED = Symbol.for('baton.takeOwned');
+
+/** What `TAKE_OWNED` answers: `OWNER_OF`'s answer, and whether the lease is now `holder`'s. */
+export interface OwnedLease extends OwnerAndLeases {
+  readonly acquired: boolean;
+}
+
+/** A store that answers `TAKE_OWNED`. */
+export interface OwnedLeaseTaker {
+  [TAKE_OWNED](
+    sessionId: string,
+    owner: string,
+    holder: string,
+    ttlMs: number,
+    leases?: readonly string[],
+  ): Promise<OwnedLease>;
+}
+
+/** True when `store` answers `TAKE_OWNED`. */
+export function hasOwnedLease(store: object): store is OwnedLeaseTaker {
+  return TAKE_OWNED in store && typeof store[TAKE_OWNED] === 'function';
+}
+
 /** A position in the order of `list()`: past the session `id` updated at `at` (ms). */
 export interface ListPosition {
   readonly at: number;

@@ -6,7 +6,7 @@ import { fieldOf } from '../unknown-value.js';
 import { badRequest } from './http-error.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
 import { readJsonBody } from './request-body.js';
-import { admit, ownedBy, sessionOnFirstUse } from './session-access.js';
+import { admit, ownedBy, sessionOnFirstUse, startIfOwned } from './session-access.js';
 import { liveFeed, openEvents } from './session-events.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
@@ -90,8 +90,13 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
       const hub = await ctx.hub(principal);
       // Queued for workers, the first of them creates the session before the others look.
       if (hub.dispatched) await turn.ready;
-      await sessionOnFirstUse(hub, principal, id);
-      live = await admit(
+      // A text input to a session of the principal's: the run checks the owner as it takes its
+      // lease (one round trip for the checks). Else (first use, decisions) the session first.
+      if ('text' in input && options.busy === 'reject' && hub.opensOwned) {
+        live = await startIfOwned(hub, principal, id, input.text);
+      }
+      if (live === undefined) await sessionOnFirstUse(hub, principal, id);
+      live ??= await admit(
         hub,
         id,
         options.busy,

@@ -27,7 +27,8 @@ export type FeedEvent =
 export class LiveRun {
   readonly sessionId: string;
   readonly events: FeedEvent[] = [];
-  readonly controller = new AbortController();
+  /** Aborts the run (its `signal`). */
+  readonly controller: AbortController;
   /** Settles when the run has ended (whatever its outcome). */
   readonly ended: Promise<void>;
   #end: () => void = () => {};
@@ -42,8 +43,9 @@ export class LiveRun {
   /** Where the session stood when the run started: its last step, and that step's messages. */
   readonly base: Cursor;
 
-  constructor(sessionId: string, last: Cursor) {
+  constructor(sessionId: string, last: Cursor, controller = new AbortController()) {
     this.sessionId = sessionId;
+    this.controller = controller;
     this.#last = last;
     this.base = last;
     this.ended = new Promise((resolve) => {

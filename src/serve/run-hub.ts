@@ -1,34 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import { OBSERVE_RUN, type ObservedRun, type WorkerRun } from '../engine/run/run-observer.js';
+import { MAX_SESSION_ID_LENGTH } from '../checkpoint/session-id.js';
+import { hasOwnedLease, type OwnedLease } from '../checkpoint/session-list.js';
+import { OPEN_RUN, type OpenedRun, type RunOpening } from '../engine/log/run-opening.js';
 import type { Task, TaskResult } from '../engine/runnable.js';
-import { type Reading, type StepView, stepViewOf, stepViews } from '../engine/log/step-messages.js';
+import { type Reading, type StepView, stepViews } from '../engine/log/step-messages.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
+import { SessionBusyError } from '../errors.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
-import { sessionBusy } from './http-error.js';
+import { HttpError, sessionBusy, sessionNotFound } from './http-error.js';
 import type { Cursor } from './event-cursor.js';
 import { LiveRun } from './live-run.js';
 import { logEnd } from './log-end.js';
+import { disposeQuietly, type HubOptions, observedRun, type Opening } from './run-start.js';
 import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
 import { QueuedRuns } from './queued-runs.js';
 import { StepSignals } from './step-signals.js';
-import { STOP_OWNER, STOP_SIGNAL_MS, stopKey, watchStop } from './stop-signal.js';
-import type { Dispatcher } from '../workers/dispatcher.js';
-
-/** How a hub runs its sessions: here (the default), or queued for workers through a dispatcher. */
-export interface HubOptions {
-  /** Queue runs for workers instead of running them (API.md §16). */
-  readonly dispatch?: { readonly dispatcher: Dispatcher; readonly queue: string };
-  /** Called after every step a run of this hub commits (a worker announces it). */
-  readonly onStep?: (sessionId: string) => void;
-  /** What a worker's runs carry: the signal that hands them on, their input given once. */
-  readonly worker?: WorkerRun;
-  /** Where announcements of other processes' steps come from. */
-  readonly signals?: Dispatcher;
-}
+import { askStop, stopAsked, stopKey, takeStopSignal, watchStop } from './stop-signal.js';
 
 /** How often a process looks at the store for what another process does. */
 export const POLL_MS = 50;
@@ -114,21 +105,6 @@ export class RunHub {
     return this.#live.get(id);
   }
 
-  /**
-   * The owner check of a request that starts a run, with what the start asks the store read in
-   * the same lookup: whether the session's lease is held (it runs in a process sharing the store)
-   * and whether a stop was asked of it while it was idle.
-   */
-  async ownedForRun(
-    owner: string,
-    id: string,
-  ): Promise<{ owns: boolean; leased: boolean; opening: Opening }> {
-    const keys = this.store === undefined ? [] : [id, stopKey(id)];
-    const { owns, holders, step } = await this.tenancy.ownsWithLeases(owner, id, keys);
-    const stopAsked = (holders[1] ?? null) !== null;
-    return { owns, leased: (holders[0] ?? null) !== null, opening: { stopAsked, lastStep: step } };
-  }
-
   /** True when a run of the session is going on, or starting, in this process. */
   runningHere(id: string): boolean {
     return this.#live.has(id) || this.#starting.has(id);
@@ -176,51 +152,84 @@ export class RunHub {
     return last?.step === step ? last.result : undefined;
   }
 
+  /** True when the store lets a run's start check the owner as it takes the lease (`TAKE_OWNED`). */
+  get opensOwned(): boolean {
+    return this.#queued === undefined && this.store !== undefined && hasOwnedLease(this.store);
+  }
+
   /**
    * Starts a run of `task`; its events go to the returned `LiveRun` (the run goes on without
-   * readers). `opening`: what `ownedForRun()` read just before, else it is read here.
+   * readers). `opening`: what `ownedForRun()` read just before, else it is read here; or `owner`
+   * (`opensOwned` only): the run checks the owner as it takes the session's lease, reading in that
+   * one lookup the log's last step and a stop asked of the idle session, and this resolves once
+   * the run holds its lease.
+   * @throws HttpError 404 when the session is not `owner`'s; SessionBusyError while it runs.
    */
   async start(id: string, task: Task | undefined, opening: Opening = {}): Promise<LiveRun> {
     if (this.#queued !== undefined) {
       const interrupts = this.#interrupting.delete(id);
       return this.#queued.start(id, task, interrupts);
     }
-    if (this.#live.has(id) || this.#starting.has(id)) throw sessionBusy(id);
+    const { owner } = opening;
+    // No store keeps such an id: no one owns it.
+    if (owner !== undefined && id.length > MAX_SESSION_ID_LENGTH) throw sessionNotFound(id);
+    if (this.#live.has(id) || this.#starting.has(id)) throw await this.#busy(id, owner);
     this.#starting.add(id);
     const session = this.session(id);
-    let live: LiveRun;
+    const controller = new AbortController();
+    let live: LiveRun | undefined;
+    let isOpen = () => {};
+    const open = new Promise<void>((resolve) => (isOpen = resolve));
+    const begin = async (reads: [Promise<Cursor>, boolean | Promise<boolean>]) => {
+      const [end, asked] = await Promise.all(reads);
+      const started = new LiveRun(id, end, controller);
+      if (asked) await takeStopSignal(this.store, id, session);
+      live = started;
+      this.#live.set(id, started);
+      this.#starting.delete(id);
+      isOpen();
+    };
+    const log = this.store === undefined ? this.#logOf(id) : undefined;
+    const options = observedRun(id, () => live, controller, log, this.#options);
+    let ran: Promise<TaskResult>;
     try {
-      // Independent reads: the log's end and a stop asked of the idle session, side by side.
-      const [end, asked] = await Promise.all([
-        this.#end(id, opening.lastStep),
-        opening.stopAsked ?? this.#stopAsked(id),
-      ]);
-      live = new LiveRun(id, end);
-      if (asked) await this.#takeStopSignal(id, session);
+      if (owner === undefined) {
+        // Independent reads: the log's end and a stop asked of the idle session, side by side.
+        await begin([
+          this.#end(id, opening.lastStep),
+          opening.stopAsked ?? stopAsked(this.store, id),
+        ]);
+        ran = session.run(task, options);
+      } else {
+        const opened = ({ step, holders }: OwnedLease) =>
+          begin([this.#end(id, step), (holders[0] ?? null) !== null]);
+        const notOwned = () => sessionNotFound(id);
+        const run: RunOpening = { owner, leases: [stopKey(id)], notOwned, opened };
+        const opensOwned: OpenedRun = { ...options, [OPEN_RUN]: run };
+        ran = session.run(task, opensOwned);
+        await Promise.race([open, ran]);
+      }
+    } catch (error) {
+      if (owner === undefined || live !== undefined) throw error;
+      // A session of another principal's (or none) is not kept in this process's memory.
+      if (error instanceof HttpError) disposeQuietly(session);
+      // Busy before the lookup (a run here): another principal's must not learn it exists.
+      throw error instanceof SessionBusyError ? await this.#busy(id, owner) : error;
     } finally {
       this.#starting.delete(id);
     }
-    this.#live.set(id, live);
-    const log = this.store === undefined ? this.#logOf(id) : undefined;
-    const options: ObservedRun = {
-      signal: live.controller.signal,
-      ...this.#options.worker,
-      [OBSERVE_RUN]: {
-        message: (m) => live.message(m),
-        step: (step, appended, state, statePatch) => {
-          const view = stepViewOf(step, appended, state, statePatch);
-          log?.push(view);
-          live.step(view);
-          this.#options.onStep?.(id);
-        },
-      },
-    };
+    if (live === undefined) throw new Error(`The run of session "${id}" ended before it began.`);
+    this.#follow(id, session, live, ran);
+    return live;
+  }
+
+  /** Ends `live` with the run `ran`, and carries a stop asked by another process to it meanwhile. */
+  #follow(id: string, session: CheckpointedSession, live: LiveRun, ran: Promise<TaskResult>): void {
     const watching =
       this.store === undefined
         ? undefined
         : watchStop(this.store, id, session, live, () => this.#closing);
-    session
-      .run(task, options)
+    ran
       .then(
         (result) => {
           this.#results.set(id, { step: live.last.step, result });
@@ -237,7 +246,6 @@ export class RunHub {
         if (step !== undefined) this.tenancy.touched(id, step);
       });
     void watching;
-    return live;
   }
 
   /**
@@ -272,7 +280,7 @@ export class RunHub {
       session.stop();
       return;
     }
-    await this.store.acquireLease(stopKey(id), STOP_OWNER, STOP_SIGNAL_MS);
+    await askStop(this.store, id);
   }
 
   /** Forgets a deleted session. */
@@ -309,7 +317,13 @@ export class RunHub {
     }
   }
 
-  /** Where the session's log ends: its last step and how many messages that step appended. */
+  /** The answer to a run of a busy session: 404 when it is not `owner`'s (given), else 409. */
+  async #busy(id: string, owner: string | undefined): Promise<HttpError> {
+    const owns = owner === undefined || (await this.tenancy.owns(owner, id));
+    return owns ? sessionBusy(id) : sessionNotFound(id);
+  }
+
+  /** Where the session's log ends (see `logEnd()`); `lastStep`: as an owner lookup just read it. */
   async #end(id: string, lastStep?: number): Promise<Cursor> {
     if (this.store !== undefined) {
       return logEnd(this.store, this.session(id), this.#ends.get(id), lastStep);
@@ -319,28 +333,8 @@ export class RunHub {
   }
 
   #logOf(id: string): StepView[] {
-    let log = this.#memoryLog.get(id);
-    if (log === undefined) {
-      log = [];
-      this.#memoryLog.set(id, log);
-    }
+    const log = this.#memoryLog.get(id) ?? [];
+    this.#memoryLog.set(id, log);
     return log;
   }
-
-  /** True when another process asked to stop the session while it was idle. */
-  async #stopAsked(id: string): Promise<boolean> {
-    return this.store !== undefined && (await this.store.leaseHolder(stopKey(id))) !== null;
-  }
-
-  /** A stop asked of another process while the session was idle stops this run at its input. */
-  async #takeStopSignal(id: string, session: CheckpointedSession): Promise<void> {
-    session.stop();
-    await this.store?.releaseLease(stopKey(id), STOP_OWNER);
-  }
-}
-
-/** What a request's owner check read for the run it starts: a stop asked, the log's last step. */
-interface Opening {
-  readonly stopAsked?: boolean;
-  readonly lastStep?: number | undefined;
 }

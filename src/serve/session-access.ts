@@ -1,12 +1,32 @@
 import { randomUUID } from 'node:crypto';
 
 import { sessionNotFound, HttpError, sessionBusy } from './http-error.js';
+import type { Task } from '../engine/runnable.js';
+import type { LiveRun } from './live-run.js';
 import type { RunHub } from './run-hub.js';
+import type { Opening } from './run-start.js';
+import { stopKey } from './stop-signal.js';
 import type { Principal } from './serve-options.js';
 
 /** 404 unless `principal` owns the session: another tenant's session does not exist for it. */
 export async function ownedBy(hub: RunHub, principal: Principal, id: string): Promise<void> {
   if (!(await hub.tenancy.owns(principal.id, id))) throw sessionNotFound(id);
+}
+
+/**
+ * The owner check of a request that starts a run, with what the start asks the store read in the
+ * same lookup: whether the session's lease is held (it runs in a process sharing the store) and
+ * whether a stop was asked of it while it was idle.
+ */
+export async function ownedForRun(
+  hub: RunHub,
+  owner: string,
+  id: string,
+): Promise<{ owns: boolean; leased: boolean; opening: Opening }> {
+  const keys = hub.store === undefined ? [] : [id, stopKey(id)];
+  const { owns, holders, step } = await hub.tenancy.ownsWithLeases(owner, id, keys);
+  const opening = { stopAsked: (holders[1] ?? null) !== null, lastStep: step };
+  return { owns, leased: (holders[0] ?? null) !== null, opening };
 }
 
 /**
@@ -47,6 +67,24 @@ export async function sessionOnFirstUse(
   } catch (error) {
     // Another request created it first: whose it is decides.
     if (error instanceof HttpError && error.status === 409) return ownedBy(hub, principal, id);
+    throw error;
+  }
+}
+
+/**
+ * A run of `task` started on a session of `principal`'s, the owner checked as the run takes its
+ * lease (`RunHub.opensOwned` only); undefined when the session is not theirs or does not exist.
+ */
+export async function startIfOwned(
+  hub: RunHub,
+  principal: Principal,
+  id: string,
+  task: Task,
+): Promise<LiveRun | undefined> {
+  try {
+    return await hub.start(id, task, { owner: principal.id });
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 404) return undefined;
     throw error;
   }
 }

@@ -5,7 +5,7 @@ import { badRequest, HttpError, sessionBusy, sessionNotFound } from './http-erro
 import { createBody, decisionsTask, integerParam, runsBody } from './input-shapes.js';
 import { plainFrames } from './plain-events.js';
 import { readJsonBody } from './request-body.js';
-import { admit, createSession, ownedBy } from './session-access.js';
+import { admit, createSession, ownedBy, ownedForRun } from './session-access.js';
 import { liveFeed, openEvents } from './session-events.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
@@ -58,10 +58,14 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
       const principal = c.get('principal');
       const id = c.req.param('id');
       const hub = await ctx.hub(principal);
-      // With `reject` the owner check also reads the leases the busy check and the start need.
       const reject = options.busy === 'reject' && !hub.dispatched;
-      const checked = reject ? await hub.ownedForRun(principal.id, id) : undefined;
-      if (checked === undefined) await ownedBy(hub, principal, id);
+      // The run checks the owner as it takes its lease, reading there what its start needs (one
+      // round trip for all). Decisions need the session's pending request first: the owner first.
+      const opens = reject && hub.opensOwned && body.decisions === undefined;
+      // Else with `reject` the owner check also reads the leases the busy check and the start need.
+      const checked = reject && !opens ? await ownedForRun(hub, principal.id, id) : undefined;
+      if (opens) live = await hub.start(id, body.input, { owner: principal.id });
+      else if (checked === undefined) await ownedBy(hub, principal, id);
       else if (!checked.owns) throw sessionNotFound(id);
       const run = async () => {
         const task =
@@ -74,7 +78,7 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
               );
         return hub.start(id, task, checked?.opening);
       };
-      live = await admit(hub, id, options.busy, run, checked?.leased, turn);
+      live ??= await admit(hub, id, options.busy, run, checked?.leased, turn);
     } finally {
       turn.done();
     }

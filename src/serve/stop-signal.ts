@@ -17,6 +17,26 @@ export function stopKey(id: string): string {
   return `baton.stop:${hash('sha256', id, 'hex').slice(0, 48)}`;
 }
 
+/** Asks the process running the session (or its next run) to stop it. */
+export async function askStop(store: CheckpointStore, id: string): Promise<void> {
+  await store.acquireLease(stopKey(id), STOP_OWNER, STOP_SIGNAL_MS);
+}
+
+/** True when another process asked to stop the session while it was idle. */
+export async function stopAsked(store: CheckpointStore | undefined, id: string): Promise<boolean> {
+  return store !== undefined && (await store.leaseHolder(stopKey(id))) !== null;
+}
+
+/** A stop asked of another process while the session was idle stops this run at its input. */
+export async function takeStopSignal(
+  store: CheckpointStore | undefined,
+  id: string,
+  session: CheckpointedSession,
+): Promise<void> {
+  session.stop();
+  await store?.releaseLease(stopKey(id), STOP_OWNER);
+}
+
 /** While `live` runs (and the hub is not closing): a stop another process asked for stops it. */
 export async function watchStop(
   store: CheckpointStore,

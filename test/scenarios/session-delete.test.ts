@@ -86,6 +86,29 @@ describe('session.delete()', () => {
     expect((await store.read('t-4', { from: 'start' }))[0]?.snapshot).toBe(true);
   });
 
+  it('gives a workflow object that had the session loaded the new one made since, as long as the old one', async () => {
+    const store = new MemoryCheckpointStore();
+    const here = desk(store, [{ say: 'old answer' }, { say: 'here answer' }]);
+    await here.session('t-5').run('old secret');
+    const step = (await here.session('t-5').info()).step;
+    // Another process deletes it and makes it again, to the step this one knew.
+    const there = desk(store, [{ say: 'new answer' }]);
+    await there.session('t-5').delete();
+    await there.session('t-5').run('new question');
+    expect((await there.session('t-5').info()).step).toBe(step);
+    await here.session('t-5').run('here question');
+    const expected = [
+      'TextMessage(user): new question',
+      'TextMessage(triage): new answer',
+      'UserInputRequestedEvent(triage): new answer',
+      'TextMessage(user): here question',
+      'TextMessage(triage): here answer',
+      'UserInputRequestedEvent(triage): here answer',
+    ];
+    expect(transcript(await here.session('t-5').messages())).toEqual(expected);
+    expect(transcript(await desk(store, []).session('t-5').messages())).toEqual(expected);
+  });
+
   it('drops the session from the workflow that deletes it, so the id starts afresh', async () => {
     const store = new MemoryCheckpointStore();
     const workflow = desk(store, [{ say: 'first answer' }, { say: 'second answer' }]);

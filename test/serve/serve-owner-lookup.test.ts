@@ -4,7 +4,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import type { CheckpointStore } from '../../src/checkpoint/checkpoint-store.js';
-import { hasOwnerLookup, OWNER_OF } from '../../src/checkpoint/session-list.js';
+import {
+  hasOwnedLease,
+  hasOwnerLookup,
+  OWNER_OF,
+  TAKE_OWNED,
+} from '../../src/checkpoint/session-list.js';
 import { Tenancy } from '../../src/serve/tenancy.js';
 import { openMemory, openPostgres, type OpenStores } from '../support/store-fixtures.js';
 
@@ -115,5 +120,87 @@ describe.each([
     expect(await direct.owns('alice', 'alice-1')).toBe(false);
     expect(await direct.owns('bob', 'alice-1')).toBe(true);
     expect(await viaList.owns('bob', 'alice-1')).toBe(true);
+  });
+
+  it("takes a session's lease only for its owner, reading the owner, the last step and other leases in the same lookup", async () => {
+    const fixture = await open();
+    if (fixture === undefined) return;
+    closers.push(() => fixture.close());
+    const store = fixture.a;
+    expect(hasOwnedLease(store)).toBe(true);
+    if (!hasOwnedLease(store)) return;
+    await store.append('alice-1', record, { owner: 'alice' });
+    await store.append('alice-1', { step: 2, snapshot: false, data: '{}' });
+    await store.append('nobody-1', record);
+    expect(await fixture.b.acquireLease('stop:alice-1', 'baton.stop', 60_000)).toBe(true);
+
+    const take = (id: string, owner: string, holder: string, leases: string[] = []) =>
+      store[TAKE_OWNED](id, owner, holder, 60_000, leases);
+    // Another principal, a session without an owner, a missing one: no lease is taken.
+    expect(await take('alice-1', 'bob', 'run-b', ['stop:alice-1'])).toEqual({
+      owner: 'alice',
+      holders: ['baton.stop'],
+      step: 2,
+      acquired: false,
+    });
+    expect(await take('nobody-1', 'alice', 'run-n')).toEqual({
+      owner: undefined,
+      holders: [],
+      step: 1,
+      acquired: false,
+    });
+    expect(await take('missing', 'alice', 'run-m', ['free'])).toEqual({
+      owner: undefined,
+      holders: [null],
+      step: 0,
+      acquired: false,
+    });
+    expect(await take('with\u0000nul', 'alice', 'run-z')).toEqual({
+      owner: undefined,
+      holders: [],
+      step: 0,
+      acquired: false,
+    });
+    expect(
+      await Promise.all(['alice-1', 'nobody-1', 'missing'].map((k) => store.leaseHolder(k))),
+    ).toEqual([null, null, null]);
+
+    // The owner takes it (and renews it as the same holder); another holder is refused meanwhile.
+    const taken = { owner: 'alice', holders: ['baton.stop', null], step: 2, acquired: true };
+    expect(await take('alice-1', 'alice', 'run-1', ['stop:alice-1', 'free'])).toEqual(taken);
+    expect(await fixture.b.leaseHolder('alice-1')).toBe('run-1');
+    expect(await take('alice-1', 'alice', 'run-1', ['stop:alice-1', 'free'])).toEqual(taken);
+    expect(await take('alice-1', 'alice', 'run-2')).toEqual({
+      owner: 'alice',
+      holders: [],
+      step: 2,
+      acquired: false,
+    });
+    expect(await fixture.b.leaseHolder('alice-1')).toBe('run-1');
+    // An expired lease is taken over.
+    await store.releaseLease('alice-1', 'run-1');
+    expect(await fixture.b.acquireLease('alice-1', 'run-old', 1)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await take('alice-1', 'alice', 'run-3')).acquired).toBe(true);
+    expect(await fixture.b.leaseHolder('alice-1')).toBe('run-3');
+    await store.releaseLease('alice-1', 'run-3');
+
+    // Deleted (by another process) and made again by another principal: it changes hands at once.
+    await fixture.b.delete('alice-1');
+    expect(await take('alice-1', 'alice', 'run-4')).toEqual({
+      owner: undefined,
+      holders: [],
+      step: 0,
+      acquired: false,
+    });
+    await fixture.b.append('alice-1', record, { owner: 'bob' });
+    expect((await take('alice-1', 'alice', 'run-5')).acquired).toBe(false);
+    expect(await take('alice-1', 'bob', 'run-6')).toEqual({
+      owner: 'bob',
+      holders: [],
+      step: 1,
+      acquired: true,
+    });
+    expect(await store.leaseHolder('alice-1')).toBe('run-6');
   });
 });

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 
 import type { AppendOptions } from '../../checkpoint/session-list.js';
-import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
+import type { CheckpointRecord, CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import { checkSessionId } from '../../checkpoint/session-id.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../../errors.js';
+import type { RunOpening } from './run-opening.js';
 import { isMisuse, SessionLease } from './session-lease.js';
 import {
   type CheckpointInfo,
@@ -61,6 +62,11 @@ export class CheckpointLink {
   #owner: string | undefined;
   /** The last step this process knows to be in the store (0: the log is empty). */
   #stored = 0;
+  /**
+   * The first 8 characters of that step's record (its checksum): the same step number in a log
+   * deleted and made again since, by anyone, is another record (see `catchUp()`).
+   */
+  #seal = '';
 
   constructor(
     store: CheckpointStore,
@@ -96,6 +102,23 @@ export class CheckpointLink {
     return this.#lease;
   }
 
+  /**
+   * Takes the lease for a run about to take `step`, only for the session's owner (see `OPEN_RUN`),
+   * and tells `opening` what the lookup read; true once held (false without `opening`: nothing is
+   * taken). Lets go of it when `opened` throws.
+   */
+  async open(step: number, opening: RunOpening | undefined): Promise<boolean> {
+    if (opening === undefined) return false;
+    const found = await this.#lease.acquireOwned(step, opening);
+    try {
+      await opening.opened(found);
+    } catch (error) {
+      await this.#lease.release();
+      throw error;
+    }
+    return true;
+  }
+
   /** The session's state from the store, or `fresh` when it has no log yet. */
   async load(fresh: SessionState): Promise<SessionState> {
     let records = await this.#store.read(this.#sessionId);
@@ -105,6 +128,7 @@ export class CheckpointLink {
       const [first] = await this.#store.read(this.#sessionId, { from: 'start' });
       if (first === undefined) {
         this.#stored = 0;
+        this.#seal = '';
         return fresh;
       }
       records = await this.#store.read(this.#sessionId);
@@ -118,6 +142,7 @@ export class CheckpointLink {
     }
     const state = replayLog(this.#sessionId, records, this.#expected());
     this.#stored = state.step;
+    this.#seal = sealOf(records.at(-1));
     return state;
   }
 
@@ -131,10 +156,12 @@ export class CheckpointLink {
     const [known, ...records] = await this.#store.read(this.#sessionId, {
       from: { after: state.step - 1 },
     });
-    if (known?.step !== state.step) return this.load(this.#fresh());
+    // Not there, or another record there (the log was deleted and made again, as long as before).
+    if (known?.step !== state.step || sealOf(known) !== this.#seal) return this.load(this.#fresh());
     if (records.length === 0) return state;
     const next = replayLog(this.#sessionId, records, this.#expected(), state);
     this.#stored = next.step;
+    this.#seal = sealOf(records.at(-1));
     return next;
   }
 
@@ -152,7 +179,7 @@ export class CheckpointLink {
           this.#descriptor,
         )
       : encodeStep(this.#sessionId, step);
-    await this.#append(record.step, () =>
+    await this.#append(record, () =>
       this.#store.append(this.#sessionId, record, this.#appendOptions()),
     );
   }
@@ -166,7 +193,7 @@ export class CheckpointLink {
       this.#fingerprint,
       this.#descriptor,
     );
-    await this.#append(record.step, () =>
+    await this.#append(record, () =>
       this.#store.append(this.#sessionId, record, this.#appendOptions()),
     );
   }
@@ -196,6 +223,7 @@ export class CheckpointLink {
       );
     }
     this.#stored = state.step;
+    this.#seal = sealOf(record);
     return state;
   }
 
@@ -221,7 +249,8 @@ export class CheckpointLink {
     };
   }
 
-  async #append(step: number, write: () => Promise<boolean>): Promise<void> {
+  async #append(record: CheckpointRecord, write: () => Promise<boolean>): Promise<void> {
+    const step = record.step;
     // A run that lost its lease never commits over the process that took the session.
     await this.#lease.confirm(step);
     let appended: boolean;
@@ -243,5 +272,11 @@ export class CheckpointLink {
       });
     }
     this.#stored = step;
+    this.#seal = sealOf(record);
   }
+}
+
+/** The first 8 characters of a record: its checksum (see `encodeStep()`); '' for none. */
+function sealOf(record: CheckpointRecord | undefined): string {
+  return record?.data.slice(0, 8) ?? '';
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
+import { hasOwnedLease, type OwnedLease, TAKE_OWNED } from '../../checkpoint/session-list.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../../errors.js';
+import type { RunOpening } from './run-opening.js';
 
 /** How long a run's lease lives without renewal: a dead process blocks nobody for longer. */
 export const LEASE_TTL_MS = 3_000;
@@ -40,20 +42,55 @@ export class SessionLease {
     try {
       acquired = await this.#store.acquireLease(this.#sessionId, this.owner, LEASE_TTL_MS);
     } catch (error) {
-      if (isMisuse(error)) throw error;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new CheckpointError(
-        this.#sessionId,
-        step,
-        `its store cannot be reached to take the lease (${reason})`,
-        { writing: true, cause: error },
-      );
+      throw this.#unreachable(step, error);
     }
-    if (!acquired) {
-      // Every run holds its lease for LEASE_TTL_MS from its last renewal, which was before now.
-      const leaseExpiresBy = new Date(this.#clock() + LEASE_TTL_MS);
-      throw new SessionBusyError(this.#sessionId, { leaseExpiresBy });
+    if (!acquired) throw this.#busy();
+    this.#held(at);
+  }
+
+  /**
+   * `acquire(step)`, only when the session belongs to `opening.owner` (else `opening.notOwned()`
+   * is thrown and nothing is taken), in one lookup with what `opening` asks to read.
+   */
+  async acquireOwned(step: number, opening: RunOpening): Promise<OwnedLease> {
+    const store = this.#store;
+    if (!hasOwnedLease(store)) {
+      throw new TypeError(`Session "${this.#sessionId}": its store cannot take a lease by owner.`);
     }
+    this.#lost = undefined;
+    const at = this.#clock();
+    let found: OwnedLease;
+    try {
+      const id = this.#sessionId;
+      found = await store[TAKE_OWNED](id, opening.owner, this.owner, LEASE_TTL_MS, opening.leases);
+    } catch (error) {
+      throw this.#unreachable(step, error);
+    }
+    if (found.owner !== opening.owner) throw opening.notOwned();
+    if (!found.acquired) throw this.#busy();
+    this.#held(at);
+    return found;
+  }
+
+  #unreachable(step: number, error: unknown): unknown {
+    if (isMisuse(error)) return error;
+    const reason = error instanceof Error ? error.message : String(error);
+    return new CheckpointError(
+      this.#sessionId,
+      step,
+      `its store cannot be reached to take the lease (${reason})`,
+      { writing: true, cause: error },
+    );
+  }
+
+  #busy(): SessionBusyError {
+    // Every run holds its lease for LEASE_TTL_MS from its last renewal, which was before now.
+    const leaseExpiresBy = new Date(this.#clock() + LEASE_TTL_MS);
+    return new SessionBusyError(this.#sessionId, { leaseExpiresBy });
+  }
+
+  /** The lease was taken at `at`: renewed from now on until `release()`. */
+  #held(at: number): void {
     this.#renewedAt = at;
     this.#heartbeat = setInterval(() => {
       this.#renewing ??= this.#renew().finally(() => {

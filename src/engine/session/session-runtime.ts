@@ -4,6 +4,7 @@ import { ConfigError, SessionBusyError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
 import { traceRun } from '../../observability/gen-ai-spans.js';
 import type { CheckpointLink } from '../log/checkpoint-link.js';
+import { openingOf, type RunOpening } from '../log/run-opening.js';
 import type { MachineDriver } from '../run/machine-driver.js';
 import type { Orchestration } from '../orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
@@ -185,26 +186,29 @@ export class SessionRuntime implements RunHost {
           // A paused session keeps no index of its thread (its next run builds it in one pass).
           threadOf(this.#state).releaseIndex();
         }
-      }),
+      }, openingOf(options)),
     );
   }
 
   /** Runs `work` as the only activity on this session, here and in every process sharing the store. */
-  async #exclusive<T>(work: () => Promise<T>): Promise<T> {
+  async #exclusive<T>(work: () => Promise<T>, opening?: RunOpening): Promise<T> {
     if (this.#running) throw new SessionBusyError(this.id);
     this.#running = true;
+    const link = this.#link;
     let leased = false;
     try {
+      // With `opening` (OPEN_RUN) the lease comes first, the owner's only: nothing loaded before.
+      leased = (await link?.open(this.#state.step + 1, opening)) === true;
       // A session without a store is loaded from the start: nothing to await.
       if (!this.#loaded) await this.#ready();
-      if (this.#link !== undefined) {
-        await this.#link.lease.acquire(this.#state.step + 1);
+      if (link !== undefined) {
+        if (!leased) await link.lease.acquire(this.#state.step + 1);
         leased = true;
-        this.#state = owningThread(await this.#link.catchUp(this.#state));
+        this.#state = owningThread(await link.catchUp(this.#state));
       }
       return await work();
     } finally {
-      if (leased) await this.#link?.lease.release();
+      if (leased) await link?.lease.release();
       this.#running = false;
     }
   }
