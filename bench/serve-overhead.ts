@@ -6,6 +6,9 @@
 // 127.0.0.1, the SSE read to its `result`), the two alternating so that load on a shared machine
 // falls on both alike. The client (node:http, one kept-alive socket) runs in the same process as
 // the server: the added cost is both ends of the HTTP layer. Every HTTP turn's events are counted (12 messages and the result).
+// With BENCH_CLIENT=process the client runs in a child process instead (`turn-client`), told each
+// turn over IPC, and times its own request (send to the end of the answer), as a browser or
+// another machine would: the server's process then does only the server's half.
 //
 // `streams`: 1,000 sessions whose runs are held at their first model call, each followed by a
 // client in a child process (`clients`), over one node:http server. The heap of 1,000 such runs
@@ -37,6 +40,8 @@ const EVENTS_PER_TURN = 13; // the user's message, 11 messages of the relay, the
 const [mode = 'turns', arg, answer = 'sse'] = process.argv.slice(2);
 /** `turns <store> json`: the run's answer as JSON once it ends, not streamed (no events counted). */
 const streamed = answer !== 'json';
+/** BENCH_CLIENT=process: the turns' HTTP client in a process of its own. */
+const clientProcess = process.env.BENCH_CLIENT === 'process';
 
 /** `serve(workflow)` on node:http at 127.0.0.1, on a free port. */
 async function listen(workflow: Parameters<typeof serve>[0]) {
@@ -117,6 +122,7 @@ async function turns(storeKind: string): Promise<void> {
       : new MemoryCheckpointStore();
   const { workflow } = relayDesk(store);
   const server = await listen(workflow);
+  const client = clientProcess ? turnClient(server.url) : undefined;
   // Postgres commits 13 steps a turn: fewer, shorter sessions keep the run within minutes.
   const [sessions, length, warmUp] = storeKind === 'postgres' ? [8, 20, 2] : [30, 50, 10];
   const inProcess: number[] = [];
@@ -128,14 +134,21 @@ async function turns(storeKind: string): Promise<void> {
   for (let s = 0; s < warmUp + sessions; s++) {
     const local = workflow.session(`local-${s}`);
     const remote = `remote-${s}`;
-    await createSession(server.url, remote);
+    if (client === undefined) await createSession(server.url, remote);
+    else await client.ask({ create: remote });
     for (let t = 1; t <= length; t++) {
       let start = process.hrtime.bigint();
       await local.run(userTurn(t));
       const a = Number(process.hrtime.bigint() - start) / 1000;
       start = process.hrtime.bigint();
-      const events = await httpTurn(server.url, remote, userTurn(t));
-      const b = Number(process.hrtime.bigint() - start) / 1000;
+      let events: number;
+      let b: number;
+      if (client === undefined) {
+        events = await httpTurn(server.url, remote, userTurn(t));
+        b = Number(process.hrtime.bigint() - start) / 1000;
+      } else {
+        ({ events, us: b } = await client.ask({ id: remote, text: userTurn(t) }));
+      }
       if (events !== EVENTS_PER_TURN) lostEvents += EVENTS_PER_TURN - events;
       if (s >= warmUp) {
         inProcess.push(a);
@@ -146,6 +159,7 @@ async function turns(storeKind: string): Promise<void> {
     }
   }
   keepAlive.destroy();
+  client?.close();
   await server.close();
   if (storeKind === 'postgres') {
     const pg = await import('pg');
@@ -167,6 +181,7 @@ async function turns(storeKind: string): Promise<void> {
       mode: 'turns',
       store: storeKind,
       answer: streamed ? 'sse' : 'json',
+      client: clientProcess ? 'process' : 'in the server process',
       turns: inProcess.length,
       inProcessP50Us: percentile(sortedA, 0.5),
       inProcessP99Us: percentile(sortedA, 0.99),
@@ -261,6 +276,43 @@ async function streams(): Promise<void> {
   );
 }
 
+/** A turn's client in a child process (`turn-client`): `ask` sends one request over IPC. */
+function turnClient(url: string) {
+  const tsx = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', tsx, import.meta.filename, 'turn-client', url, answer],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  let answered: ((reply: { events: number; us: number }) => void) | undefined;
+  child.on('message', (reply: { events: number; us: number }) => answered?.(reply));
+  return {
+    ask(question: { create: string } | { id: string; text: string }) {
+      return new Promise<{ events: number; us: number }>((resolve) => {
+        answered = resolve;
+        child.send(question);
+      });
+    },
+    close: () => child.kill(),
+  };
+}
+
+/** In the child: makes each turn it is asked for and answers with its own timing. */
+function turnsFromParent(url: string): void {
+  process.on('message', (question: { create?: string; id?: string; text?: string }) => {
+    void (async () => {
+      if (question.create !== undefined) {
+        await createSession(url, question.create);
+        process.send?.({ events: 0, us: 0 });
+        return;
+      }
+      const start = process.hrtime.bigint();
+      const events = await httpTurn(url, question.id as string, question.text as string);
+      process.send?.({ events, us: Number(process.hrtime.bigint() - start) / 1000 });
+    })();
+  });
+}
+
 /** The client process; `line(prefix)` resolves with its next stdout line starting so. */
 function spawnClients(url: string) {
   const tsx = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs');
@@ -334,4 +386,5 @@ async function clients(url: string): Promise<void> {
 if (mode === 'turns') await turns(arg ?? 'memory');
 else if (mode === 'streams') await streams();
 else if (mode === 'clients') await clients(arg as string);
+else if (mode === 'turn-client') turnsFromParent(arg as string);
 else throw new Error(`serve-overhead.ts: unknown mode "${mode}" (turns, streams or clients).`);
