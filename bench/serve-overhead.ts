@@ -6,6 +6,9 @@
 // 127.0.0.1, the SSE read to its `result`), the two alternating so that load on a shared machine
 // falls on both alike. The client (node:http, one kept-alive socket) runs in the same process as
 // the server: the added cost is both ends of the HTTP layer. Every HTTP turn's events are counted (12 messages and the result).
+// With BENCH_SERVER=bare the HTTP side is not `serve()` but the floor under it: a bare node:http
+// handler that runs the turn with `runStream()` and writes each message as an SSE frame as it comes
+// (no authentication, routing, owner check, run hub, Hono or web streams).
 // With BENCH_CLIENT=process the client runs in a child process instead (`turn-client`), told each
 // turn over IPC, and times its own request (send to the end of the answer), as a browser or
 // another machine would: the server's process then does only the server's half.
@@ -16,7 +19,7 @@
 // more when each is started over HTTP and streamed. Then the runs are let go and the clients count
 // every event: none may be lost. Needs `--expose-gc`.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { Agent as HttpAgent, request as httpRequest, type Server } from 'node:http';
+import { createServer, Agent as HttpAgent, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
@@ -40,6 +43,8 @@ const EVENTS_PER_TURN = 13; // the user's message, 11 messages of the relay, the
 const [mode = 'turns', arg, answer = 'sse'] = process.argv.slice(2);
 /** `turns <store> json`: the run's answer as JSON once it ends, not streamed (no events counted). */
 const streamed = answer !== 'json';
+/** BENCH_SERVER=bare: the floor, a bare node:http handler around `runStream()`. */
+const bareServer = process.env.BENCH_SERVER === 'bare';
 /** BENCH_CLIENT=process: the turns' HTTP client in a process of its own. */
 const clientProcess = process.env.BENCH_CLIENT === 'process';
 
@@ -54,6 +59,39 @@ async function listen(workflow: Parameters<typeof serve>[0]) {
     async close() {
       await handler.close();
       (server as Server).closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** The floor under `serve()`: node:http, the turn's messages written as SSE frames as they come. */
+async function listenBare(workflow: ReturnType<typeof relayDesk>['workflow']) {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      void (async () => {
+        const runs = /^\/sessions\/([^/]+)\/runs$/.exec(req.url ?? '');
+        if (runs === null) {
+          res.writeHead(201, { 'content-type': 'application/json' }).end('{}');
+          return;
+        }
+        const { input } = JSON.parse(body) as { input: string };
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        for await (const item of workflow.session(runs[1] as string).runStream(input)) {
+          const event = 'type' in item ? 'message' : 'result';
+          res.write(`event: ${event}\ndata: ${JSON.stringify(item)}\n\n`);
+        }
+        res.end();
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   };
@@ -121,7 +159,7 @@ async function turns(storeKind: string): Promise<void> {
         })
       : new MemoryCheckpointStore();
   const { workflow } = relayDesk(store);
-  const server = await listen(workflow);
+  const server = bareServer ? await listenBare(workflow) : await listen(workflow);
   const client = clientProcess ? turnClient(server.url) : undefined;
   // Postgres commits 13 steps a turn: fewer, shorter sessions keep the run within minutes.
   const [sessions, length, warmUp] = storeKind === 'postgres' ? [8, 20, 2] : [30, 50, 10];
@@ -182,6 +220,7 @@ async function turns(storeKind: string): Promise<void> {
       store: storeKind,
       answer: streamed ? 'sse' : 'json',
       client: clientProcess ? 'process' : 'in the server process',
+      server: bareServer ? 'bare node:http + runStream()' : 'serve()',
       turns: inProcess.length,
       inProcessP50Us: percentile(sortedA, 0.5),
       inProcessP99Us: percentile(sortedA, 0.99),
