@@ -93,7 +93,9 @@ export function findOpenBatch(
     } else if (decision !== undefined) {
       if (once && started?.has(call.id) !== true) doubts.push(call);
       else approved.add(call.id);
-    } else if (once) {
+    } else if (once && tools.get(call.name)?.needsApproval !== true) {
+      // A call that always asks first and was never asked never started (API.md §17: the
+      // decision is its start): the turn asks for it again instead.
       doubts.push(call);
     }
   }
