@@ -16,6 +16,7 @@ import {
 import { benchArgs, checkScenario, countTurn, scenarioField } from './relay.js';
 import { relayDesk, userTurn } from './relay-desk.js';
 import { scenarioDesk } from './scenario-desks.js';
+import { dropStatement } from '../src/checkpoint/postgres-sql.js';
 
 const { positional, scenario } = benchArgs(process.argv.slice(2));
 const kind = positional[0] ?? 'memory';
@@ -89,7 +90,7 @@ if (store instanceof PostgresCheckpointStore) {
     connectionString: 'postgres://postgres@127.0.0.1:5432/test',
   });
   await client.connect();
-  await client.query(`DROP TABLE IF EXISTS ${table}_checkpoints, ${table}_leases`);
+  await client.query(dropStatement(table));
   await client.end();
 }
 if (store instanceof RedisCheckpointStore) {

@@ -19,7 +19,7 @@
 // more when each is started over HTTP and streamed. Then the runs are let go and the clients count
 // every event: none may be lost. Needs `--expose-gc`.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer, Agent as HttpAgent, request as httpRequest, type Server } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
@@ -36,7 +36,9 @@ import {
   serve,
 } from '../src/index.js';
 import { relayDesk } from './relay-desk.js';
+import { listenBare } from './serve-bare.js';
 import { median, NEXT, percentile, RELAY, userTurn } from './relay.js';
+import { dropStatement } from '../src/checkpoint/postgres-sql.js';
 
 const TOKEN = 'bench-token';
 const EVENTS_PER_TURN = 13; // the user's message, 11 messages of the relay, the result
@@ -44,7 +46,7 @@ const [mode = 'turns', arg, answer = 'sse'] = process.argv.slice(2);
 /** `turns <store> json`: the run's answer as JSON once it ends, not streamed (no events counted). */
 const streamed = answer !== 'json';
 /** BENCH_SERVER=bare: the floor, a bare node:http handler around `runStream()`. */
-const bareServer = process.env.BENCH_SERVER === 'bare';
+const bareServer = process.env.BENCH_SERVER?.startsWith('bare') === true;
 /** BENCH_CLIENT=process: the turns' HTTP client in a process of its own. */
 const clientProcess = process.env.BENCH_CLIENT === 'process';
 
@@ -59,39 +61,6 @@ async function listen(workflow: Parameters<typeof serve>[0]) {
     async close() {
       await handler.close();
       (server as Server).closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
-
-/** The floor under `serve()`: node:http, the turn's messages written as SSE frames as they come. */
-async function listenBare(workflow: ReturnType<typeof relayDesk>['workflow']) {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      void (async () => {
-        const runs = /^\/sessions\/([^/]+)\/runs$/.exec(req.url ?? '');
-        if (runs === null) {
-          res.writeHead(201, { 'content-type': 'application/json' }).end('{}');
-          return;
-        }
-        const { input } = JSON.parse(body) as { input: string };
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        for await (const item of workflow.session(runs[1] as string).runStream(input)) {
-          const event = 'type' in item ? 'message' : 'result';
-          res.write(`event: ${event}\ndata: ${JSON.stringify(item)}\n\n`);
-        }
-        res.end();
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    async close() {
-      server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   };
@@ -159,7 +128,9 @@ async function turns(storeKind: string): Promise<void> {
         })
       : new MemoryCheckpointStore();
   const { workflow } = relayDesk(store);
-  const server = bareServer ? await listenBare(workflow) : await listen(workflow);
+  const server = bareServer
+    ? await listenBare(workflow, process.env.BENCH_SERVER === 'bare-batched')
+    : await listen(workflow);
   const client = clientProcess ? turnClient(server.url) : undefined;
   // Postgres commits 13 steps a turn: fewer, shorter sessions keep the run within minutes.
   const [sessions, length, warmUp] = storeKind === 'postgres' ? [8, 20, 2] : [30, 50, 10];
@@ -168,6 +139,9 @@ async function turns(storeKind: string): Promise<void> {
   // The added cost by the turn's place in its session: the first 10 turns against the last 10.
   const addedEarly: number[] = [];
   const addedLate: number[] = [];
+  // The added cost by which side went first.
+  const addedHttpFirst: number[] = [];
+  const addedHttpSecond: number[] = [];
   let lostEvents = 0;
   for (let s = 0; s < warmUp + sessions; s++) {
     const local = workflow.session(`local-${s}`);
@@ -175,17 +149,28 @@ async function turns(storeKind: string): Promise<void> {
     if (client === undefined) await createSession(server.url, remote);
     else await client.ask({ create: remote });
     for (let t = 1; t <= length; t++) {
-      let start = process.hrtime.bigint();
-      await local.run(userTurn(t));
-      const a = Number(process.hrtime.bigint() - start) / 1000;
-      start = process.hrtime.bigint();
+      const inProcessTurn = async () => {
+        const start = process.hrtime.bigint();
+        await local.run(userTurn(t));
+        return Number(process.hrtime.bigint() - start) / 1000;
+      };
+      const remoteTurn = async (): Promise<{ events: number; us: number }> => {
+        if (client !== undefined) return client.ask({ id: remote, text: userTurn(t) });
+        const start = process.hrtime.bigint();
+        const events = await httpTurn(server.url, remote, userTurn(t));
+        return { events, us: Number(process.hrtime.bigint() - start) / 1000 };
+      };
+      // Which side goes first alternates turn by turn: a turn right after another's commits may
+      // find the disk busier than the one before it.
+      let a: number;
       let events: number;
       let b: number;
-      if (client === undefined) {
-        events = await httpTurn(server.url, remote, userTurn(t));
-        b = Number(process.hrtime.bigint() - start) / 1000;
+      if (t % 2 === 1) {
+        a = await inProcessTurn();
+        ({ events, us: b } = await remoteTurn());
       } else {
-        ({ events, us: b } = await client.ask({ id: remote, text: userTurn(t) }));
+        ({ events, us: b } = await remoteTurn());
+        a = await inProcessTurn();
       }
       if (events !== EVENTS_PER_TURN) lostEvents += EVENTS_PER_TURN - events;
       if (s >= warmUp) {
@@ -193,6 +178,7 @@ async function turns(storeKind: string): Promise<void> {
         overHttp.push(b);
         if (t <= 10) addedEarly.push(b - a);
         if (t > length - 10) addedLate.push(b - a);
+        (t % 2 === 1 ? addedHttpSecond : addedHttpFirst).push(b - a);
       }
     }
   }
@@ -205,9 +191,7 @@ async function turns(storeKind: string): Promise<void> {
       connectionString: 'postgres://postgres@127.0.0.1:5432/test',
     });
     await client.connect();
-    await client.query(
-      `DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases", "${table}_sessions"`,
-    );
+    await client.query(dropStatement(table));
     await client.end();
   }
   await store.close();
@@ -220,7 +204,7 @@ async function turns(storeKind: string): Promise<void> {
       store: storeKind,
       answer: streamed ? 'sse' : 'json',
       client: clientProcess ? 'process' : 'in the server process',
-      server: bareServer ? 'bare node:http + runStream()' : 'serve()',
+      server: bareServer ? `${process.env.BENCH_SERVER} node:http + runStream()` : 'serve()',
       turns: inProcess.length,
       inProcessP50Us: percentile(sortedA, 0.5),
       inProcessP99Us: percentile(sortedA, 0.99),
@@ -232,6 +216,8 @@ async function turns(storeKind: string): Promise<void> {
       turnsPerSession: length,
       addedEarlyUs: median(addedEarly),
       addedLateUs: median(addedLate),
+      addedHttpFirstUs: median(addedHttpFirst),
+      addedHttpSecondUs: median(addedHttpSecond),
       lostEvents,
     }),
   );

@@ -5,6 +5,7 @@
 // between calls (`gap`). Only turns after a session's first in this process (its first makes
 // more store calls). The same setting as serve-overhead.ts: node:http on 127.0.0.1, one kept-alive
 // socket, the client in the server's process.
+// With BENCH_SERVER=bare the HTTP side is the floor under `serve()` (bench/serve-bare.ts).
 // `node --import tsx bench/serve-phases.ts <memory|postgres> [json]`
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,9 @@ import pg from 'pg';
 import type { CheckpointStore } from '../src/index.js';
 import { MemoryCheckpointStore, PostgresCheckpointStore, serve } from '../src/index.js';
 import { relayDesk, userTurn } from './relay-desk.js';
+import { listenBare } from './serve-bare.js';
 import { median } from './relay.js';
+import { dropStatement } from '../src/checkpoint/postgres-sql.js';
 
 const TOKEN = 'bench-token';
 const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -51,10 +54,14 @@ const store: CheckpointStore =
         },
       });
 const { workflow } = relayDesk(store);
+const bare = process.env.BENCH_SERVER?.startsWith('bare') === true;
 const handler = serve(workflow, { token: TOKEN });
 const server = createAdaptorServer({ fetch: (request: Request) => handler.fetch(request) });
+const floor = bare
+  ? await listenBare(workflow, process.env.BENCH_SERVER === 'bare-batched')
+  : undefined;
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const url = floor?.url ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
 
 function post(path: string, body: unknown, extra: Record<string, string> = {}): Promise<string> {
@@ -110,14 +117,16 @@ for (let s = 0; s < 12; s++) {
 }
 const out: Record<string, number> = {};
 for (const [key, values] of figures) out[key] = Math.round(median(values));
-console.log(JSON.stringify({ bench: 'serve-phases', store: kind, answer, medianUs: out }));
+const serverKind = bare ? `${process.env.BENCH_SERVER} node:http + runStream()` : 'serve()';
+console.log(
+  JSON.stringify({ bench: 'serve-phases', store: kind, answer, server: serverKind, medianUs: out }),
+);
 agent.destroy();
+await floor?.close();
 await handler.close();
 server.close();
 if (kind === 'postgres') {
-  await pool.query(
-    `DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases", "${table}_sessions"`,
-  );
+  await pool.query(dropStatement(table));
 }
 await store.close();
 await pool.end();

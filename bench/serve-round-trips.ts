@@ -5,6 +5,7 @@ import pg from 'pg';
 
 import { PostgresCheckpointStore, serve } from '../src/index.js';
 import { relayDesk, userTurn } from './relay-desk.js';
+import { dropStatement } from '../src/checkpoint/postgres-sql.js';
 
 const TOKEN = 'bench-token';
 const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:5432/test' });
@@ -48,8 +49,6 @@ for (let t = 1; t <= turns; t++) {
   }
 }
 await handler.close();
-await pool.query(
-  `DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases", "${table}_sessions"`,
-);
+await pool.query(dropStatement(table));
 await store.close();
 await pool.end();

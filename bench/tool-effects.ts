@@ -23,6 +23,7 @@ import {
   tool,
   type ToolEffect,
 } from '../src/index.js';
+import { dropStatement } from '../src/checkpoint/postgres-sql.js';
 
 const TURNS = Number(process.argv[2] ?? '200');
 const ROUNDS = Number(process.argv[3] ?? '5');
@@ -113,6 +114,6 @@ for (const [name] of stores) {
 for (const [, store] of stores) await store.close();
 rmSync(directory, { recursive: true, force: true });
 const admin = new pg.Pool({ connectionString: POSTGRES_URL });
-await admin.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+await admin.query(dropStatement(table));
 await admin.end();
 console.log(JSON.stringify(figures));

@@ -1,8 +1,10 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import ajvFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+
+import type * as AjvModule from 'ajv';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import type * as Ajv2019Module from 'ajv/dist/2019.js';
+import type * as Ajv2020Module from 'ajv/dist/2020.js';
+import type * as AjvFormatsModule from 'ajv-formats';
 import { z } from 'zod';
 
 import { isRecord } from '../unknown-value.js';
@@ -11,10 +13,14 @@ import { linearRegExp } from './linear-reg-exp.js';
 /** A JSON Schema of a tool's arguments: an object schema, as models and MCP servers use them. */
 export type JsonSchemaObject = { readonly type: 'object'; readonly [keyword: string]: unknown };
 
-type AjvInstance = Ajv | Ajv2019 | Ajv2020;
+type AjvInstance = AjvModule.Ajv | Ajv2019Module.Ajv2019 | Ajv2020Module.Ajv2020;
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 
 const instances = new Map<Dialect, AjvInstance>();
+
+// Ajv is loaded when the first JSON Schema is compiled, with `require` (it is CommonJS) so that
+// compiling stays synchronous: an application whose tools are all zod does not pay its ~45 ms.
+const load = createRequire(import.meta.url);
 
 /**
  * One validator per dialect, made on first use. Arguments pass to the tool unchanged: no
@@ -32,16 +38,25 @@ function validatorFor(dialect: Dialect): AjvInstance {
       addUsedSchema: false,
       code: { regExp: linearRegExp },
     } as const;
-    ajv =
-      dialect === '2020-12'
-        ? new Ajv2020(options)
-        : dialect === '2019-09'
-          ? new Ajv2019(options)
-          : new Ajv(options);
-    ajvFormats.default(ajv);
+    ajv = newAjv(dialect, options);
+    const formats: typeof AjvFormatsModule.default = load('ajv-formats');
+    formats.default(ajv);
     instances.set(dialect, ajv);
   }
   return ajv;
+}
+
+function newAjv(dialect: Dialect, options: Options): AjvInstance {
+  if (dialect === '2020-12') {
+    const { Ajv2020 }: typeof Ajv2020Module = load('ajv/dist/2020.js');
+    return new Ajv2020(options);
+  }
+  if (dialect === '2019-09') {
+    const { Ajv2019 }: typeof Ajv2019Module = load('ajv/dist/2019.js');
+    return new Ajv2019(options);
+  }
+  const { Ajv }: typeof AjvModule = load('ajv');
+  return new Ajv(options);
 }
 
 /**

@@ -1,4 +1,20 @@
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+
+import type * as Re2jsModule from 're2js';
+import type { RE2JS } from 're2js';
+
+// re2js is loaded with the first pattern, as Ajv is with the first JSON Schema
+// (json-schema-arguments.ts).
+const load = createRequire(import.meta.url);
+let loaded: typeof RE2JS | undefined;
+
+function re2(): typeof RE2JS {
+  if (loaded === undefined) {
+    const re2js: typeof Re2jsModule = load('re2js');
+    loaded = re2js.RE2JS;
+  }
+  return loaded;
+}
 
 /**
  * Ajv's regular-expression engine for JSON Schema `pattern` and `patternProperties`: RE2 (the
@@ -11,9 +27,11 @@ import { RE2JS } from 're2js';
  */
 export const linearRegExp = Object.assign(
   (pattern: string): { test(text: string): boolean; toString(): string } => {
+    // Outside the try: a failure to load re2js is not the pattern's fault.
+    const engine = re2();
     let compiled: RE2JS;
     try {
-      compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
+      compiled = engine.compile(engine.translateRegExp(pattern));
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       throw new Error(

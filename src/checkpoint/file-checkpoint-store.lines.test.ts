@@ -133,11 +133,12 @@ describe('FileCheckpointStore line formats', () => {
     async (_, bytes, line) => {
       await writeFile(oldLog(), bytes);
       const store = new FileCheckpointStore(directory);
+      // Each call is made only when awaited: a second one made early would reject unhandled.
       for (const work of [
-        store.read('s'),
-        store.append('s', { step: 4, snapshot: false, data: 'x' }),
+        () => store.read('s'),
+        () => store.append('s', { step: 4, snapshot: false, data: 'x' }),
       ]) {
-        const error = await refusal(work);
+        const error = await refusal(work());
         expect(error.step).toBe(line);
         expect(error.message).toContain(`line ${line} of`);
         expect(error.message).toContain('is not a step record');

@@ -4,7 +4,7 @@ import { CheckpointError, ConfigError, StoreUnavailableError } from '../errors.j
 import { fieldOf, isRecord } from '../unknown-value.js';
 import { checkData, checkText, checkTtl, MAX_STEP } from './postgres-checks.js';
 import { statements } from './postgres-sql.js';
-import { createPool, ownerRow, storable, takenRow } from './postgres-pool.js';
+import { createPool, isUnreachable, ownerRow, storable } from './postgres-pool.js';
 import { describeConnectionString, describePool } from './postgres-target.js';
 import type { CheckpointRecord, CheckpointStore, ReadOptions } from './checkpoint-store.js';
 import { checkSessionId } from './session-id.js';
@@ -24,10 +24,8 @@ import {
 import { causeText, errorCode, readBound } from './store-helpers.js';
 
 const STORE = 'PostgresCheckpointStore';
-/** Tables are `<table>_checkpoints` and `<table>_leases`; 40 + 12 stays under the 63-byte limit. */
+/** Names are `<table>_checkpoints`... up to `<table>_read_from_snapshot_v1`: 40 + 22 < 63 bytes. */
 const TABLE_PATTERN = /^[a-z_][a-z0-9_]{0,39}$/;
-/** Error codes (Node's and SQLSTATE classes 08, 28, 3D, 57P) that mean the server is out of reach. */
-const UNREACHABLE = /^(E[A-Z]+|08...|28...|3D000|57P0.)$/;
 
 /**
  * The part of a `pg.Pool` the store uses. Any `pg.Pool` (or a compatible pool) fits; it is typed
@@ -70,6 +68,9 @@ function isPool(value: unknown): value is PostgresPool {
  * - `<table>_sessions (session_id, owner, step, updated_at)`: one row per session, written by the
  *   same statement as each append, for `list()` and `deleteOlderThan()`. It is created (and filled
  *   from the log) when missing, so tables of an earlier version keep working.
+ * - Functions `<table>_append_v1`, `_read_range_v1`, `_read_from_snapshot_v1`, `_take_owned_v1`
+ *   (made when missing) run the append, the reads and `serve()`'s owner-checked lease: each
+ *   connection keeps their plans, where the same SQL sent as a statement is planned every time.
  *
  * @example
  * const store = new PostgresCheckpointStore({ connectionString: 'postgres://app@db:5432/app' });
@@ -150,8 +151,8 @@ export class PostgresCheckpointStore implements CheckpointStore {
         owner ?? null,
         Math.round(this.#clock()),
       ];
-      const result = await pool.query(this.#sql.append, values);
-      return result.rowCount === 1;
+      const { rows } = await pool.query(this.#sql.append, values);
+      return Number(fieldOf(rows[0], 'written')) === 1;
     } catch (error) {
       if (errorCode(error) === '23505') return false; // another writer took this step first
       throw this.#failure(
@@ -262,14 +263,12 @@ export class PostgresCheckpointStore implements CheckpointStore {
   ): Promise<OwnedLease> {
     checkText('lease owner', holder);
     checkTtl(ttlMs);
-    const values = [sessionId, owner, holder, ttlMs, ...leases].map((v) =>
-      typeof v === 'string' ? storable(v) : v,
-    );
-    const sql = this.#sql.takeOwned(leases.length);
-    const [row] = (await this.#query('take a lease', sql, values)).rows;
+    const [id, by, keys] = [storable(sessionId), storable(owner), leases.map(storable)];
+    const values = [id, by, storable(holder), ttlMs, keys];
+    const [row] = (await this.#query('take a lease', this.#sql.takeOwned, values)).rows;
     // No row: not taken. Whether for want of the owner or for a lease held, the lookup tells.
     if (row === undefined) return { ...(await this[OWNER_OF](sessionId, leases)), acquired: false };
-    return takenRow(row, owner, leases);
+    return { ...ownerRow(row, leases), owner, acquired: true };
   }
 
   async deleteOlderThan(date: Date): Promise<number> {
@@ -335,7 +334,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
 
   #failure(action: string, cause: unknown): Error {
     const detail = causeText(cause);
-    if (UNREACHABLE.test(errorCode(cause) ?? '') || /timeout|terminated/i.test(detail)) {
+    if (isUnreachable(cause)) {
       const message =
         `PostgresCheckpointStore cannot connect to PostgreSQL at ${this.#target}: ${detail}. ` +
         'Check that the server is running and reachable there, and the connection settings.';

@@ -2,7 +2,8 @@ import type { Pool } from 'pg';
 
 import { ConfigError } from '../errors.js';
 import { fieldOf } from '../unknown-value.js';
-import type { OwnedLease, OwnerAndLeases } from './session-list.js';
+import type { OwnerAndLeases } from './session-list.js';
+import { causeText, errorCode } from './store-helpers.js';
 
 // PostgresCheckpointStore's pool of its own, and the rows of its owner lookups.
 
@@ -44,9 +45,16 @@ export function ownerRow(row: unknown, leases: readonly string[]): OwnerAndLease
   };
 }
 
-/** What `TAKE_OWNED` answers from the row of a lease taken for `owner` (its columns h0, h1...). */
-export function takenRow(row: unknown, owner: string, leases: readonly string[]): OwnedLease {
-  const holders = leases.map((_, i) => fieldOf(row, `h${i}`));
-  const held = holders.map((h) => (typeof h === 'string' ? h : null));
-  return { owner, holders: held, step: Number(fieldOf(row, 'step')), acquired: true };
+/** Error codes (Node's and SQLSTATE classes 08, 28, 3D, 57P) that mean the server is out of reach. */
+const UNREACHABLE = /^(E[A-Z]+|08...|28...|3D000|57P0.)$/;
+
+/**
+ * True when `cause` says the server could not be reached: by its code, or by its text for the
+ * client's own failures (a connection that timed out or was cut). A server's answer has its
+ * SQLSTATE: a lock or statement timeout (55P03, 57014) is the server refusing, not out of reach.
+ */
+export function isUnreachable(cause: unknown): boolean {
+  const code = errorCode(cause);
+  if (code !== undefined) return UNREACHABLE.test(code);
+  return /timeout|terminated/i.test(causeText(cause));
 }

@@ -34,6 +34,8 @@ export class LiveRun {
   #end: () => void = () => {};
   #done = false;
   readonly #waiting = new Set<() => void>();
+  /** Whether the readers' wake-up is due in the check phase. */
+  #waking = false;
   /** The last committed step and how many messages it appended. */
   #last: Cursor;
   readonly #steps: StepView[] = [];
@@ -127,7 +129,17 @@ export class LiveRun {
     this.#end();
   }
 
+  /**
+   * Wakes the readers in the event loop's check phase, not at once: what they do with the new
+   * events (encoding, writing to a socket) then runs after the run has gone on to its next store
+   * call, while that call is in flight, rather than in front of it.
+   */
   #wake(): void {
-    for (const wake of [...this.#waiting]) wake();
+    if (this.#waking || this.#waiting.size === 0) return;
+    this.#waking = true;
+    setImmediate(() => {
+      this.#waking = false;
+      for (const wake of [...this.#waiting]) wake();
+    });
   }
 }

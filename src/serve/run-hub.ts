@@ -208,6 +208,9 @@ export class RunHub {
         const opensOwned: OpenedRun = { ...options, [OPEN_RUN]: run };
         ran = session.run(task, opensOwned);
         await Promise.race([open, ran]);
+        // The answer is built in the check phase: the run first sends its next store call (the
+        // catch-up), and the answer's work is done while that call is in flight.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } catch (error) {
       if (owner === undefined || live !== undefined) throw error;

@@ -1,13 +1,9 @@
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 
-import { ConfigError, SessionBusyError } from '../errors.js';
-import { redactSecrets } from '../redact.js';
+import { ConfigError } from '../errors.js';
 import { thrownText } from '../value-text.js';
-import { agUiRoute } from './ag-ui-route.js';
 import { bearerAuthenticate } from './bearer-auth.js';
-import { chatRoutes } from './chat-route.js';
-import { corsMiddleware } from './cors.js';
-import { errorResponse, HttpError, sessionBusy } from './http-error.js';
+import { HttpError } from './http-error.js';
 import { RunHub } from './run-hub.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import {
@@ -19,28 +15,9 @@ import {
   type ServeHandler,
   type ServeOptions,
 } from './serve-options.js';
-import { sessionRoutes } from './session-routes.js';
 import { Arrivals } from './session-access.js';
 import { Tenancy } from './tenancy.js';
 import { checkSharedStore, queueNameOf } from '../workers/dispatcher.js';
-
-/** Every route and the methods it answers; another method answers 405. */
-const ROUTES: readonly [path: string, methods: string][] = [
-  ['/sessions', 'GET, POST'],
-  ['/sessions/:id', 'GET, DELETE'],
-  ['/sessions/:id/messages', 'GET'],
-  ['/sessions/:id/runs', 'POST'],
-  ['/sessions/:id/stream', 'GET'],
-  ['/sessions/:id/stop', 'POST'],
-  ['/chat', 'POST'],
-  ['/chat/:id/stream', 'GET'],
-  ['/ag-ui', 'POST'],
-  ['/healthz', 'GET'],
-];
-
-const UNAUTHORIZED = new HttpError(401, 'unauthorized', 'Send `Authorization: Bearer <token>`.', {
-  'www-authenticate': 'Bearer',
-});
 
 /**
  * Serves a workflow's sessions over HTTP (API.md §15) as a Fetch API handler: the plain JSON/SSE
@@ -96,58 +73,16 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
     },
   };
 
-  const app =
-    checked.basePath === ''
-      ? new Hono<ServeEnv>()
-      : new Hono<ServeEnv>().basePath(checked.basePath);
-  app.use('*', corsMiddleware(checked.origins));
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  const page = checked.page;
-  if (page !== undefined) app.get('/', (c) => c.html(page));
-  app.use('*', async (c, next) => {
-    const principal = await checked.authenticate(c.req.raw);
-    if (principal === null || typeof principal?.id !== 'string' || principal.id === '') {
-      throw UNAUTHORIZED;
-    }
-    c.set('principal', principal);
-    await next();
-  });
-  sessionRoutes(app, ctx);
-  chatRoutes(app, ctx);
-  agUiRoute(app, ctx);
-  for (const [path, methods] of ROUTES) {
-    app.all(path, (c) => {
-      throw new HttpError(
-        405,
-        'method_not_allowed',
-        `${c.req.method} ${c.req.path}: use ${methods}.`,
-        {
-          allow: methods,
-        },
-      );
-    });
-  }
-  app.notFound((c) =>
-    errorResponse(new HttpError(404, 'not_found', `No route ${c.req.method} ${c.req.path}.`)),
-  );
-  app.onError((error) => errorResponse(asHttpError(error)));
-
+  // The routes (and Hono) are loaded with the first request: an application that never serves
+  // does not pay for them.
+  let app: Promise<Hono<ServeEnv>> | undefined;
   return {
-    fetch: async (request) => app.fetch(request),
+    async fetch(request) {
+      app ??= import('./routes.js').then(({ routes }) => routes(ctx));
+      return (await app).fetch(request);
+    },
     async close() {
       await Promise.all([...hubs.values()].map((hub) => hub.close()));
     },
   };
-}
-
-/** An error as the answer it makes: ours as they are, a bad option 400, busy 409, else 500. */
-function asHttpError(error: unknown): HttpError {
-  if (error instanceof HttpError) return error;
-  if (error instanceof SessionBusyError) return sessionBusy(error.sessionId);
-  const message = redactSecrets(thrownText(error));
-  if (error instanceof ConfigError) {
-    const path = error.path;
-    return new HttpError(400, 'bad_request', path === undefined ? message : `${path}: ${message}`);
-  }
-  return new HttpError(500, 'internal', message);
 }

@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { type AgentMessage, messageToText } from '../../src/index.js';
+import { bundledScript } from '../support/bundled-script.js';
 
-const WORKER = fileURLToPath(new URL('../support/approval-crash-worker.ts', import.meta.url));
+const WORKER = bundledScript('test/support/approval-crash-worker.ts');
 const directories: string[] = [];
 
 afterAll(async () => {
@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 function worker(directory: string, step: string) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', WORKER, directory, step], {
+  const run = spawnSync(process.execPath, [WORKER, directory, step], {
     encoding: 'utf8',
   });
   const out = run.stdout.trim();

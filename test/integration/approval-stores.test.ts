@@ -16,6 +16,7 @@ import {
   scriptedText,
 } from '../../src/index.js';
 import { billingDesk, calls, lines } from '../scenarios/approvals-helpers.js';
+import { dropStatement } from '../../src/checkpoint/postgres-sql.js';
 
 /**
  * API.md §10 with every checkpoint store: a session paused for approval in one workflow object is
@@ -75,11 +76,7 @@ const backends: Record<string, () => Promise<Backend | undefined>> = {
       b,
       close: async () => {
         await Promise.all([a.close(), b.close()]);
-        const tables = await admin.query<{ name: string }>(
-          'SELECT table_name AS name FROM information_schema.tables WHERE table_name LIKE $1',
-          [`${table}%`],
-        );
-        for (const { name } of tables.rows) await admin.query(`DROP TABLE IF EXISTS "${name}"`);
+        await admin.query(dropStatement(table));
         await admin.end();
       },
     };

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -22,8 +21,9 @@ import {
   specialistFor,
   USER_TURNS,
 } from '../support/crash-worker.js';
+import { bundledScript } from '../support/bundled-script.js';
 
-const WORKER = fileURLToPath(new URL('../support/crash-worker.ts', import.meta.url));
+const WORKER = bundledScript('test/support/crash-worker.ts');
 /** Independent sessions killed in parallel, so that waiting out dead leases overlaps. */
 const CHAINS = 4;
 const KILLS_PER_CHAIN = 6;
@@ -86,13 +86,9 @@ function runWorker(
   kill?: { armOn: 'ready' | 'progress'; delayMs: number },
 ): Promise<WorkerRun> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(
-      process.execPath,
-      ['--import', 'tsx', WORKER, directory, sessionId],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child: ChildProcess = spawn(process.execPath, [WORKER, directory, sessionId], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines: string[] = [];
     let stderr = '';
     let buffer = '';

@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { startBaton } from '../support/baton-process.js';
-import { chromiumRuns, headlessPage } from '../support/chromium.js';
+import { BROWSER_TEST_MS, chromiumRuns, closeChromium, headlessPage } from '../support/chromium.js';
 import { SKIP_NOTES } from '../support/skip-notes.js';
 
 // API.md §19 on the devtools page: "Save as test" in Chromium writes the session's recording and a
@@ -15,8 +15,9 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+afterAll(closeChromium);
 
-describe('the devtools page in Chromium', () => {
+describe('the devtools page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
   beforeEach((ctx) => {
     if (!chromiumRuns) ctx.skip(SKIP_NOTES.chromium);
   });
@@ -43,5 +44,5 @@ describe('the devtools page in Chromium', () => {
     const recording = JSON.parse(readFileSync(join(tests, `${id}.recording.json`), 'utf8'));
     expect(recording.turns.map((t: { agent: string }) => t.agent)).toEqual(['triage', 'billing']);
     expect(errors).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -9,6 +9,7 @@ import {
   PostgresCheckpointStore,
   type PostgresCheckpointStoreOptions,
 } from '../../src/checkpoint/postgres-checkpoint-store.js';
+import { dropStatement } from '../../src/checkpoint/postgres-sql.js';
 import { ConfigError, StoreUnavailableError } from '../../src/errors.js';
 import {
   describeCheckpointStore,
@@ -42,8 +43,7 @@ async function connect(): Promise<pg.Pool | undefined> {
 }
 
 const uniqueTable = () => `baton_test_${randomBytes(6).toString('hex')}`;
-const dropTables = (pool: pg.Pool, table: string) =>
-  pool.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases", "${table}_sessions"`);
+const dropTables = (pool: pg.Pool, table: string) => pool.query(dropStatement(table));
 
 async function open(): Promise<StoreFixture | undefined> {
   const admin = await connect();
@@ -197,6 +197,83 @@ describe('PostgresCheckpointStore', () => {
     );
     await Promise.all(stores.map((s) => s.close()));
     expect(results).toEqual(Array(8).fill(true));
+  });
+
+  it('starts beside a writer without locking its tables', async (ctx) => {
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
+    const name = table();
+    const first = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: name });
+    expect(await first.append('s', { step: 1, snapshot: true, data: 'one' })).toBe(true);
+    // A writer in the middle of a transaction holds the tables' ROW EXCLUSIVE locks.
+    const writer = await admin.connect();
+    await writer.query('BEGIN');
+    const all = ['checkpoints', 'sessions', 'leases'].map((t) => `"${name}_${t}"`).join(', ');
+    await writer.query(`LOCK TABLE ${all} IN ROW EXCLUSIVE MODE`);
+    // A store starting now: a lock it had to wait for fails it after lock_timeout (not a hang).
+    const url = new URL(DATABASE_URL);
+    url.searchParams.set('options', '-c lock_timeout=3000');
+    const second = new PostgresCheckpointStore({ connectionString: url.href, table: name });
+    try {
+      expect((await second.read('s')).map((record) => record.data)).toEqual(['one']);
+    } finally {
+      await writer.query('COMMIT');
+      writer.release();
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('reports a lock timeout as the server refusing the append, not as out of reach', async (ctx) => {
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
+    const name = table();
+    const url = new URL(DATABASE_URL);
+    url.searchParams.set('options', '-c lock_timeout=200');
+    const store = new PostgresCheckpointStore({ connectionString: url.href, table: name });
+    expect(await store.append('s', { step: 1, snapshot: true, data: 'one' })).toBe(true);
+    const holder = await admin.connect();
+    await holder.query('BEGIN');
+    await holder.query(`LOCK TABLE "${name}_checkpoints" IN ACCESS EXCLUSIVE MODE`);
+    try {
+      const failed = await store.append('s', { step: 2, snapshot: false, data: 'two' }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(Error);
+      expect(failed).not.toBeInstanceOf(StoreUnavailableError);
+      expect((failed as Error).message).toMatch(
+        /^PostgresCheckpointStore cannot append step 2 of session "s" on PostgreSQL at 127\.0\.0\.1:5432 .*lock timeout/,
+      );
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect(await store.append('s', { step: 2, snapshot: false, data: 'two' })).toBe(true);
+    await store.close();
+  });
+
+  it('starts under another database role than the one that made its tables', async (ctx) => {
+    if (admin === undefined) return ctx.skip(SKIP_NOTES.postgres);
+    const name = table();
+    const role = `baton_role_${randomBytes(4).toString('hex')}`;
+    const first = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: name });
+    expect(await first.append('s', { step: 1, snapshot: true, data: 'one' })).toBe(true);
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    try {
+      const all = ['checkpoints', 'sessions', 'leases'].map((t) => `"${name}_${t}"`).join(', ');
+      await admin.query(`GRANT USAGE, CREATE ON SCHEMA public TO ${role}`);
+      await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${all} TO ${role}`);
+      const url = new URL(DATABASE_URL);
+      url.username = role;
+      const other = new PostgresCheckpointStore({ connectionString: url.href, table: name });
+      try {
+        expect(await other.append('s', { step: 2, snapshot: false, data: 'two' })).toBe(true);
+        expect((await other.read('s')).map((record) => record.data)).toEqual(['one', 'two']);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await first.close();
+      await admin.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+    }
   });
 
   it('uses a pool it is given and leaves it open on close()', async (ctx) => {

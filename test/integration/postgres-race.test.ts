@@ -21,6 +21,8 @@ import {
   userReply,
 } from '../support/race-worker.js';
 import { SKIP_NOTES } from '../support/skip-notes.js';
+import { bundledScript } from '../support/bundled-script.js';
+import { dropStatement } from '../../src/checkpoint/postgres-sql.js';
 
 const DATABASE_URL =
   process.env.BATON_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -32,8 +34,7 @@ const BLOCK = 8;
 const WORKER_DEADLINE_MS = 45_000;
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = `${root}node_modules/tsx/dist/esm/index.mjs`;
-const WORKER = `${root}test/support/race-worker.ts`;
+const WORKER = bundledScript('test/support/race-worker.ts');
 
 /** A pool on the test database, or undefined (the test skips) when the server is down. */
 async function connect(): Promise<pg.Pool | undefined> {
@@ -56,7 +57,7 @@ async function connect(): Promise<pg.Pool | undefined> {
 
 /** Starts a worker; resolves `ready` once it is connected and `done` with its stats. */
 function startWorker(config: RaceWorkerConfig) {
-  const child = spawn(process.execPath, ['--import', TSX, WORKER, JSON.stringify(config)], {
+  const child = spawn(process.execPath, [WORKER, JSON.stringify(config)], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -249,7 +250,7 @@ describe('PostgresCheckpointStore shared by several processes', () => {
       expect(summary.busy).toBeGreaterThan(0);
     } finally {
       for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-      await admin.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+      await admin.query(dropStatement(table));
       await admin.end();
     }
   }, 60_000);

@@ -2,10 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import type { Page } from 'playwright-core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { startBaton } from '../support/baton-process.js';
-import { chromiumRuns, headlessPage } from '../support/chromium.js';
+import { BROWSER_TEST_MS, chromiumRuns, closeChromium, headlessPage } from '../support/chromium.js';
 import { SKIP_NOTES } from '../support/skip-notes.js';
 
 // End to end: `baton serve --ui` on the demo's support desk (its offline model), the customer chat
@@ -22,6 +22,7 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+afterAll(closeChromium);
 
 /** Starts `baton serve <DESK> --ui` and resolves with the page's address it prints. */
 function serveUi(thinkMs: number): Promise<string> {
@@ -71,7 +72,7 @@ const QUESTION =
 const DONE =
   'billing: Done: $89.00 refunded on INV-1003 (refund R-1003-1). It shows on your statement within 3 days.';
 
-describe('the customer chat page of `baton serve --ui` in Chromium', () => {
+describe('the chat page of `baton serve --ui` in Chromium', { timeout: BROWSER_TEST_MS }, () => {
   beforeEach((ctx) => {
     if (!runs) ctx.skip(SKIP_NOTES.chromium);
   });
@@ -111,7 +112,7 @@ describe('the customer chat page of `baton serve --ui` in Chromium', () => {
     ]);
     await page.screenshot({ path: join(results, 'serve-ui-refunded.png') });
     expect(errors).toEqual([]);
-  }, 90_000);
+  });
 
   it('resumes the stream after a reload mid-run: nothing missed, nothing shown twice', async () => {
     // Every model call takes 1.5 s (the first run is 3 calls, the refund 2 more): long enough that
@@ -160,7 +161,7 @@ describe('the customer chat page of `baton serve --ui` in Chromium', () => {
       DONE,
     ]);
     expect(errors).toEqual([]);
-  }, 90_000);
+  });
 
   it('rejects a refund: no money moves and billing says so', async () => {
     const url = await serveUi(0);
@@ -180,5 +181,5 @@ describe('the customer chat page of `baton serve --ui` in Chromium', () => {
     expect(await transcript(page)).toEqual([]);
     expect(await page.textContent('#status')).toBe('new');
     expect(errors).toEqual([]);
-  }, 90_000);
+  });
 });

@@ -2,18 +2,18 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { FileCheckpointStore } from '../../src/checkpoint/file-checkpoint-store.js';
+import { bundledScript } from '../support/bundled-script.js';
 
 // Issue 27 #1: a FileCheckpointStore writer stopped with SIGSTOP between its check and its write
 // used to lose its lock to another process after 3 s and then append anyway on waking, leaving a
 // log that could never be loaded again ("step 3 follows step 4"). The record of a step is now
 // created at most once, so the late write fails however long the stop lasted.
 
-const WRITER = fileURLToPath(new URL('../support/stalled-writer.ts', import.meta.url));
+const WRITER = bundledScript('test/support/stalled-writer.ts');
 const directories: string[] = [];
 afterEach(async () => {
   await Promise.all(directories.splice(0).map((d) => rm(d, { recursive: true, force: true })));
@@ -23,7 +23,7 @@ describe('FileCheckpointStore with a writer stopped by SIGSTOP', () => {
   it('refuses the stopped writer its step once another process wrote it, and the log loads', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'baton-stalled-'));
     directories.push(directory);
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, directory], {
+    const child = spawn(process.execPath, [WRITER, directory], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -37,6 +37,7 @@ import {
 } from '../support/openai-compatible-server.js';
 import { skipNoteFor } from '../support/skip-notes.js';
 import { allFileTexts } from '../support/file-store-layout.js';
+import { dropStatement } from '../../src/checkpoint/postgres-sql.js';
 
 /**
  * The resume contract of API.md §7 and issue 5, run against every checkpoint store: a session
@@ -145,11 +146,7 @@ const postgres: StoreSetup = {
       },
       close: async () => {
         await Promise.all([a.close(), b.close()]);
-        const tables = await admin.query<{ name: string }>(
-          `SELECT table_name AS name FROM information_schema.tables WHERE table_name LIKE $1`,
-          [`${table}%`],
-        );
-        for (const { name } of tables.rows) await admin.query(`DROP TABLE IF EXISTS "${name}"`);
+        await admin.query(dropStatement(table));
         await admin.end();
       },
     };

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { SKIP_NOTES } from '../support/skip-notes.js';
 import { client, parseSse, TOKEN } from './serve-http.js';
+import { dropStatement } from '../../src/checkpoint/postgres-sql.js';
 
 const DATABASE_URL =
   process.env.BATON_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -24,8 +25,7 @@ afterAll(async () => {
   );
   const pool = new pg.Pool({ connectionString: DATABASE_URL });
   try {
-    for (const suffix of ['checkpoints', 'leases', 'sessions'])
-      await pool.query(`DROP TABLE IF EXISTS ${TABLE}_${suffix}`);
+    await pool.query(dropStatement(TABLE));
   } finally {
     await pool.end();
   }

@@ -1,8 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 
-import { chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium, which .ci/run installs when it is missing. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -11,20 +9,28 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumRuns = existsSync(CHROMIUM) || process.env.BATON_REQUIRE_SERVICES === '1';
 
 /**
- * A page of Debian's Chromium, headless, with a fresh profile and no background traffic, and the
- * errors the page reports (uncaught errors and console errors but a missing favicon). Closing the
- * browser and removing the profile is pushed onto `cleanups`.
+ * How long one browser test may take in all. It only catches a hang: each step's own wait (the
+ * page's timeout) fails first and names what it waited for. A test of ~6 s on a quiet machine took
+ * up to 45 s beside the crash matrix and the chaos run, and over 60 s once in CI.
+ */
+export const BROWSER_TEST_MS = 180_000;
+
+let launched: Promise<Browser> | undefined;
+
+/**
+ * A page of Debian's Chromium, headless, in a fresh context (its own cookies and storage) of the
+ * one browser the file shares, with no background traffic; and the errors the page reports
+ * (uncaught errors and console errors but a missing favicon). Closing the context is pushed onto
+ * `cleanups`; the file closes the browser with `closeChromium` in `afterAll`.
  */
 export async function headlessPage(
   cleanups: (() => Promise<void> | void)[],
   { width, timeoutMs }: { width: number; timeoutMs: number },
 ): Promise<{ page: Page; errors: string[] }> {
-  const profile = mkdtempSync(join(tmpdir(), 'baton-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
+  launched ??= chromium.launch({
     executablePath: CHROMIUM,
-    viewport: { width, height: 900 },
+    timeout: 60_000,
     args: [
-      '--headless',
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',
@@ -34,10 +40,8 @@ export async function headlessPage(
       '--disable-sync',
     ],
   });
-  cleanups.push(async () => {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  });
+  const context = await (await launched).newContext({ viewport: { width, height: 900 } });
+  cleanups.push(() => context.close());
   const page = await context.newPage();
   page.setDefaultTimeout(timeoutMs);
   const errors: string[] = [];
@@ -47,4 +51,11 @@ export async function headlessPage(
       errors.push(message.text());
   });
   return { page, errors };
+}
+
+/** Closes the file's browser, if a test launched it. */
+export async function closeChromium(): Promise<void> {
+  const browser = launched;
+  launched = undefined;
+  if (browser) await (await browser).close();
 }

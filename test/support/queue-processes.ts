@@ -2,8 +2,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
+import { bundledScript } from './bundled-script.js';
+
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
+const CLI = 'src/cli/main.ts';
+
+/** The CLI runs as `npm start` runs it (tsx: it loads the user's TypeScript module); a script of
+ * the tests runs bundled (see bundled-script.ts). */
+const command = (script: string): string[] =>
+  script === CLI ? ['--import', tsx, join(root, script)] : [bundledScript(script)];
 
 export interface Child {
   readonly process: ChildProcess;
@@ -14,14 +22,14 @@ export interface Child {
   output(): string;
 }
 
-/** Starts `node --import tsx <script> ...args` from the checkout. */
+/** Starts `node <script> ...args` from the checkout. */
 export function startChild(
   script: string,
   args: readonly string[],
   printed: RegExp,
   env: Record<string, string> = {},
 ): Child {
-  const child = spawn(process.execPath, ['--import', tsx, join(root, script), ...args], {
+  const child = spawn(process.execPath, [...command(script), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

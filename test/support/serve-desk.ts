@@ -58,6 +58,19 @@ const lastIsToolResult = (request: ModelRequest, prefix: string): boolean => {
 };
 
 /**
+ * What a stream shows of a desk turn that is not a refund, as `<id> <event>`: the user's message,
+ * triage's answer streamed in two chunks, its question, the result.
+ */
+export const HELLO_TURN = [
+  '2.1 TextMessage',
+  '3.0.1 ModelClientStreamingChunkEvent',
+  '3.0.2 ModelClientStreamingChunkEvent',
+  '3.1 TextMessage',
+  '3.2 UserInputRequestedEvent',
+  '3.3 result',
+];
+
+/**
  * The support desk of the serve tests: `triage` (coordinator) hands "refund" requests to
  * `billing` and answers anything else with a streamed question; `billing` calls `refund`
  * (approval needed, call id `refund-<n>`) and then says what happened. A user text containing

@@ -11,6 +11,7 @@ import { MemoryCheckpointStore } from '../../src/checkpoint/memory-checkpoint-st
 import { PostgresCheckpointStore } from '../../src/checkpoint/postgres-checkpoint-store.js';
 import { RedisCheckpointStore } from '../../src/checkpoint/redis-checkpoint-store.js';
 import type { StoreFixture } from '../contracts/checkpoint-store.contract.js';
+import { dropStatement } from '../../src/checkpoint/postgres-sql.js';
 
 const DATABASE_URL =
   process.env.BATON_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -53,7 +54,7 @@ export const openPostgres: OpenStores = async () => {
     b,
     async close() {
       await Promise.all([a.close(), b.close()]);
-      await admin.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+      await admin.query(dropStatement(table));
       await admin.end();
     },
   };

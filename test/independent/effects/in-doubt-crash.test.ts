@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -27,10 +26,12 @@ import {
   toolReplies,
   types,
 } from './support.js';
+import { dropStatement } from '../../../src/checkpoint/postgres-sql.js';
+import { bundledScript } from '../../support/bundled-script.js';
 
 vi.setConfig({ testTimeout: 90_000 });
 
-const CHILD = fileURLToPath(new URL('./fixtures/crash-child.ts', import.meta.url));
+const CHILD = bundledScript('test/independent/effects/fixtures/crash-child.ts');
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const clean of cleanups.reverse()) await clean();
@@ -45,14 +46,14 @@ async function place(kind: 'file' | 'postgres'): Promise<string> {
   const table = `baton_fx_${randomBytes(5).toString('hex')}`;
   cleanups.push(async () => {
     const admin = new pg.Pool({ connectionString: DATABASE_URL });
-    await admin.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+    await admin.query(dropStatement(table));
     await admin.end();
   });
   return `postgres:${table}`;
 }
 
 function crash(where: string, ledger: string, session: string) {
-  return spawnSync(process.execPath, ['--import', 'tsx', CHILD, where, ledger, session], {
+  return spawnSync(process.execPath, [CHILD, where, ledger, session], {
     encoding: 'utf8',
     timeout: 60_000,
   });

@@ -17,6 +17,7 @@ import {
   SessionBusyError,
 } from '../../../src/index.js';
 import { openPostgres, openRedis } from '../../support/store-fixtures.js';
+import { bundledScript } from '../../support/bundled-script.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -162,10 +163,10 @@ describe('FileCheckpointStore: two processes racing one session', () => {
     const { fileURLToPath } = await import('node:url');
     const dir = await tempDir();
     const root = fileURLToPath(new URL('../../../', import.meta.url));
-    const worker = 'test/independent/hardening-3/fixtures/file-race-worker.ts';
+    const worker = bundledScript('test/independent/hardening-3/fixtures/file-race-worker.ts');
     const runOne = (label: string) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', worker, dir, label, '25'], {
+        const child = spawn(process.execPath, [worker, dir, label, '25'], {
           cwd: root,
         });
         let out = '';

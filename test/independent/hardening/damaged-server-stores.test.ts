@@ -16,6 +16,7 @@ import {
   scriptedText,
 } from '../../../src/index.js';
 import { asPatchBody, threadLengthAfter } from '../../support/step-records.js';
+import { dropStatement } from '../../../src/checkpoint/postgres-sql.js';
 
 /**
  * Issue 12, items 4 and 5, on the server stores: the same rule as the file store. A deleted or
@@ -219,7 +220,7 @@ describe.skipIf(!PG)('PostgresCheckpointStore: damaged rows (item 4)', () => {
   const admin = new pg.Pool({ connectionString: DATABASE_URL });
   afterAll(async () => {
     await store.close();
-    await admin.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+    await admin.query(dropStatement(table));
     await admin.end();
   });
   const rows = `"${table}_checkpoints"`;

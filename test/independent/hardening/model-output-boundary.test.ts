@@ -23,6 +23,7 @@ import {
   RedisCheckpointStore,
   tool,
 } from '../../../src/index.js';
+import { dropStatement } from '../../../src/checkpoint/postgres-sql.js';
 
 /**
  * Issue 12, item 2: whatever a ChatClient returns, what the run commits can be loaded again.
@@ -326,7 +327,7 @@ const stores: StoreCase[] = [
         async close() {
           await store.close();
           const admin = new pg.Pool({ connectionString: DATABASE_URL });
-          await admin.query(`DROP TABLE IF EXISTS "${table}_checkpoints", "${table}_leases"`);
+          await admin.query(dropStatement(table));
           await admin.end();
         },
       };

@@ -15,7 +15,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -37,11 +36,12 @@ import {
   until,
   worker,
 } from './support.js';
+import { bundledScript } from '../../support/bundled-script.js';
 
 // Queues, leases and retries take seconds on real servers: generous waits, no timed assertion.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
 
-const CHILD = fileURLToPath(new URL('./fixtures/worker-child.ts', import.meta.url));
+const CHILD = bundledScript('test/independent/workers/fixtures/worker-child.ts');
 const backends: Backend[] = [];
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -220,13 +220,9 @@ describe.each(['pg-boss', 'bullmq'] as const)(
       const otherHandler = server(other.workflow, { authenticate, dispatcher: b.dispatcher() });
 
       const place = kind === 'pg-boss' ? b.table : b.keyPrefix;
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', CHILD, kind, place, b.queue, name, log],
-        {
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
+      const child = spawn(process.execPath, [CHILD, kind, place, b.queue, name, log], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       children.push(child);
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

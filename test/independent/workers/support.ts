@@ -27,6 +27,7 @@ import {
   startWorker,
   TextMentionTermination,
 } from '../../../src/index.js';
+import { dropStatement } from '../../../src/checkpoint/postgres-sql.js';
 
 export const DATABASE_URL =
   process.env.BATON_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -99,7 +100,7 @@ export class Backend {
   async drop(): Promise<void> {
     if (this.kind === 'pg-boss') {
       const admin = new pg.Pool({ connectionString: DATABASE_URL });
-      await admin.query(`DROP TABLE IF EXISTS "${this.table}_checkpoints", "${this.table}_leases"`);
+      await admin.query(dropStatement(this.table));
       await admin.end();
       return;
     }
