@@ -1,8 +1,10 @@
 import type * as AnthropicProvider from '@ai-sdk/anthropic';
 
+import { ConfigError } from '../errors.js';
 import { redactSecrets, redactUrl, urlSecrets } from '../redact.js';
 import { AiSdkChatClient } from './ai-sdk-chat-client.js';
 import type { ChatClient } from './chat-client.js';
+import { loadOpenAI } from './load-openai.js';
 import { OpenAIChatClient } from './openai-chat-client.js';
 
 /** The model the environment names, or why it names none. */
@@ -25,8 +27,8 @@ export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
 /**
  * The chat model the environment asks for, as the demo and `baton run` use it:
  *
- * - `OPENAI_API_KEY` or `OPENAI_BASE_URL` (any OpenAI-compatible server: Ollama, vLLM…):
- *   `OpenAIChatClient`;
+ * - `OPENAI_API_KEY` or `OPENAI_BASE_URL` (any OpenAI-compatible server: Ollama, vLLM…) with
+ *   `openai` installed: `OpenAIChatClient`;
  * - else `ANTHROPIC_API_KEY` with `@ai-sdk/anthropic` installed: `AiSdkChatClient` on
  *   `anthropic(model)` (`ANTHROPIC_BASE_URL` is honoured);
  * - else none (`missing` says what to install when the key is set without the package).
@@ -40,6 +42,14 @@ export async function modelFromEnvironment(
 ): Promise<EnvironmentModel> {
   const change = '(set BATON_MODEL to change it)';
   if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL) {
+    const key = env.OPENAI_API_KEY ? 'OPENAI_API_KEY' : 'OPENAI_BASE_URL';
+    // The SDK is an optional peer: without it, say what to install rather than fail at the first call.
+    const installed = await loadOpenAI().then(
+      () => true,
+      (error: unknown) => (error instanceof ConfigError ? false : Promise.reject(error)),
+    );
+    if (!installed)
+      return { client: undefined, missing: `${key} is set: run \`npm install openai\`` };
     const model = env.BATON_MODEL || DEFAULT_OPENAI_MODEL;
     const baseURL = env.OPENAI_BASE_URL || undefined;
     // Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) accept any key.
