@@ -20,8 +20,8 @@ export const EVAL_ROUTING_SPEC: CommandSpec = {
     { name: 'json', value: '', example: '--json', flag: true },
   ],
   positionals: [
-    { name: 'workflow module', example: 'baton eval routing samples/demo-desk.ts cases.jsonl' },
-    { name: 'cases file', example: 'baton eval routing samples/demo-desk.ts cases.jsonl' },
+    { name: 'workflow module', example: 'baton eval routing desk.ts cases.jsonl' },
+    { name: 'cases file', example: 'baton eval routing desk.ts cases.jsonl' },
   ],
 };
 
