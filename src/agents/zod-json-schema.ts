@@ -60,7 +60,7 @@ function unrepresentable(
       io,
       unrepresentable: 'any',
       override: (ctx) => {
-        const type = (ctx.zodSchema as z.ZodType)._zod.def.type;
+        const type: string = ctx.zodSchema._zod.def.type;
         // An older zod 4 may give no `path`: the field is then unnamed, the hint still right.
         if (type in UNREPRESENTABLE) found.push({ field: fieldOf(ctx.path ?? []), type });
       },
