@@ -163,9 +163,15 @@ describe('the packed package', () => {
     expect(filesUnder(unpacked).filter(source)).toEqual([]);
   });
 
-  it('has source maps that carry their sources', () => {
-    const maps = filesUnder(join(unpacked, 'dist')).filter((file) => file.endsWith('.map'));
-    expect(maps.length).toBeGreaterThan(50);
+  it('has bundled JavaScript, each file with a source map that carries its sources', () => {
+    const files = filesUnder(join(unpacked, 'dist'));
+    const scripts = files.filter((file) => file.endsWith('.js'));
+    // The library and the CLI, and the chunks they share or load lazily: not a file per module.
+    expect(scripts.length).toBeGreaterThan(10);
+    expect(scripts.length).toBeLessThan(100);
+    expect(files.filter((file) => file.endsWith('.d.ts')).length).toBeGreaterThan(200);
+    const maps = files.filter((file) => file.endsWith('.map'));
+    expect(maps.sort()).toEqual(scripts.map((file) => `${file}.map`).sort());
     const withoutSources = maps.filter((file) => {
       const map = JSON.parse(readFileSync(file, 'utf8')) as {
         sources: string[];
