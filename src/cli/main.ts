@@ -9,6 +9,8 @@ import { closest, type CommandSpec, parseCommandArgs, UsageError } from './cli-a
 const HELP = `baton — multi-agent workflows where control passes like a baton
 
 Usage:
+  baton init [--dir <dir>]      write a desk that runs as it is: desk.ts, tsconfig.json and the
+                                package.json scripts (start, dev, serve, typecheck)
   baton run <module> [--session <id>] [--store <dir>]
                                 run a workflow module in this terminal (prompt at each pause,
                                 Ctrl-C stops; piped input is one reply per line)
@@ -96,6 +98,8 @@ async function main(argv: readonly string[]): Promise<number> {
   switch (command) {
     case 'demo':
       return demoCommand(rest);
+    case 'init':
+      return (await import('./init-command.js')).initCommand(rest);
     case 'run': {
       const [{ runCommand }, { processTerminal }] = await Promise.all([
         import('./run-command.js'),
@@ -119,6 +123,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./eval-command.js')).evalCommand(rest);
     default: {
       const meant = closest(command, [
+        'init',
         'run',
         'graph',
         'dev',

@@ -305,6 +305,40 @@ describe("a project set up by the README's Install commands", () => {
     expect(stderr).toBe('');
   }, 120_000);
 
+  it('writes a desk with baton init that type-checks and runs as it is', () => {
+    const dir = join(app, 'initialised');
+    mkdirSync(dir);
+    const init = spawnSync(join(app, 'node_modules', '.bin', 'baton'), ['init'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+    });
+    expect(init.stderr).toBe('');
+    expect(init.stdout.split('\n').slice(0, 3)).toEqual([
+      'wrote    desk.ts',
+      'wrote    tsconfig.json',
+      'wrote    package.json ("type": "module", "start": "baton run desk.ts", "dev": "baton dev ' +
+        'desk.ts", "serve": "baton serve desk.ts --ui", "typecheck": "tsc")',
+    ]);
+    const tsc = spawnSync(join(app, 'node_modules', '.bin', 'tsc'), ['-p', dir], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    expect(tsc.stdout).toBe('');
+    expect(tsc.status).toBe(0);
+    const run = spawnSync(join(app, 'node_modules', '.bin', 'baton'), ['run', 'desk.ts'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      input: 'Where is INV-1002?\nbye\n',
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('INV-1002: $49.00, paid on 2026-11-02. Anything else?');
+    expect(run.status).toBe(0);
+  }, 300_000);
+
   it('resolves every link of the README and the docs pages, and every address the help prints', () => {
     const missing = relativeLinks(readme).filter((link) => !existsSync(join(installed, link)));
     expect(missing).toEqual([]);
@@ -316,7 +350,8 @@ describe("a project set up by the README's Install commands", () => {
       expect({ page, broken }).toEqual({ page, broken: [] });
     }
     const printed = [...addressesIn(readme)];
-    for (const command of [[], ['serve'], ['worker'], ['dev'], ['run'], ['eval', 'routing']]) {
+    const commands = [[], ['init'], ['serve'], ['worker'], ['dev'], ['run'], ['eval', 'routing']];
+    for (const command of commands) {
       const help = baton([...command, '--help']);
       expect(help.status).toBe(0);
       printed.push(...addressesIn(help.stdout));

@@ -170,7 +170,10 @@ describe('baton CLI: commands', { timeout: 60_000 }, () => {
   });
 
   it('names in its help only addresses of the repository that exist', async () => {
-    const commands = [[], ...['run', 'graph', 'dev', 'serve', 'worker', 'demo'].map((c) => [c])];
+    const commands = [
+      [],
+      ...['init', 'run', 'graph', 'dev', 'serve', 'worker', 'demo'].map((c) => [c]),
+    ];
     commands.push(['test', 'record'], ['eval', 'routing']);
     const printed: string[] = [];
     for (const command of commands) {
