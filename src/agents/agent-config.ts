@@ -1,9 +1,9 @@
 import type { Instructions } from './agent-instructions.js';
-import { z } from 'zod';
 
 import { ConfigError } from '../errors.js';
 import { Handoff } from './handoff.js';
 import { isZodSchema, type Tool } from './tool.js';
+import { zodJsonSchema } from './zod-json-schema.js';
 
 /** The agent names the library accepts (they double as provider `name` fields). */
 export const AGENT_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -125,17 +125,7 @@ export function outputJsonSchema(agent: string, schema: unknown): Record<string,
       { path: 'outputSchema' },
     );
   }
-  try {
-    const described: Record<string, unknown> = z.toJSONSchema(schema, { io: 'output' });
-    const { $schema: _dialect, ...rest } = described;
-    return rest;
-  } catch (error) {
-    throw new ConfigError(
-      `Agent "${agent}": its outputSchema cannot be described in JSON Schema ` +
-        `(${error instanceof Error ? error.message : String(error)}). Use JSON types only.`,
-      { path: 'outputSchema', cause: error },
-    );
-  }
+  return zodJsonSchema(schema, 'output', `Agent "${agent}": its outputSchema`, 'outputSchema');
 }
 
 /** `instructions` as given: a string, a function of the context, or none. */

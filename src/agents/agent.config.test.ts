@@ -74,8 +74,8 @@ describe('new Agent()', () => {
       'Agent "helper" needs `outputSchema` to be a zod schema such as z.object({ ... }).',
     );
     expect(build({ outputSchema: z.object({ at: z.date() }) })).toThrow(
-      'Agent "helper": its outputSchema cannot be described in JSON Schema (Date cannot be ' +
-        'represented in JSON Schema). Use JSON types only.',
+      'Agent "helper": its outputSchema cannot be described in JSON Schema: `at` is a z.date(). ' +
+        'Write z.iso.datetime() instead (an ISO 8601 string; new Date(value) makes it a Date).',
     );
   });
 

@@ -64,8 +64,19 @@ describe('tool()', () => {
         'Schema object such as { type: "object", properties: { ... } }.',
     );
     expect(make(z.object({ when: z.date() }))).toThrow(
-      'Tool "f": its parameters cannot be described in JSON Schema (Date cannot be represented in ' +
-        'JSON Schema). Use JSON types only.',
+      'Tool "f": its parameters cannot be described in JSON Schema: `when` is a z.date(). Write ' +
+        'z.iso.datetime() instead (an ISO 8601 string; new Date(value) makes it a Date).',
+    );
+  });
+
+  it('says to wrap a bare zod shape in z.object()', () => {
+    const shape = { invoiceId: z.string(), amount: z.number(), note: 'not a schema' };
+    const make = () =>
+      tool({ name: 'refund', parameters: shape as unknown as z.ZodType, execute: () => '' });
+    expect(make).toThrow(ConfigError);
+    expect(make).toThrow(
+      'Tool "refund" got a plain object of zod schemas as `parameters` (invoiceId, amount). ' +
+        'Wrap it in z.object(): parameters: z.object({ invoiceId: ..., amount: ... }).',
     );
   });
 

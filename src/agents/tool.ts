@@ -1,10 +1,11 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
 import { ConfigError } from '../errors.js';
 import type { ToolSchema } from '../models/chat-client.js';
 import { isRecord } from '../unknown-value.js';
 import type { StateRecipe, StateValue } from './conversation-state.js';
 import { type JsonSchemaObject, jsonSchemaArguments } from './json-schema-arguments.js';
+import { zodJsonSchema } from './zod-json-schema.js';
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -193,6 +194,15 @@ function fromJsonSchema(
       { path: 'parameters' },
     );
   }
+  const fields = Object.keys(parameters).filter((key) => isZodSchema(parameters[key]));
+  if (parameters.type === undefined && fields.length > 0) {
+    // `parameters: { invoiceId: z.string() }`: the fields of a z.object(), without the z.object().
+    throw new ConfigError(
+      `Tool "${name}" got a plain object of zod schemas as \`parameters\` (${fields.join(', ')}). ` +
+        `Wrap it in z.object(): parameters: z.object({ ${fields.map((f) => `${f}: ...`).join(', ')} }).`,
+      { path: 'parameters' },
+    );
+  }
   const type = parameters.type;
   if (type !== 'object') {
     throw new ConfigError(
@@ -215,16 +225,7 @@ function fromJsonSchema(
 }
 
 function toObjectSchema(name: string, parameters: z.ZodType): Record<string, unknown> {
-  let schema: Record<string, unknown>;
-  try {
-    schema = z.toJSONSchema(parameters, { io: 'input' });
-  } catch (error) {
-    throw new ConfigError(
-      `Tool "${name}": its parameters cannot be described in JSON Schema ` +
-        `(${error instanceof Error ? error.message : String(error)}). Use JSON types only.`,
-      { path: 'parameters', cause: error },
-    );
-  }
+  const schema = zodJsonSchema(parameters, 'input', `Tool "${name}": its parameters`, 'parameters');
   if (schema.type !== 'object') {
     throw new ConfigError(
       `Tool "${name}" needs \`parameters\` to be a z.object({ ... }); models send arguments as ` +
@@ -232,8 +233,7 @@ function toObjectSchema(name: string, parameters: z.ZodType): Record<string, unk
       { path: 'parameters' },
     );
   }
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
+  return schema;
 }
 
 /** True for a zod (v4) schema. */

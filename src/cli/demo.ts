@@ -26,11 +26,14 @@ export async function demoClients(
   return {
     clientFor: (role) => new OfflineDeskModel(role, { thinkMs }),
     banner:
-      'No OPENAI_API_KEY or OPENAI_BASE_URL is set, so the agents run on the built-in OFFLINE model: a ' +
-      'deterministic, rule-based stand-in written for this scenario, not a language model. Set ' +
-      'OPENAI_API_KEY (or OPENAI_BASE_URL for any OpenAI-compatible server), or ANTHROPIC_API_KEY ' +
-      'with @ai-sdk/anthropic installed, to use a real model.' +
-      (chosen.missing === undefined ? '' : ` (${chosen.missing}.)`),
+      chosen.missing === undefined
+        ? 'No OPENAI_API_KEY or OPENAI_BASE_URL is set, so the agents run on the built-in OFFLINE ' +
+          'model: a deterministic, rule-based stand-in written for this scenario, not a language ' +
+          'model. Set OPENAI_API_KEY (or OPENAI_BASE_URL for any OpenAI-compatible server), or ' +
+          'ANTHROPIC_API_KEY with @ai-sdk/anthropic installed, to use a real model.'
+        : `${chosen.missing} to use that model. Until then the agents run on the built-in ` +
+          'OFFLINE model: a deterministic, rule-based stand-in written for this scenario, not a ' +
+          'language model.',
   };
 }
 

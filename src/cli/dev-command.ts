@@ -13,7 +13,7 @@ export const DEV_SPEC: CommandSpec = {
     { name: 'store', value: 'a directory', example: '--store .baton' },
     { name: 'tests', value: 'a directory', example: '--tests test/recorded' },
   ],
-  positionals: [{ name: 'workflow module', example: 'baton dev samples/support-desk.ts' }],
+  positionals: [{ name: 'workflow module', example: 'baton dev desk.ts' }],
 };
 
 export const DEV_HELP = `Usage: baton dev <module> [--port <n>] [--store <dir>] [--tests <dir>]

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 
 import {
   evalRouting,
+  NO_SPECIALIST,
   orchestrationOf,
   type RoutingCase,
   specialistsOf,
@@ -19,15 +20,16 @@ export const EVAL_ROUTING_SPEC: CommandSpec = {
     { name: 'json', value: '', example: '--json', flag: true },
   ],
   positionals: [
-    { name: 'workflow module', example: 'baton eval routing samples/demo-desk.ts cases.jsonl' },
-    { name: 'cases file', example: 'baton eval routing samples/demo-desk.ts cases.jsonl' },
+    { name: 'workflow module', example: 'baton eval routing desk.ts cases.jsonl' },
+    { name: 'cases file', example: 'baton eval routing desk.ts cases.jsonl' },
   ],
 };
 
 export const EVAL_HELP = `Usage: baton eval routing <module> <cases.jsonl> [--min-accuracy <0..1>] [--concurrency <n>] [--json]
 
 Measures where the workflow routes requests. Each line of the cases file is a JSON object
-{"input": "text" or ["turn", "turn"], "expect": "<agent>"}; an array is one user turn per element.
+{"input": "text" or ["turn", "turn"], "expect": "<agent>"}; an array is one user turn per element,
+and "expect": "none" says no specialist should answer (the coordinator keeps the case).
 Each case runs in a fresh session with the workflow's own models until the first specialist's model
 answers (its tools do not run). Prints the accuracy, a confusion matrix, and the model calls and
 tokens of each case; a progress bar on a terminal.
@@ -63,9 +65,11 @@ export function parseCases(
     if (!okInput || (typeof input !== 'string' && !Array.isArray(input))) {
       throw new UsageError(`${at}: "input" must be a non-empty string or array of strings.`);
     }
-    if (typeof expected !== 'string' || !specialists.includes(expected)) {
+    const known = [...specialists, NO_SPECIALIST];
+    if (typeof expected !== 'string' || !known.includes(expected)) {
       throw new UsageError(
-        `${at}: "expect" must name a specialist (${specialists.join(', ')}), got ${JSON.stringify(expected)}.`,
+        `${at}: "expect" must name a specialist (${specialists.join(', ')}) or "${NO_SPECIALIST}", ` +
+          `got ${JSON.stringify(expected)}.`,
       );
     }
     cases.push({ input: typeof input === 'string' ? input : input.map(String), expect: expected });

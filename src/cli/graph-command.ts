@@ -5,7 +5,7 @@ import { loadWorkflowModule } from './workflow-module.js';
 export const GRAPH_SPEC: CommandSpec = {
   command: 'graph',
   options: [],
-  positionals: [{ name: 'workflow module', example: 'baton graph samples/support-desk.ts' }],
+  positionals: [{ name: 'workflow module', example: 'baton graph desk.ts' }],
 };
 
 export const GRAPH_HELP = `Usage: baton graph <module>

@@ -3,11 +3,14 @@
 // `baton graph` never load the OpenAI client, the devtools server or the demo: the first call in a
 // clone, where tsx compiles every module it loads, stays short.
 import { visibleControls } from '../visible-controls.js';
+import { REPOSITORY, SAMPLES_URL } from './links.js';
 import { closest, type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
 
 const HELP = `baton — multi-agent workflows where control passes like a baton
 
 Usage:
+  baton init [--dir <dir>]      write a desk that runs as it is: desk.ts, tsconfig.json and the
+                                package.json scripts (start, dev, serve, typecheck)
   baton run <module> [--session <id>] [--store <dir>]
                                 run a workflow module in this terminal (prompt at each pause,
                                 Ctrl-C stops; piped input is one reply per line)
@@ -34,10 +37,16 @@ Usage:
   baton --help                  show this help
 
 A workflow module is a .ts or .js file whose export "workflow" (or default export) is a built
-HandoffWorkflow or team; TypeScript loads without a build step. Every file in samples/ is one.
+HandoffWorkflow or team, such as the README's tour saved as desk.ts with \`export const workflow =
+desk\`; a .ts module loads through tsx (npm install --save-dev tsx) without a build step.
+
+Samples, each a complete program to run in a clone of the repository:
+  ${SAMPLES_URL}
+Documentation (also in the package's docs/ folder):
+  ${REPOSITORY}#readme
 
 Environment (the demo's model; modelFromEnvironment() gives it to workflow modules):
-  OPENAI_API_KEY, OPENAI_BASE_URL   a real OpenAI-compatible model
+  OPENAI_API_KEY, OPENAI_BASE_URL   a real OpenAI-compatible model, when openai is installed
   ANTHROPIC_API_KEY                 Claude through @ai-sdk/anthropic, when that is installed
   BATON_MODEL                       the model name (default gpt-4.1-mini, claude-haiku-4-5)
   BATON_TOKEN                       the token baton serve requires (generated when unset)
@@ -89,6 +98,8 @@ async function main(argv: readonly string[]): Promise<number> {
   switch (command) {
     case 'demo':
       return demoCommand(rest);
+    case 'init':
+      return (await import('./init-command.js')).initCommand(rest);
     case 'run': {
       const [{ runCommand }, { processTerminal }] = await Promise.all([
         import('./run-command.js'),
@@ -112,6 +123,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./eval-command.js')).evalCommand(rest);
     default: {
       const meant = closest(command, [
+        'init',
         'run',
         'graph',
         'dev',

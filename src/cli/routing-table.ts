@@ -1,4 +1,4 @@
-import type { RoutingReport } from '../testing/routing-eval.js';
+import { landedRight, NO_SPECIALIST, type RoutingReport } from '../testing/routing-eval.js';
 
 /** A progress bar for a terminal: `[#####-----] 5/10 cases`. */
 export function progressBar(done: number, total: number, width = 30): string {
@@ -35,7 +35,7 @@ export function routingText(
   report: RoutingReport,
   specialists: readonly string[],
 ): string {
-  const right = report.cases.filter((c) => c.actual === c.expect).length;
+  const right = report.cases.filter(landedRight).length;
   const total = report.cases.length;
   const landed = new Set(report.cases.map((c) => c.actual));
   const columns = [
@@ -43,8 +43,11 @@ export function routingText(
     ...[...landed].filter((a): a is string => a !== null && !specialists.includes(a)),
   ];
   const header = ['expected \\ actual', ...columns, ...(landed.has(null) ? ['none'] : [])];
+  // Rows in the workflow's order of specialists, `none` last.
+  const order = (expected: string) =>
+    expected === NO_SPECIALIST ? specialists.length : specialists.indexOf(expected);
   const rows = Object.keys(report.confusion)
-    .sort((a, b) => specialists.indexOf(a) - specialists.indexOf(b))
+    .sort((a, b) => order(a) - order(b))
     .map((expected) => {
       const row = report.confusion[expected] ?? {};
       const counts = columns.map((c) => String(row[c] ?? 0));
@@ -54,7 +57,7 @@ export function routingText(
     String(i + 1),
     c.expect,
     c.actual ?? 'none',
-    c.actual === c.expect ? 'ok' : 'MISS',
+    landedRight(c) ? 'ok' : 'MISS',
     String(c.calls),
     String(c.tokens.prompt),
     String(c.tokens.completion),

@@ -13,7 +13,7 @@ export const RUN_SPEC: CommandSpec = {
     { name: 'session', value: 'an id', example: '--session 3f2a' },
     { name: 'store', value: 'a directory', example: '--store .baton' },
   ],
-  positionals: [{ name: 'workflow module', example: 'baton run samples/support-desk.ts' }],
+  positionals: [{ name: 'workflow module', example: 'baton run desk.ts' }],
 };
 
 export const RUN_HELP = `Usage: baton run <module> [--session <id>] [--store <dir>]
@@ -22,7 +22,8 @@ Runs a workflow module in this terminal, like the demo: a prompt at each pause, 
 coloured transcript, Ctrl-C stops the run cleanly; piped input is one reply per line.
 
   <module>          a .ts or .js file whose export "workflow" (or default export) is a built
-                    HandoffWorkflow or team; TypeScript loads without a build step
+                    HandoffWorkflow or team; a .ts module loads through tsx (npm install
+                    --save-dev tsx) without a build step
   --session <id>    use (or resume) the session with this id instead of a new one
   --store <dir>     keep sessions in a FileCheckpointStore in <dir>; the module must export
                     createWorkflow({ checkpointStore }) so the CLI can build the workflow on it

@@ -7,6 +7,7 @@ import { serve } from '../serve/serve.js';
 import { isServedWorkflow } from '../serve/serve-options.js';
 import { codeOf } from '../unknown-value.js';
 import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
+import { docsUrl } from './links.js';
 import { checkStoreDirectory } from './store-directory.js';
 import { loadWorkflowModule } from './workflow-module.js';
 import { untilSignal } from './until-signal.js';
@@ -19,12 +20,12 @@ export const SERVE_SPEC: CommandSpec = {
     { name: 'store', value: 'a directory', example: '--store .baton' },
     { name: 'ui', value: 'no value', example: '--ui', flag: true },
   ],
-  positionals: [{ name: 'workflow module', example: 'baton serve samples/support-desk.ts' }],
+  positionals: [{ name: 'workflow module', example: 'baton serve desk.ts' }],
 };
 
 export const SERVE_HELP = `Usage: baton serve <module> [--port 8787] [--host 127.0.0.1] [--store <dir>] [--ui]
 
-Serves a workflow module's sessions over HTTP (docs/serving.md) and prints one line:
+Serves a workflow module's sessions over HTTP and prints one line:
   Baton serve: http://127.0.0.1:8787
 Routes: /sessions (JSON and SSE), /chat (the AI SDK's useChat), /ag-ui (AG-UI), /healthz.
 Every route but /healthz needs "Authorization: Bearer <token>": the token is BATON_TOKEN, or
@@ -38,7 +39,8 @@ one is generated and printed when BATON_TOKEN is not set.
   --ui            also serve a customer chat page at / and print its address; the token rides
                   in the address's #fragment, which the browser never sends to the server
 
-Ctrl-C stops the server; runs in progress finish first.
+Ctrl-C stops the server; runs in progress finish first. Routes, protocols and tenants:
+  ${docsUrl('serving.md')}
 `;
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/i;

@@ -11,7 +11,7 @@ export const TEST_RECORD_SPEC: CommandSpec = {
     { name: 'store', value: 'a directory', example: '--store .baton' },
     { name: 'out', value: 'a file', example: '--out test/recorded/refund.test.ts' },
   ],
-  positionals: [{ name: 'workflow module', example: 'baton test record samples/support-desk.ts' }],
+  positionals: [{ name: 'workflow module', example: 'baton test record desk.ts' }],
 };
 
 export const TEST_HELP = `Usage: baton test record <module> --session <id> [--store <dir>] [--out <file>]

@@ -4,6 +4,7 @@ import type { Dispatcher } from '../workers/dispatcher.js';
 import { PgBossDispatcher } from '../workers/pg-boss-dispatcher.js';
 import { startWorker } from '../workers/start-worker.js';
 import { type CommandSpec, parseCommandArgs, UsageError } from './cli-args.js';
+import { docsUrl } from './links.js';
 import { untilSignal } from './until-signal.js';
 import { loadWorkflowModule } from './workflow-module.js';
 
@@ -22,8 +23,8 @@ export const WORKER_SPEC: CommandSpec = {
 
 export const WORKER_HELP = `Usage: baton worker <module> --queue <postgres://… | redis://…> [--concurrency 10]
 
-Makes the runs that servers (serve(workflow, { dispatcher })) queue for the module's workflow
-(docs/workers.md), and prints one line when it takes jobs:
+Makes the runs that servers (serve(workflow, { dispatcher })) queue for the module's workflow,
+and prints one line when it takes jobs:
   Baton worker: <queue> (pg-boss), concurrency 10
 The workflow must keep its sessions in a store every machine shares (PostgresCheckpointStore or
 RedisCheckpointStore). The queue is "baton.<workflow name>".
@@ -32,6 +33,7 @@ RedisCheckpointStore). The queue is "baton.<workflow name>".
   --concurrency <n>    how many runs it makes at once (default 10)
 
 SIGTERM or Ctrl-C: takes no new jobs, lets running turns finish (up to 30 s), then exits.
+Queues, stores and failures: ${docsUrl('workers.md')}
 `;
 
 /** The dispatcher a `--queue` address names. */

@@ -12,6 +12,7 @@ import type { LLMMessage } from '../messages/llm-message.js';
 import type { FunctionCall, Usage } from '../messages/message.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
 import { fieldOf } from '../unknown-value.js';
+import { loadOpenAI } from './load-openai.js';
 import { normaliseToolCall } from './model-result.js';
 import { checkBaseURL, completionFault, endpointSecrets, whereOf } from './openai-endpoint.js';
 import { ToolCallAssembler } from './tool-call-deltas.js';
@@ -243,7 +244,7 @@ interface Connection {
  */
 function connector(options: OpenAIChatClientOptions): () => Promise<Connection> {
   const given = options.client;
-  if (given !== undefined) return async () => ({ sdk: await import('openai'), client: given });
+  if (given !== undefined) return async () => ({ sdk: await loadOpenAI(), client: given });
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
   if (!apiKey) {
     throw new ConfigError(
@@ -261,7 +262,7 @@ function connector(options: OpenAIChatClientOptions): () => Promise<Connection> 
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   };
   return async () => {
-    const sdk = await import('openai');
+    const sdk = await loadOpenAI();
     return { sdk, client: new sdk.default(settings) };
   };
 }

@@ -11,7 +11,16 @@ import { messageOf } from '../unknown-value.js';
 /** One line of a cases file: the user's turns and the specialist that should answer. */
 export interface RoutingCase {
   readonly input: string | readonly string[];
+  /** The specialist, or `"none"`: no specialist should answer (the coordinator keeps it). */
   readonly expect: string;
+}
+
+/** What `expect` says when no specialist should answer (a greeting, an off-topic request). */
+export const NO_SPECIALIST = 'none';
+
+/** True when a case landed where it should: on its specialist, or on none for `"none"`. */
+export function landedRight(result: Pick<RoutingCaseResult, 'expect' | 'actual'>): boolean {
+  return result.actual === null ? result.expect === NO_SPECIALIST : result.actual === result.expect;
 }
 
 /** What one case did: who answered first (null: no specialist), model calls and tokens. */
@@ -109,7 +118,7 @@ export async function evalRouting(
     const row = (confusion[r.expect] ??= {});
     const key = String(r.actual);
     row[key] = (row[key] ?? 0) + 1;
-    if (r.actual === r.expect) right++;
+    if (landedRight(r)) right++;
   }
   return { accuracy: cases.length === 0 ? 0 : right / cases.length, confusion, cases: results };
 }

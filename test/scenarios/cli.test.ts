@@ -5,8 +5,10 @@ import { join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { REPOSITORY } from '../../src/cli/links.js';
 import { workflow as supportDesk } from '../../samples/support-desk.js';
 import { workflow as reviewGraph } from '../../samples/review-graph.js';
+import { addressesIn, repository, unresolvedAddresses } from '../support/repository-links.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/tsx/dist/esm/index.mjs');
@@ -52,7 +54,7 @@ describe('baton CLI: bad input', { timeout: 60_000 }, () => {
     );
     await refuses(
       ['dev'],
-      'baton dev: which workflow module? e.g. baton dev samples/support-desk.ts. Run "baton dev --help".',
+      'baton dev: which workflow module? e.g. baton dev desk.ts. Run "baton dev --help".',
     );
   });
 
@@ -165,6 +167,33 @@ describe('baton CLI: commands', { timeout: 60_000 }, () => {
       expect(help.status).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: baton ${command}`));
     }
+  });
+
+  it('names in its help only addresses of the repository that exist', async () => {
+    const commands = [
+      [],
+      ...['init', 'run', 'graph', 'dev', 'serve', 'worker', 'demo'].map((c) => [c]),
+    ];
+    commands.push(['test', 'record'], ['eval', 'routing']);
+    const printed: string[] = [];
+    for (const command of commands) {
+      const help = await baton([...command, '--help']);
+      expect(help.status).toBe(0);
+      printed.push(...addressesIn(help.stdout));
+    }
+    expect(new Set(printed)).toEqual(
+      new Set([
+        `${repository}/tree/main/samples`,
+        `${repository}#readme`,
+        `${repository}/blob/main/docs/serving.md`,
+        `${repository}/blob/main/docs/workers.md`,
+        'http://127.0.0.1:8787',
+        'http://127.0.0.1:<port',
+      ]),
+    );
+    // The loopback addresses are the lines the commands print, not links.
+    expect(unresolvedAddresses(printed, (a) => a.startsWith('http://127.0.0.1:'))).toEqual([]);
+    expect(REPOSITORY).toBe(repository);
   });
 
   it('prints the Mermaid graph of a handoff workflow and of a team', async () => {

@@ -3,9 +3,11 @@ import { join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-// Ajv (with ajv-formats and re2js) and Hono are loaded when first used, not when the library is
-// imported: an application whose tools are all zod, or that never serves, does not pay the ~95 ms
-// they cost a process to load (bench/import-cost.ts, docs/dependencies.md).
+// Ajv (with ajv-formats and re2js), Hono and the `openai` SDK are loaded when first used, not when
+// the library is imported: an application whose tools are all zod, that never serves, or whose
+// models are on an AI SDK provider, does not pay what they cost a process to load
+// (bench/import-cost.ts, docs/dependencies.md). `openai` is an optional peer: it need not be
+// installed at all (test/integration/package-install.test.ts).
 const root = resolve(import.meta.dirname, '../..');
 
 /** The npm packages a fresh process holds after importing the library and doing `what`. */
@@ -19,10 +21,10 @@ function loadedAfter(what: string): string[] {
   return JSON.parse(run.stdout) as string[];
 }
 
-const LAZY = ['ajv', 'ajv-formats', 'hono', 're2js'];
+const LAZY = ['ajv', 'ajv-formats', 'hono', 'openai', 're2js'];
 
 describe('the packages a process loads', () => {
-  it('are none of Ajv, ajv-formats, re2js and Hono after importing the library', () => {
+  it('are none of Ajv, ajv-formats, re2js, Hono and openai after importing the library', () => {
     const loaded = loadedAfter('import');
     expect(loaded).toContain('zod');
     expect(loaded.filter((name) => LAZY.includes(name))).toEqual([]);
@@ -38,5 +40,10 @@ describe('the packages a process loads', () => {
 
   it('include Hono once serve() answers a request', () => {
     expect(loadedAfter('serve').filter((name) => LAZY.includes(name))).toEqual(['hono']);
+  });
+
+  it('leave out openai when an OpenAIChatClient is made, and include it with its first request', () => {
+    expect(loadedAfter('openai-client').filter((name) => LAZY.includes(name))).toEqual([]);
+    expect(loadedAfter('openai-request').filter((name) => LAZY.includes(name))).toEqual(['openai']);
   });
 });

@@ -110,6 +110,43 @@ describe('baton eval routing', () => {
     });
   }, 60_000);
 
+  it('counts a case that expects "none" right when no specialist answers', async () => {
+    const file = join(scratch, 'none.jsonl');
+    writeFileSync(
+      file,
+      [
+        '{"input": "hello there", "expect": "none"}',
+        '{"input": "Where is my invoice?", "expect": "none"}',
+        '{"input": "My internet is slow", "expect": "technical"}',
+        '',
+      ].join('\n'),
+    );
+    const run = await baton('eval', 'routing', desk, file, '--min-accuracy', '0.6');
+    expect(run.stdout).toBe(
+      [
+        'Routing of routing-desk: accuracy 0.667 (2 of 3 cases)',
+        '',
+        'Confusion matrix (rows: expected, columns: actual)',
+        'expected \\ actual  billing  technical  none',
+        'technical                0          1     0',
+        'none                     1          0     1',
+        '',
+        '#  expected   actual           calls  prompt  completion  input',
+        '1  none       none       ok        1      10           3  hello there',
+        '2  none       billing    MISS      2      20           5  Where is my invoice?',
+        '3  technical  technical  ok        2      20           5  My internet is slow',
+        '',
+      ].join('\n'),
+    );
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const json = await baton('eval', 'routing', desk, file, '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      accuracy: 2 / 3,
+      confusion: { none: { null: 1, billing: 1 }, technical: { technical: 1 } },
+    });
+  }, 60_000);
+
   it('names the line of a bad case and the specialists an expect may name', async () => {
     const file = join(scratch, 'bad.jsonl');
     writeFileSync(
@@ -119,7 +156,7 @@ describe('baton eval routing', () => {
     const run = await baton('eval', 'routing', desk, file);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
-      `baton eval routing: ${file} line 3: "expect" must name a specialist (billing, technical, account), got "sales".\n`,
+      `baton eval routing: ${file} line 3: "expect" must name a specialist (billing, technical, account) or "none", got "sales".\n`,
     );
     writeFileSync(file, '{"input": [], "expect": "billing"}\n');
     expect((await baton('eval', 'routing', desk, file)).stderr).toBe(
