@@ -238,29 +238,28 @@ describe('devtools page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
     // The page records every set of speaking nodes it shows, as it shows it: reading the set back
     // from the test afterwards would race the branches' answers on a loaded machine (each branch
     // speaks for 1.5 s; a round trip to the page can take longer than that beside the heavy suites).
-    await page.evaluate(() => {
-      const seen: string[][] = [];
+    // (A string: the test's tsconfig has no DOM types.)
+    await page.evaluate(`(() => {
+      const seen = [];
       const read = () =>
         [...document.querySelectorAll('#graph .node.speaking')]
-          .map((n) => n.getAttribute('data-state') ?? '')
+          .map((n) => n.getAttribute('data-state'))
           .sort();
       new MutationObserver(() => {
         const now = read();
         if (JSON.stringify(now) !== JSON.stringify(seen.at(-1))) seen.push(now);
-      }).observe(document.querySelector('#graph')!, {
+      }).observe(document.querySelector('#graph'), {
         subtree: true,
         childList: true,
         attributes: true,
         attributeFilter: ['class'],
       });
-      (window as unknown as { speakingSeen: string[][] }).speakingSeen = seen;
-    });
+      window.speakingSeen = seen;
+    })()`);
     await send(page, 'go');
     await transcript(page).getByText('join done').waitFor();
     await page.locator('#status', { hasText: 'terminated' }).waitFor();
-    const seen = await page.evaluate(
-      () => (window as unknown as { speakingSeen: string[][] }).speakingSeen,
-    );
+    const seen = (await page.evaluate('window.speakingSeen')) as string[][];
     expect(seen).toContainEqual(['left', 'right']);
     expect(seen.at(-1)).toEqual([]);
     expect(errors).toEqual([]);
