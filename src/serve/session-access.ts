@@ -5,7 +5,7 @@ import type { Task } from '../engine/runnable.js';
 import type { LiveRun } from './live-run.js';
 import type { RunHub } from './run-hub.js';
 import type { Opening } from './run-start.js';
-import { stopKey } from './stop-signal.js';
+import { isStopRequest, stopKey } from './stop-signal.js';
 import type { Principal } from './serve-options.js';
 
 /** 404 unless `principal` owns the session: another tenant's session does not exist for it. */
@@ -25,7 +25,7 @@ export async function ownedForRun(
 ): Promise<{ owns: boolean; leased: boolean; opening: Opening }> {
   const keys = hub.store === undefined ? [] : [id, stopKey(id)];
   const { owns, holders, step } = await hub.tenancy.ownsWithLeases(owner, id, keys);
-  const opening = { stopAsked: (holders[1] ?? null) !== null, lastStep: step };
+  const opening = { stopAsked: isStopRequest(holders[1]), lastStep: step };
   return { owns, leased: (holders[0] ?? null) !== null, opening };
 }
 

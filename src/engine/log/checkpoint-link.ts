@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { AppendOptions } from '../../checkpoint/session-list.js';
 import type { CheckpointRecord, CheckpointStore } from '../../checkpoint/checkpoint-store.js';
-import { checkSessionId } from '../../checkpoint/session-id.js';
+import { checkNotInternal, checkSessionId } from '../../checkpoint/session-id.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../../errors.js';
 import type { RunOpening } from './run-opening.js';
 import { isMisuse, SessionLease } from './session-lease.js';
@@ -81,6 +81,7 @@ export class CheckpointLink {
     },
   ) {
     checkSessionId('session()', sessionId);
+    checkNotInternal('session()', sessionId);
     this.#store = store;
     this.#sessionId = sessionId;
     this.#descriptor = descriptor;
