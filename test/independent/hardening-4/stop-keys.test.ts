@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   Agent,
   type CheckpointStore,
+  ConfigError,
   HandoffBuilder,
   ScriptedChatClient,
   scriptedText,
@@ -136,6 +137,20 @@ for (const [name, open] of stores) {
             'index 0. Choose an id of printable characters.',
         );
       }
+    });
+
+    it.skipIf(!up)('a workflow refuses a session named by an internal key', async () => {
+      const stores = (await open())!;
+      closers.push(stores.close);
+      const { workflow } = holdingDesk(stores.a);
+      const key = stopKey('victim');
+      expect(() => workflow.session(key)).toThrow(
+        new ConfigError(
+          `session(): the session id ${JSON.stringify(key)} begins with U+001F "baton.", which ` +
+            "is kept for Baton's internal keys. Use another id.",
+          { path: 'sessionId' },
+        ),
+      );
     });
 
     it.skipIf(!up)(
