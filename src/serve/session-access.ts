@@ -44,13 +44,14 @@ export async function createSession(
       'session_exists',
       `The session id "${id}" is taken; choose another, or leave id out for a generated one.`,
     );
-  if (await hub.tenancy.exists(id)) throw taken();
-  if (hub.store !== undefined) {
-    // The first step records the owner in the store, so every process sharing it agrees.
-    await hub.session(id, principal.id).reset();
-    if (!(await hub.tenancy.owns(principal.id, id))) throw taken();
+  if (hub.store === undefined) {
+    if (!hub.tenancy.claim(principal.id, id)) throw taken();
+    return id;
   }
-  hub.tenancy.claimed(principal.id, id);
+  if (await hub.tenancy.exists(id)) throw taken();
+  // The first step records the owner in the store, so every process sharing it agrees.
+  await hub.session(id, principal.id).reset();
+  if (!(await hub.tenancy.owns(principal.id, id))) throw taken();
   return id;
 }
 
