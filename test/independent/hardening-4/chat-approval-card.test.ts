@@ -15,7 +15,10 @@ class Node {
   readonly attributes: Record<string, string> = {};
   className = '';
   type = '';
-  constructor(readonly tag: string) {}
+  readonly tag: string;
+  constructor(tag: string) {
+    this.tag = tag;
+  }
   appendChild(child: Node | { text: string }) {
     this.children.push(child instanceof Node ? child : child.text);
   }
