@@ -124,7 +124,17 @@ export async function admit<T>(
     if (running) throw sessionBusy(id);
     return start();
   }
-  return hub.whenFree(id, busy, start);
+  // Queued here in the order the requests came (not the order their bodies finished arriving):
+  // each waits for those before it to be queued, and is queued before it lets the next one go.
+  try {
+    await turn?.ready;
+    // `whenFree` takes the input's place in the session's line before its first await.
+    const queued = hub.whenFree(id, busy, start);
+    turn?.done();
+    return await queued;
+  } finally {
+    turn?.done();
+  }
 }
 
 /** A request's place among the inputs of one session: `ready` once those before it were queued. */
