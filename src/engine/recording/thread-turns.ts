@@ -65,8 +65,8 @@ export function redactValue<T extends object>(value: T, redact: Redact | undefin
 }
 
 /** A copy of `value`, a user's value (a state value), with `redact` applied to every string. */
-export function redactData<T>(value: T, redact: Redact): T {
-  if (typeof value === 'string') return redact(value) as T;
+export function redactData(value: unknown, redact: Redact): unknown {
+  if (typeof value === 'string') return redact(value);
   if (typeof value !== 'object' || value === null) return value;
   const copy = structuredClone(value);
   rewrite(copy, redact, false);
