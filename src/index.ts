@@ -93,7 +93,7 @@ export type {
   Task,
   TaskResult,
 } from './engine/runnable.js';
-export type { CheckpointInfo } from './engine/log/session-log.js';
+export type { CheckpointInfo } from './engine/log/checkpoint-info.js';
 export type { PendingRequest } from './engine/state/session-state.js';
 export type { ThreadPredicate } from './engine/state/stop-rule.js';
 export type { CheckpointedSession, SessionOptions } from './engine/session/workflow-runner.js';

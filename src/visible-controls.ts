@@ -6,6 +6,9 @@ const CONTROLS =
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /\r\n|[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/** The pattern of `CONTROLS`, for a browser page that shows text as `visibleControls()` does. */
+export const CONTROLS_SOURCE = CONTROLS.source;
+
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** How `visibleControls()` treats line breaks and tabs. */

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+
 import { applyPatches, enablePatches, freeze, type Patch, produceWithPatches } from 'immer';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
@@ -39,8 +41,8 @@ export const EMPTY_STATE: StateValue = Object.freeze({});
  */
 export function stateProblem(schema: z.ZodType | undefined, value: unknown): StateProblem {
   if (!isRecord(value)) return { path: '(root)', text: 'the state must be a JSON object' };
-  const bad = nonJson(value, '');
-  if (bad !== undefined) return { path: bad, text: `${bad} is not a JSON value` };
+  const bad = nonJson(value, '', []);
+  if (bad !== undefined) return { path: bad.path, text: `${bad.path}${bad.text}` };
   if (schema === undefined) return undefined;
   const parsed = schema.safeParse(value);
   if (parsed.success) return undefined;
@@ -48,24 +50,75 @@ export function stateProblem(schema: z.ZodType | undefined, value: unknown): Sta
   return { path: issue.path, text: issue.text };
 }
 
-function nonJson(value: unknown, at: string): string | undefined {
+/**
+ * Keys no object of the state may have: a JSON Patch through them is refused when a stored session
+ * is read back (they reach an object's prototype), and copying a value holding an own
+ * `__proto__` sets its prototype instead. Refused when the state is changed, so a state accepted
+ * live is the state a reload gives.
+ */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor']);
+
+/** The values from the root to the one being checked, with their paths (to find a cycle). */
+type Ancestors = { readonly value: object; readonly at: string }[];
+
+function nonJson(
+  value: unknown,
+  at: string,
+  ancestors: Ancestors,
+): { path: string; text: string } | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : at || '(root)';
+  const path = at || '(root)';
+  if (typeof value === 'number') {
+    return Number.isFinite(value) ? undefined : { path, text: ' is not a JSON value' };
+  }
+  const plain =
+    Array.isArray(value) || (isRecord(value) && Object.getPrototypeOf(value) === Object.prototype);
+  if (!plain) return { path, text: ' is not a JSON value' };
+  const loop = ancestors.find((a) => a.value === value);
+  if (loop !== undefined) {
+    return {
+      path,
+      text: `: it refers back to ${loop.at || 'the state'} (a cycle), which JSON cannot hold`,
+    };
+  }
+  const inner = [...ancestors, { value, at }];
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const bad = nonJson(value[i], `${at}[${i}]`);
+      const bad = nonJson(value[i], `${at}[${i}]`, inner);
       if (bad !== undefined) return bad;
     }
     return undefined;
   }
-  if (isRecord(value) && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const [key, inner] of Object.entries(value)) {
-      const bad = nonJson(inner, at === '' ? key : `${at}.${key}`);
-      if (bad !== undefined) return bad;
+  for (const [key, member] of Object.entries(value)) {
+    const where = at === '' ? key : `${at}.${key}`;
+    if (RESERVED_KEYS.has(key)) {
+      return {
+        path: where,
+        text:
+          `: an object of the state may not have the key "${key}" (it would not come back ` +
+          'from the store); rename it',
+      };
     }
+    const bad = nonJson(member, where, inner);
+    if (bad !== undefined) return bad;
+  }
+  return undefined;
+}
+
+/**
+ * A digest of a state schema (of its JSON Schema), recorded with a session's snapshots: a stored
+ * state that fails the schema it was written with is damage, one written under another schema an
+ * incompatible change. Refinements a JSON Schema cannot show do not change it. Undefined without a
+ * schema, or for one that has no JSON Schema.
+ */
+export function stateSchemaDigest(schema: z.ZodType | undefined): string | undefined {
+  if (schema === undefined) return undefined;
+  try {
+    const json = JSON.stringify(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }));
+    return createHash('sha256').update(json).digest('hex').slice(0, 16);
+  } catch {
     return undefined;
   }
-  return at || '(root)';
 }
 
 /** A JSON Pointer's token (RFC 6901): `~` and `/` escaped. */

@@ -15,9 +15,12 @@ export interface Batch {
 }
 
 /**
- * Commits the start of `calls` (API.md §17) when one of them is a `"once"` call about to run for
- * the first time: the turn's events so far become one step before any of them runs. Calls with a
- * fixed result, approved calls (their decision was the start) and handoffs (`"read"`) need none.
+ * Commits the start of `calls` (API.md §17) when one of them is a `"once"` or an `"idempotent"`
+ * call about to run for the first time: the turn's events so far become one step before any of
+ * them runs. For a `"once"` call it tells "never started" from "in doubt"; for an idempotent one
+ * it keeps the call (and its `ctx.callId`) so that a run cut off while it ran runs that same call
+ * again, instead of asking the model, which would mint a new id. Calls with a fixed result,
+ * approved calls (their decision was the start) and handoffs (`"read"`) need none.
  */
 export async function startBatch(
   ctx: AgentContext,
@@ -26,14 +29,14 @@ export async function startBatch(
   inner: readonly AgentEvent[],
 ): Promise<void> {
   if (ctx.startCalls === undefined) return;
-  const once = calls.some(
+  const needsStart = calls.some(
     (c) =>
       batch.fixed?.has(c.id) !== true &&
       !batch.approved.has(c.id) &&
       !batch.handoffs.has(c.name) &&
-      effectOf(c, batch.tools) === 'once',
+      effectOf(c, batch.tools) !== 'read',
   );
-  if (!once) return;
+  if (!needsStart) return;
   await ctx.startCalls(inner);
   ctx.signal.throwIfAborted();
 }

@@ -33,7 +33,7 @@ one is generated and printed when BATON_TOKEN is not set.
 
   --port <n>      the port (default 8787; 0 for any free port)
   --host <addr>   the address to listen on (default 127.0.0.1); any other than a loopback
-                  address needs BATON_TOKEN
+                  address needs BATON_TOKEN, of at least 16 characters
   --store <dir>   keep sessions in a FileCheckpointStore in <dir>; the module must export
                   createWorkflow({ checkpointStore })
   --ui            also serve a customer chat page at / and print its address; the token rides
@@ -42,6 +42,12 @@ one is generated and printed when BATON_TOKEN is not set.
 Ctrl-C stops the server; runs in progress finish first. Routes, protocols and tenants:
   ${docsUrl('serving.md')}
 `;
+
+/**
+ * The shortest BATON_TOKEN a server reachable from other machines takes: a short token is guessed
+ * by trying (the generated one has 32 characters).
+ */
+const MIN_REACHABLE_TOKEN = 16;
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/i;
 
@@ -71,6 +77,13 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
     throw new UsageError(
       `baton serve: --host ${host} is reachable from other machines; set BATON_TOKEN to the ` +
         'token clients must send (a generated one is only for loopback addresses).',
+    );
+  }
+  if (given !== undefined && given.length < MIN_REACHABLE_TOKEN && !LOOPBACK.test(host)) {
+    throw new UsageError(
+      `baton serve: BATON_TOKEN is ${given.length} characters long; on --host ${host}, reachable ` +
+        `from other machines, it must be at least ${MIN_REACHABLE_TOKEN} characters. Use a long ` +
+        'random one, e.g. the output of "openssl rand -base64 24".',
     );
   }
   const token = given ?? randomBytes(24).toString('base64url');

@@ -2,7 +2,7 @@ import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { AnyStateMachine } from 'xstate';
 
 import type { RunOptions, Session, SessionInfo, Task, TaskResult } from '../engine/runnable.js';
-import type { CheckpointInfo } from '../engine/log/session-log.js';
+import type { CheckpointInfo } from '../engine/log/checkpoint-info.js';
 import type { AgentMessage } from '../messages/message.js';
 import type { ConditionProgress } from './condition-progress.js';
 import type { TimedSpan } from './session-timings.js';

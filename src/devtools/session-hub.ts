@@ -2,7 +2,7 @@ import { stepViews } from '../engine/log/step-messages.js';
 import { randomUUID } from 'node:crypto';
 
 import type { SessionInfo, Task } from '../engine/runnable.js';
-import type { CheckpointInfo } from '../engine/log/session-log.js';
+import type { CheckpointInfo } from '../engine/log/checkpoint-info.js';
 import type { AgentMessage } from '../messages/message.js';
 import { approve, reject, resolve } from '../messages/message-factories.js';
 import { onSpanEnd } from '../observability/tracing.js';

@@ -8,7 +8,7 @@ import { ConfigError } from '../errors.js';
 import type { FunctionCall, Usage } from '../messages/message.js';
 import { fieldOf } from '../unknown-value.js';
 import { untilAborted } from '../until-aborted.js';
-import { providerFailure } from './ai-sdk-errors.js';
+import { configuredSecrets, providerFailure } from './ai-sdk-errors.js';
 import { callOptions, finishReasonOf, usageOf, type CallSettings } from './ai-sdk-prompt.js';
 import type { ChatClient, ModelRequest, ModelResult } from './chat-client.js';
 import { normaliseToolCall } from './model-result.js';
@@ -36,8 +36,9 @@ export interface AiSdkChatClientOptions {
   /** Retries of a call the provider marks retryable (429, 5xx), before any output. @default 2 */
   maxRetries?: number;
   /**
-   * Keys given to the provider in code, to redact from errors. Keys read from the environment
-   * (`ANTHROPIC_API_KEY` and every other `…_API_KEY`, `…_TOKEN`, `…_SECRET`) are redacted anyway.
+   * More values to redact from errors. The keys the provider's model was configured with (its
+   * credential headers and base URL, given in code or read from the environment) and every
+   * `…_API_KEY`, `…_TOKEN`, `…_SECRET` of the environment are redacted anyway.
    */
   secrets?: string[];
 }
@@ -140,7 +141,7 @@ export class AiSdkChatClient implements ChatClient {
           // A provider (or a mock) that does not watch the signal must not keep the call alive.
           next = await untilAborted(reader.read(), signal);
         } catch (error) {
-          throw this.#failure(error, signal);
+          throw await this.#failure(error, signal);
         }
         if (next.done) break;
         const part = next.value;
@@ -164,7 +165,7 @@ export class AiSdkChatClient implements ChatClient {
             finishReason = finishReasonOf(part.finishReason);
             break;
           case 'error':
-            throw this.#failure(part.error, signal);
+            throw await this.#failure(part.error, signal);
           default:
             // Block starts and ends, tool input deltas (the tool-call part has the whole input),
             // provider-executed results, files, sources, warnings, pings and raw chunks.
@@ -202,17 +203,22 @@ export class AiSdkChatClient implements ChatClient {
       } catch (error) {
         const retryable = fieldOf(error, 'isRetryable') === true;
         if (signal?.aborted || !retryable || attempt >= this.#maxRetries) {
-          throw this.#failure(error, signal);
+          throw await this.#failure(error, signal);
         }
       }
       await untilAborted(new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt)), signal);
     }
   }
 
-  /** An abort stays the signal's reason; anything else becomes a redacted provider failure. */
-  #failure(error: unknown, signal: AbortSignal | undefined): unknown {
+  /**
+   * An abort stays the signal's reason; anything else becomes a provider failure with every key
+   * redacted: the `secrets` given, and those the provider's model was configured with.
+   */
+  async #failure(error: unknown, signal: AbortSignal | undefined): Promise<unknown> {
     if (signal?.aborted) return signal.reason;
-    return providerFailure(error, { provider: this.providerId, model: this.model }, this.#secrets);
+    const model = (await this.#resolved?.catch(() => undefined)) ?? this.#given;
+    const secrets = [...this.#secrets, ...(await configuredSecrets(model))];
+    return providerFailure(error, { provider: this.providerId, model: this.model }, secrets);
   }
 }
 

@@ -23,6 +23,45 @@ export function secretsOf(given: readonly string[], url: unknown): string[] {
   return secrets.sort((a, b) => b.length - a.length);
 }
 
+/** Header names whose values are credentials (`Authorization`, `x-api-key`, `api-key`, …). */
+const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|signature|session/i;
+
+/**
+ * The credentials an AI SDK provider's model was configured with, however they were given (in
+ * code, from the environment): the values of its credential headers (and the token after a
+ * scheme such as `Bearer`), and the user name, password and query values of its base URL. AI SDK
+ * providers keep them on the model's `config` (`headers()`, `baseURL`, `url()`); a model that
+ * keeps nothing there gives none. Read only when a request failed.
+ */
+export async function configuredSecrets(model: unknown): Promise<string[]> {
+  const config = isRecord(model) ? model.config : undefined;
+  if (!isRecord(config)) return [];
+  const secrets: string[] = [];
+  try {
+    const headers: unknown =
+      typeof config.headers === 'function' ? await config.headers() : config.headers;
+    for (const [name, value] of Object.entries(isRecord(headers) ? headers : {})) {
+      if (typeof value !== 'string' || !CREDENTIAL_HEADER.test(name)) continue;
+      secrets.push(value);
+      const space = value.indexOf(' ');
+      if (space > 0) secrets.push(value.slice(space + 1).trim());
+    }
+  } catch {
+    // No key configured (the provider throws when it finds none): nothing to redact.
+  }
+  const modelId = isRecord(model) ? model.modelId : undefined;
+  let url: unknown;
+  try {
+    url = typeof config.url === 'function' ? config.url({ path: '', modelId }) : undefined;
+  } catch {
+    url = undefined;
+  }
+  for (const base of [config.baseURL, url]) {
+    if (typeof base === 'string') secrets.push(...urlSecrets(base));
+  }
+  return secrets;
+}
+
 /**
  * `error` as Baton reports it: `Model "<model>" of provider "<provider>" failed: <message>`, the
  * message redacted, with HTTP status when there is one. The cause is a plain error with the

@@ -98,9 +98,10 @@ export function agUiRoute(app: Hono<ServeEnv>, ctx: ServeContext): void {
     // The request's place among the session's inputs: the order the bodies were read, taken
     // before anything else is awaited.
     const id = input.threadId;
-    const turn = ctx.arrivals.take(id);
     const encoder = new AgUiEncoder(id, input.runId);
     const leave = new AbortController();
+    // Given back (`done()`) whatever happens next: nothing may throw between these two lines.
+    const turn = ctx.arrivals.take(id);
     let live;
     try {
       const principal = c.get('principal');

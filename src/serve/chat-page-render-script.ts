@@ -1,11 +1,28 @@
+import { CONTROLS_SOURCE } from '../visible-controls.js';
+
 /**
  * The chat page's transcript (part of `CHAT_PAGE_SCRIPT`, same conventions): what a customer
  * sees of each message. Agents' answers carry the agent's name; a handoff is a line between
  * them; a tool the desk uses is a short note; a call that needs the customer's approval is a card
  * with Approve and Reject buttons, which shows the decision once one is recorded. Everything is
- * built with `textContent`, never `innerHTML`, so no message can inject markup.
+ * built with `textContent`, never `innerHTML`, so no message can inject markup. What an approval
+ * card shows of a call (the agent, the tool, its arguments, the decision's reason) has every
+ * control character made visible as `baton run`'s prompt does (`visibleControls()`, the same
+ * pattern): a bidi override cannot make "5000" read "0005".
  */
 export const CHAT_RENDER_SCRIPT = String.raw`
+  var CONTROLS = new RegExp(${JSON.stringify(CONTROLS_SOURCE)}, 'g');
+  var NAMED_CONTROLS = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+  function visible(text) {
+    return String(text).replace(CONTROLS, function (c) {
+      if (c === '\r\n') return '\\r\\n';
+      if (NAMED_CONTROLS[c]) return NAMED_CONTROLS[c];
+      var code = c.charCodeAt(0);
+      return code < 0x100 ? '\\x' + ('0' + code.toString(16)).slice(-2) : '\\u' + ('000' + code.toString(16)).slice(-4);
+    });
+  }
+
   function h(tag, className, children) {
     var el = document.createElement(tag);
     if (className) el.className = className;
@@ -34,7 +51,7 @@ export const CHAT_RENDER_SCRIPT = String.raw`
   }
 
   function approvalCard(m) {
-    var card = h('div', 'approval', [h('div', 'who', [m.source + ' asks for your approval'])]);
+    var card = h('div', 'approval', [h('div', 'who', [visible(m.source) + ' asks for your approval'])]);
     card.setAttribute('data-source', m.source);
     m.content.forEach(function (call) {
       var approve = h('button', 'approve', ['Approve']);
@@ -42,7 +59,7 @@ export const CHAT_RENDER_SCRIPT = String.raw`
       approve.type = reject.type = 'button';
       approve.addEventListener('click', function () { decide(call.id, true); });
       reject.addEventListener('click', function () { decide(call.id, false); });
-      var row = h('div', 'call', [h('code', null, [call.name + '(' + argsText(call.arguments) + ')']), approve, reject]);
+      var row = h('div', 'call', [h('code', null, [visible(call.name) + '(' + visible(argsText(call.arguments)) + ')']), approve, reject]);
       row.setAttribute('data-call-id', call.id);
       ui.calls[call.id] = row;
       card.appendChild(row);
@@ -57,7 +74,7 @@ export const CHAT_RENDER_SCRIPT = String.raw`
     Array.prototype.slice.call(row.querySelectorAll('button')).forEach(function (b) { b.remove(); });
     var outcome = m.approved ? 'Approved' : 'Rejected';
     row.appendChild(h('span', 'outcome ' + (m.approved ? 'approved' : 'rejected'),
-      [outcome + (m.reason ? ': ' + m.reason : '')]));
+      [outcome + (m.reason ? ': ' + visible(m.reason) : '')]));
     row.setAttribute('data-decided', m.approved ? 'approved' : 'rejected');
   }
 

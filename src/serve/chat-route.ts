@@ -78,13 +78,14 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
 
   app.post('/chat', async (c) => {
     const body = checked(ChatBodySchema, await readJsonBody(c.req.raw, options.maxBodyBytes));
+    // Every check of the body comes first: a refused body takes no place in the line.
+    const input = chatInput(body);
+    const id = body.id;
     // The request's place among the session's inputs: the order the bodies were read, taken
-    // before anything else is awaited.
-    const turn = ctx.arrivals.take(body.id);
+    // before anything else is awaited, and given back (`done()`) whatever happens next.
+    const turn = ctx.arrivals.take(id);
     let known: string[] = [];
     let live;
-    const id = body.id;
-    const input = chatInput(body);
     try {
       const principal = c.get('principal');
       const hub = await ctx.hub(principal);

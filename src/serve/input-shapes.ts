@@ -48,7 +48,28 @@ const RunsBodySchema = z.object({
   decisions: z.array(DecisionSchema).min(1).optional(),
 });
 
-const IdSchema = z.string().min(1).max(256);
+/**
+ * A session id from a client. Control characters (C0, DEL, C1) and the line separators U+2028 and
+ * U+2029 are refused: an id is written into logs, terminal output and generated test files, where
+ * such a character would end a line or rewrite what is shown; and the stores' internal keys begin
+ * with one, so no client can name them.
+ */
+const IdSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .superRefine((id, ctx) => {
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    const at = id.search(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    if (at < 0) return;
+    const code = id.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0');
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        `a session id holds no control characters or line separators; U+${code} is at index ` +
+        `${at}. Choose an id of printable characters.`,
+    });
+  });
 
 const CreateBodySchema = z.object({ id: IdSchema.optional() });
 

@@ -19,7 +19,14 @@ import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
 import { QueuedRuns } from './queued-runs.js';
 import { StepSignals } from './step-signals.js';
-import { askStop, stopAsked, stopKey, takeStopSignal, watchStop } from './stop-signal.js';
+import {
+  askStop,
+  isStopRequest,
+  stopAsked,
+  stopKey,
+  takeStopSignal,
+  watchStop,
+} from './stop-signal.js';
 
 /** How often a process looks at the store for what another process does. */
 export const POLL_MS = 50;
@@ -202,7 +209,7 @@ export class RunHub {
         ran = session.run(task, options);
       } else {
         const opened = ({ step, holders }: OwnedLease) =>
-          begin([this.#end(id, step), (holders[0] ?? null) !== null]);
+          begin([this.#end(id, step), isStopRequest(holders[0])]);
         const notOwned = () => sessionNotFound(id);
         const run: RunOpening = { owner, leases: [stopKey(id)], notOwned, opened };
         const opensOwned: OpenedRun = { ...options, [OPEN_RUN]: run };

@@ -5,7 +5,7 @@ import type { Task } from '../engine/runnable.js';
 import type { LiveRun } from './live-run.js';
 import type { RunHub } from './run-hub.js';
 import type { Opening } from './run-start.js';
-import { stopKey } from './stop-signal.js';
+import { isStopRequest, stopKey } from './stop-signal.js';
 import type { Principal } from './serve-options.js';
 
 /** 404 unless `principal` owns the session: another tenant's session does not exist for it. */
@@ -25,7 +25,7 @@ export async function ownedForRun(
 ): Promise<{ owns: boolean; leased: boolean; opening: Opening }> {
   const keys = hub.store === undefined ? [] : [id, stopKey(id)];
   const { owns, holders, step } = await hub.tenancy.ownsWithLeases(owner, id, keys);
-  const opening = { stopAsked: (holders[1] ?? null) !== null, lastStep: step };
+  const opening = { stopAsked: isStopRequest(holders[1]), lastStep: step };
   return { owns, leased: (holders[0] ?? null) !== null, opening };
 }
 
@@ -44,13 +44,14 @@ export async function createSession(
       'session_exists',
       `The session id "${id}" is taken; choose another, or leave id out for a generated one.`,
     );
-  if (await hub.tenancy.exists(id)) throw taken();
-  if (hub.store !== undefined) {
-    // The first step records the owner in the store, so every process sharing it agrees.
-    await hub.session(id, principal.id).reset();
-    if (!(await hub.tenancy.owns(principal.id, id))) throw taken();
+  if (hub.store === undefined) {
+    if (!hub.tenancy.claim(principal.id, id)) throw taken();
+    return id;
   }
-  hub.tenancy.claimed(principal.id, id);
+  if (await hub.tenancy.exists(id)) throw taken();
+  // The first step records the owner in the store, so every process sharing it agrees.
+  await hub.session(id, principal.id).reset();
+  if (!(await hub.tenancy.owns(principal.id, id))) throw taken();
   return id;
 }
 
@@ -123,7 +124,17 @@ export async function admit<T>(
     if (running) throw sessionBusy(id);
     return start();
   }
-  return hub.whenFree(id, busy, start);
+  // Queued here in the order the requests came (not the order their bodies finished arriving):
+  // each waits for those before it to be queued, and is queued before it lets the next one go.
+  try {
+    await turn?.ready;
+    // `whenFree` takes the input's place in the session's line before its first await.
+    const queued = hub.whenFree(id, busy, start);
+    turn?.done();
+    return await queued;
+  } finally {
+    turn?.done();
+  }
 }
 
 /** A request's place among the inputs of one session: `ready` once those before it were queued. */

@@ -1,7 +1,7 @@
-import { hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import { internalKey } from '../checkpoint/session-id.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
 import type { LiveRun } from './live-run.js';
 
@@ -12,9 +12,17 @@ export const STOP_OWNER = 'baton.stop';
 /** How often a running session looks for a stop asked by another process. */
 const STOP_POLL_MS = 200;
 
-/** The lease key that carries a stop request for a session to the process running it. */
+/**
+ * The lease key that carries a stop request for a session to the process running it: an internal
+ * key, which no session id reaches. Only a lease held by `STOP_OWNER` there is a stop request.
+ */
 export function stopKey(id: string): string {
-  return `baton.stop:${hash('sha256', id, 'hex').slice(0, 48)}`;
+  return internalKey('stop', id);
+}
+
+/** True when `holder` (of the lease at `stopKey()`) is a stop request. */
+export function isStopRequest(holder: string | null | undefined): boolean {
+  return holder === STOP_OWNER;
 }
 
 /** Asks the process running the session (or its next run) to stop it. */
@@ -24,7 +32,7 @@ export async function askStop(store: CheckpointStore, id: string): Promise<void>
 
 /** True when another process asked to stop the session while it was idle. */
 export async function stopAsked(store: CheckpointStore | undefined, id: string): Promise<boolean> {
-  return store !== undefined && (await store.leaseHolder(stopKey(id))) !== null;
+  return store !== undefined && isStopRequest(await store.leaseHolder(stopKey(id)));
 }
 
 /** A stop asked of another process while the session was idle stops this run at its input. */
@@ -49,7 +57,7 @@ export async function watchStop(
     await Promise.race([sleep(STOP_POLL_MS), live.ended]);
     if (live.done) return;
     try {
-      if ((await store.leaseHolder(stopKey(id))) !== null) {
+      if (isStopRequest(await store.leaseHolder(stopKey(id)))) {
         session.stop();
         await store.releaseLease(stopKey(id), STOP_OWNER);
       }

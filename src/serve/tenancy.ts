@@ -74,9 +74,14 @@ export class Tenancy {
     return { owns, holders: await Promise.all(leases.map((key) => store.leaseHolder(key))) };
   }
 
-  /** Notes that `owner` created the session (a store records it itself, with the first step). */
-  claimed(owner: string, id: string): void {
-    if (this.#store === undefined) this.#owners.set(id, { owner, at: Date.now(), step: 0 });
+  /**
+   * Without a store: takes the id for `owner`, false when it is taken already. The check and the
+   * claim are one synchronous step, so of two requests creating one id at once only one wins.
+   */
+  claim(owner: string, id: string): boolean {
+    if (this.#owners.has(id)) return false;
+    this.#owners.set(id, { owner, at: Date.now(), step: 0 });
+    return true;
   }
 
   /** Without a store: notes the session's last step (for `list()`). */

@@ -47,28 +47,54 @@ export async function batonSpecifier(testFile: string, modulePath: string): Prom
 }
 
 /**
+ * `text` as the inside of a single-quoted JavaScript string: quotes, backslashes and every control
+ * character or line terminator (U+2028 and U+2029 end a line in JavaScript) escaped, so no text
+ * reaches the generated code as anything but a string.
+ */
+function quoted(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\\'\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
+    c === '\\' || c === "'" ? `\\${c}` : unicodeEscape(c),
+  );
+}
+
+/**
+ * `text` as it may stand in a `//` comment: on one line, whatever it holds (line breaks, U+2028,
+ * U+2029 and other control characters become `\u` escapes, as in `quoted`).
+ */
+function inComment(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, unicodeEscape);
+}
+
+function unicodeEscape(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
  * The source of a Vitest test that replays a recording against the module's workflow and fails
  * with the divergence as its message.
  */
 export function recordedTestSource(parts: RecordedTestParts): string {
-  const quote = (text: string) => JSON.stringify(text).replaceAll("'", "\\'").slice(1, -1);
+  // Every value written into the code is escaped: a session id is chosen by any HTTP client.
+  const shown = { id: inComment(parts.sessionId), module: inComment(parts.modulePath) };
   const imports =
     parts.exported === 'workflow'
-      ? `import { workflow } from '${parts.moduleImport}';`
+      ? `import { workflow } from '${quoted(parts.moduleImport)}';`
       : parts.exported === 'default'
-        ? `import workflow from '${parts.moduleImport}';`
-        : `import { createWorkflow } from '${parts.moduleImport}';`;
+        ? `import workflow from '${quoted(parts.moduleImport)}';`
+        : `import { createWorkflow } from '${quoted(parts.moduleImport)}';`;
   const baton =
     parts.exported === 'createWorkflow'
-      ? `import { MemoryCheckpointStore, replay } from '${parts.batonImport}';`
-      : `import { replay } from '${parts.batonImport}';`;
+      ? `import { MemoryCheckpointStore, replay } from '${quoted(parts.batonImport)}';`
+      : `import { replay } from '${quoted(parts.batonImport)}';`;
   const build =
     parts.exported === 'createWorkflow'
       ? '  const workflow = await createWorkflow({ checkpointStore: new MemoryCheckpointStore() });\n'
       : '';
-  return `// Made by \`baton test record ${parts.modulePath} --session ${parts.sessionId}\`: session
-// "${parts.sessionId}" replayed with its recorded model answers and tool results (beside it, in
-// ${parts.recordingFile}). It fails where the workflow now goes another way; record the session
+  return `// Made by \`baton test record ${shown.module} --session ${shown.id}\`: session
+// "${shown.id}" replayed with its recorded model answers and tool results (beside it, in
+// ${inComment(parts.recordingFile)}). It fails where the workflow now goes another way; record the session
 // again after a change you meant.
 import { readFileSync } from 'node:fs';
 
@@ -77,9 +103,9 @@ import { expect, it } from 'vitest';
 ${baton}
 ${imports}
 
-it('replays session "${quote(parts.sessionId)}" as recorded', async () => {
+it('replays session "${quoted(parts.sessionId)}" as recorded', async () => {
   const recording = JSON.parse(
-    readFileSync(new URL('./${quote(parts.recordingFile)}', import.meta.url), 'utf8'),
+    readFileSync(new URL('./${quoted(parts.recordingFile)}', import.meta.url), 'utf8'),
   );
 ${build}  const report = await replay(workflow, recording);
   const d = report.divergence;

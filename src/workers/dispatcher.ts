@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import { internalKey } from '../checkpoint/session-id.js';
 import type { Task } from '../engine/runnable.js';
 import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
@@ -149,5 +148,5 @@ export function missingPeer(pkg: string, who: string, error: unknown): ConfigErr
  * `failed:<error message>`.
  */
 export function outcomeKey(inputId: string): string {
-  return `baton.outcome:${createHash('sha256').update(inputId, 'utf8').digest('hex').slice(0, 48)}`;
+  return internalKey('outcome', inputId);
 }

@@ -138,8 +138,10 @@ async function crashCase(
       expect(paused.pendingRequest?.kind).toBe('approval');
     }
     const once = effects.includes('once');
-    // Without approval, a batch with no "once" call commits no start: those points never come.
-    const reached = approval || once || (kill !== 'before-start' && kill !== 'after-start');
+    // Without approval, a batch of "read" calls only commits no start: those points never come
+    // (a batch with an "idempotent" call commits one, so a resumed run keeps its call ids).
+    const started = effects.some((e) => e !== 'read');
+    const reached = approval || started || (kill !== 'before-start' && kill !== 'after-start');
     const crashed = await child(c, kill, approval ? 'approve' : 'start');
     expect([crashed.signal, crashed.stderr]).toEqual([reached ? 'SIGKILL' : null, '']);
     if (!reached) {

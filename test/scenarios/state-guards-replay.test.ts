@@ -302,14 +302,15 @@ describe('step records with state patches', () => {
     );
   });
 
-  // API.md §18: "A stored session whose state fails the schema on resume is a ConfigError naming
-  // the field". A log whose patches apply but lead to a state the schema refuses reads exactly like
-  // a schema that changed since the session was stored, so it is that ConfigError (it was a
-  // CheckpointError before; a patch that cannot apply at all stays one, above).
-  it('a stored state the schema refuses is a ConfigError naming the field, whichever step led to it', async () => {
+  // A log whose patches apply but lead to a state the schema refuses: written under this very
+  // schema (the snapshot records its digest), every committed update passed it, so the log is
+  // damaged (CheckpointError naming the step); under another schema it is an incompatible change,
+  // the ConfigError naming the field of "a stored session whose state fails the schema on resume".
+  it('a stored state the schema refuses: damage under its own schema, a ConfigError under another', async () => {
     const store = new MemoryCheckpointStore();
     await desk(isVerified, store).workflow.session('r').run('Refund please');
-    const index = (await store.read('r', { from: 'start' })).length - 2;
+    const records = await store.read('r', { from: 'start' });
+    const index = records.length - 2;
     const bad = await forged(store, 'r', index, (body) => {
       body[5] = { ...(body[5] as object), p: [{ op: 'replace', path: '/verified', value: 'yes' }] };
     });
@@ -317,10 +318,11 @@ describe('step records with state patches', () => {
       .workflow.session('r')
       .info()
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).path).toBe('state.verified');
+    expect(error).toBeInstanceOf(CheckpointError);
+    expect((error as CheckpointError).step).toBe(records[index]!.step);
     expect((error as Error).message).toContain(
-      'the conversation state is invalid at verified: Invalid input: expected boolean, received string',
+      'its state patch breaks the state schema the session was written with, at verified: ' +
+        'Invalid input: expected boolean, received string',
     );
 
     const stricter = new HandoffBuilder({

@@ -92,19 +92,24 @@ describe('tool effects (API.md §17)', () => {
     );
   });
 
-  it('commits the start of a batch with a "once" call as tool_calls_started:<agent>, and only then', async () => {
+  it('commits the start of a batch with a "once" or "idempotent" call as tool_calls_started:<agent>, and only then', async () => {
     const once = desk({ store: true });
     await once.workflow.run('Charge 5');
-    expect((await once.workflow.session('default').checkpoints()).map((c) => c.event)).toEqual([
-      'user_input',
-      'tool_calls_started:clerk',
-      'agent_response:clerk',
-    ]);
+    const started = ['user_input', 'tool_calls_started:clerk', 'agent_response:clerk'];
+    expect((await once.workflow.session('default').checkpoints()).map((c) => c.event)).toEqual(
+      started,
+    );
     const idempotent = desk({ store: true, effect: 'idempotent' });
     await idempotent.workflow.run('Charge 5');
     expect(
       (await idempotent.workflow.session('default').checkpoints()).map((c) => c.event),
-    ).toEqual(['user_input', 'agent_response:clerk']);
+    ).toEqual(started);
+    const read = desk({ store: true, effect: 'read' });
+    await read.workflow.run('Charge 5');
+    expect((await read.workflow.session('default').checkpoints()).map((c) => c.event)).toEqual([
+      'user_input',
+      'agent_response:clerk',
+    ]);
     expect(once.runs).toEqual(['charge:5@c1', 'lookup@c2']);
   });
 

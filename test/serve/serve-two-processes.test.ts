@@ -141,7 +141,7 @@ describe('serve(): two processes on one PostgresCheckpointStore', () => {
       async () =>
         (
           await pool.query(
-            `SELECT 1 FROM ${TABLE}_leases WHERE session_id LIKE 'baton.stop:%' AND expires_at > now()`,
+            `SELECT 1 FROM ${TABLE}_leases WHERE session_id LIKE E'\\x1Fbaton.stop:%' AND expires_at > now()`,
           )
         ).rowCount === 0,
     );

@@ -2,17 +2,17 @@ import { createHash } from 'node:crypto';
 
 import type { AppendOptions } from '../../checkpoint/session-list.js';
 import type { CheckpointRecord, CheckpointStore } from '../../checkpoint/checkpoint-store.js';
-import { checkSessionId } from '../../checkpoint/session-id.js';
+import { checkNotInternal, checkSessionId } from '../../checkpoint/session-id.js';
 import { CheckpointError, ConfigError, SessionBusyError } from '../../errors.js';
+import { type CheckpointInfo, listCheckpoints } from './checkpoint-info.js';
 import type { RunOpening } from './run-opening.js';
 import { isMisuse, SessionLease } from './session-lease.js';
 import {
-  type CheckpointInfo,
   type ExpectedWorkflow,
   encodeSnapshot,
   encodeStep,
-  listCheckpoints,
   replayLog,
+  type SnapshotWriter,
   type WorkflowDescriptor,
 } from './session-log.js';
 import type { CommittedStep, SessionState } from '../state/session-state.js';
@@ -58,6 +58,7 @@ export class CheckpointLink {
   readonly #check: (state: unknown) => StateCheck<SessionState>;
   readonly #fresh: () => SessionState;
   readonly #stateProblem: ((data: unknown) => StateProblem) | undefined;
+  readonly #stateDigest: string | undefined;
   /** Recorded with the session's first record (see `SessionOptions.owner`). */
   #owner: string | undefined;
   /** The last step this process knows to be in the store (0: the log is empty). */
@@ -76,16 +77,20 @@ export class CheckpointLink {
       check: (state: unknown) => StateCheck<SessionState>;
       /** The conversation state's check (see `ExpectedWorkflow.stateProblem`). */
       stateProblem?: ((data: unknown) => StateProblem) | undefined;
+      /** The digest of the workflow's state schema (see `stateSchemaDigest()`). */
+      stateDigest?: string | undefined;
       /** A new session's state, for one deleted from the store since it was loaded. */
       fresh: () => SessionState;
     },
   ) {
     checkSessionId('session()', sessionId);
+    checkNotInternal('session()', sessionId);
     this.#store = store;
     this.#sessionId = sessionId;
     this.#descriptor = descriptor;
     this.#check = options.check;
     this.#stateProblem = options.stateProblem;
+    this.#stateDigest = options.stateDigest;
     this.#fresh = options.fresh;
     this.#fingerprint = fingerprintOf(descriptor);
     this.#snapshotEvery = options.snapshotEvery ?? 0;
@@ -171,13 +176,7 @@ export class CheckpointLink {
     const snapshot =
       this.#stored === 0 || (this.#snapshotEvery > 0 && state.step % this.#snapshotEvery === 0);
     const record = snapshot
-      ? encodeSnapshot(
-          this.#sessionId,
-          state,
-          eventOf(step.step),
-          this.#fingerprint,
-          this.#descriptor,
-        )
+      ? encodeSnapshot(this.#sessionId, state, eventOf(step.step), this.#writer())
       : encodeStep(this.#sessionId, step);
     await this.#append(record, () =>
       this.#store.append(this.#sessionId, record, this.#appendOptions()),
@@ -186,13 +185,7 @@ export class CheckpointLink {
 
   /** Writes `state` whole as the next step (reset, loadState). */
   async replace(state: SessionState, event: string): Promise<void> {
-    const record = encodeSnapshot(
-      this.#sessionId,
-      state,
-      event,
-      this.#fingerprint,
-      this.#descriptor,
-    );
+    const record = encodeSnapshot(this.#sessionId, state, event, this.#writer());
     await this.#append(record, () =>
       this.#store.append(this.#sessionId, record, this.#appendOptions()),
     );
@@ -209,13 +202,7 @@ export class CheckpointLink {
       );
     }
     const state = replayLog(source, records, this.#expected());
-    const record = encodeSnapshot(
-      this.#sessionId,
-      state,
-      `fork:${source}@${step}`,
-      this.#fingerprint,
-      this.#descriptor,
-    );
+    const record = encodeSnapshot(this.#sessionId, state, `fork:${source}@${step}`, this.#writer());
     if (!(await this.#store.append(this.#sessionId, record, this.#appendOptions()))) {
       throw new ConfigError(
         `Cannot fork into session "${this.#sessionId}": it already exists. Fork into a new session id.`,
@@ -246,7 +233,13 @@ export class CheckpointLink {
       descriptor: this.#descriptor,
       check: this.#check,
       stateProblem: this.#stateProblem,
+      stateDigest: this.#stateDigest,
     };
+  }
+
+  #writer(): SnapshotWriter {
+    const writer = { fingerprint: this.#fingerprint, descriptor: this.#descriptor };
+    return this.#stateDigest === undefined ? writer : { ...writer, stateDigest: this.#stateDigest };
   }
 
   async #append(record: CheckpointRecord, write: () => Promise<boolean>): Promise<void> {

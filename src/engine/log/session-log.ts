@@ -4,6 +4,7 @@ import { z } from 'zod';
 
 import type { CheckpointRecord } from '../../checkpoint/checkpoint-store.js';
 import { CheckpointError, ConfigError } from '../../errors.js';
+import { isRecord } from '../../unknown-value.js';
 import { firstIssue } from '../../zod-issues.js';
 import {
   compactStep,
@@ -16,6 +17,7 @@ import {
 import { readLegacyStep } from './legacy-records.js';
 import type { CommittedStep, SessionState } from '../state/session-state.js';
 import { replayStep } from './replay-step.js';
+import { stateRefusal, type StateTrail } from './state-refusal.js';
 import type { StateCheck } from '../state/state-validator.js';
 import type { StateProblem } from '../../agents/conversation-state.js';
 
@@ -34,19 +36,12 @@ const SnapshotSchema = z.object({
   event: z.string(),
   fp: z.string(),
   workflow: z.record(z.string(), z.unknown()),
+  /** A digest of the state schema of the workflow that wrote it (absent: none, or older records). */
+  sd: z.string().optional(),
   state: z.unknown(),
 });
 
 type Snapshot = z.infer<typeof SnapshotSchema>;
-
-/** One entry of `session.checkpoints()`. */
-export interface CheckpointInfo {
-  readonly step: number;
-  /** When the step was committed (ISO-8601). */
-  readonly at: string;
-  /** What happened: `user_input`, `agent_response:billing`, `stop`, `cancel`, `start`, ... */
-  readonly event: string;
-}
 
 /** Encodes a committed step as a sealed format 3 record (see `compactStep`, `stepRecordBody`). */
 export function encodeStep(sessionId: string, step: CommittedStep): CheckpointRecord {
@@ -58,13 +53,20 @@ export function encodeStep(sessionId: string, step: CommittedStep): CheckpointRe
   };
 }
 
+/** What a snapshot says of the workflow that wrote it. */
+export interface SnapshotWriter {
+  readonly fingerprint: string;
+  readonly descriptor: WorkflowDescriptor;
+  /** See `stateSchemaDigest()`. */
+  readonly stateDigest?: string | undefined;
+}
+
 /** Encodes the whole state (a session's first record, a fork, a reset or a loaded state). */
 export function encodeSnapshot(
   sessionId: string,
   state: SessionState,
   event: string,
-  fingerprint: string,
-  workflow: WorkflowDescriptor,
+  writer: SnapshotWriter,
 ): CheckpointRecord {
   const record: Snapshot = {
     v: RECORD_VERSION,
@@ -72,8 +74,9 @@ export function encodeSnapshot(
     step: state.step,
     at: new Date().toISOString(),
     event,
-    fp: fingerprint,
-    workflow,
+    fp: writer.fingerprint,
+    workflow: writer.descriptor,
+    ...(writer.stateDigest === undefined ? {} : { sd: writer.stateDigest }),
     state,
   };
   return {
@@ -216,8 +219,10 @@ export interface ExpectedWorkflow {
   readonly descriptor: WorkflowDescriptor;
   /** The workflow's one state check (`StateValidator.stored`), also used by `loadState()`. */
   readonly check: (state: unknown) => StateCheck<SessionState>;
-  /** The conversation state's check (API.md §18), to refuse a record whose patch breaks it. */
+  /** The conversation state's check (API.md §18), to find the record whose patch broke it. */
   readonly stateProblem?: ((data: unknown) => StateProblem) | undefined;
+  /** The digest of this workflow's state schema (`stateSchemaDigest()`), when it has one. */
+  readonly stateDigest?: string | undefined;
 }
 
 /** The step log of a session, read back into its state. */
@@ -241,6 +246,10 @@ export function replayLog(
   /** The state the steps since the last snapshot made, and its thread's length. */
   let replayed: { state: SessionState; length: number } | undefined;
   let lastStep = base?.step;
+  /** The state schema digest of the snapshot the state comes from (undefined: not known). */
+  let writtenWith: string | undefined = base === undefined ? undefined : expected.stateDigest;
+  /** The conversation state after each step that changed it, to name the one that broke it. */
+  const patched: StateTrail['patched'] = [];
   for (const record of records) {
     const entry = decode(sessionId, record);
     if (lastStep !== undefined && record.step !== lastStep + 1 && !record.snapshot) {
@@ -264,6 +273,12 @@ export function replayLog(
       }
       replayed = undefined;
       state = entry.state;
+      writtenWith = entry.sd;
+      patched.length = 0;
+      patched.push({
+        step: record.step,
+        data: isRecord(entry.state) ? entry.state.data : undefined,
+      });
     } else {
       if (state === undefined) {
         throw new CheckpointError(sessionId, record.step, 'the log does not start with a snapshot');
@@ -277,6 +292,8 @@ export function replayLog(
       // The one reducer, as the run that made the step applied it; the state is checked at the end.
       replayed.state = replayStep(sessionId, record.step, replayed.state, step);
       replayed.length += step.append?.length ?? 0;
+      if (step.statePatch !== undefined)
+        patched.push({ step: record.step, data: replayed.state.data });
     }
     lastStep = record.step;
   }
@@ -285,11 +302,11 @@ export function replayLog(
   if (base !== undefined && state === base) return base;
   const checked = expected.check(state);
   if (!checked.ok && checked.path.startsWith('state')) {
-    // A valid log whose conversation state this workflow's schema refuses (API.md §18).
-    throw new ConfigError(
-      `Session "${sessionId}" cannot be resumed: ${checked.problem}. Resume it with a workflow ` +
-        "whose state schema accepts it, or update the stored state's field.",
-      { path: checked.path },
+    throw stateRefusal(
+      sessionId,
+      checked,
+      { writtenWith, patched, lastStep: lastStep ?? 0 },
+      expected,
     );
   }
   if (!checked.ok) {
@@ -322,16 +339,4 @@ function startOf(state: unknown): { state: SessionState; length: number } | unde
   }
   // Unchecked (a snapshot's state is checked with the state the log leads to): typed as it claims.
   return { state: state as SessionState, length: state.thread.length };
-}
-
-/** The step log as `session.checkpoints()` shows it. */
-export function listCheckpoints(
-  sessionId: string,
-  records: readonly CheckpointRecord[],
-): CheckpointInfo[] {
-  return records.map((record) => {
-    const entry = decode(sessionId, record);
-    const at = typeof entry.at === 'number' ? new Date(entry.at).toISOString() : entry.at;
-    return { step: entry.step, at, event: entry.event };
-  });
 }

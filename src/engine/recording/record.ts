@@ -6,7 +6,7 @@ import type { StateUpdate } from '../state/state-updates.js';
 import { type BuildRunner, errorDivergence, player } from './play.js';
 import type { RecordedParticipant, RecordedRun, RecordedTurn, Recording } from './recording.js';
 import { instructionsDigest, instructionsOf } from './replay-agents.js';
-import { type Redact, redactValue, threadPath } from './thread-turns.js';
+import { type Redact, redactData, threadPath } from './thread-turns.js';
 
 /** Options of `session.record()`. */
 export interface RecordOptions {
@@ -170,11 +170,6 @@ function redactOps(ops: readonly StatePatchOp[], redact: Redact | undefined): St
   return ops.map((op) =>
     redact === undefined || op.value === undefined || op.value === null
       ? op
-      : { ...op, value: redactedValue(op.value, redact) },
+      : { ...op, value: redactData(op.value, redact) },
   );
-}
-
-function redactedValue(value: unknown, redact: Redact): unknown {
-  if (typeof value === 'string') return redact(value);
-  return typeof value === 'object' && value !== null ? redactValue(value, redact) : value;
 }

@@ -33,7 +33,12 @@ export interface ThreadInput {
   tripped?: string;
 }
 
-/** Keys whose strings name or place things and are never redacted. */
+/**
+ * The structural fields of Baton's own values, whose strings name or place things and are never
+ * redacted: a message's `id`, `type`, `source`, `createdAt`, `target`, `callId` and `requestId`,
+ * a call's `id` and `name`, a result's `callId` and `name`. Only at those places: the same keys
+ * inside a message's metadata, a structured message's content or a state value are the user's.
+ */
 const STRUCTURAL = new Set([
   'id',
   'type',
@@ -45,25 +50,52 @@ const STRUCTURAL = new Set([
   'requestId',
 ]);
 
-/** A copy of `value` (an object) with `redact` applied to every string in it but names and ids. */
+/** The lists of Baton's values inside a message (calls, results, parts, a handoff's context). */
+const BATON_LISTS = new Set(['content', 'toolCalls', 'results', 'context']);
+
+/**
+ * A copy of `value` with `redact` applied to every string in it but the structural fields of
+ * Baton's own values: `value` is a message or a list of calls, results or messages.
+ */
 export function redactValue<T extends object>(value: T, redact: Redact | undefined): T {
   if (redact === undefined) return value;
   const copy = structuredClone(value);
-  rewrite(copy, redact);
+  rewrite(copy, redact, true);
   return copy;
 }
 
-/** Rewrites the strings of a copy in place (so the copy keeps its type). */
-function rewrite(value: unknown, redact: Redact): void {
+/** A copy of `value`, a user's value (a state value), with `redact` applied to every string. */
+export function redactData(value: unknown, redact: Redact): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (typeof value !== 'object' || value === null) return value;
+  const copy = structuredClone(value);
+  rewrite(copy, redact, false);
+  return copy;
+}
+
+/**
+ * Rewrites the strings of a copy in place (so the copy keeps its type). `structural`: `value` is
+ * one of Baton's own (a message, a call, a result, or a list of them), whose structural fields stay.
+ */
+function rewrite(value: unknown, redact: Redact, structural: boolean): void {
   if (Array.isArray(value)) {
     value.forEach((item: unknown, i) => {
       if (typeof item === 'string') value[i] = redact(item);
-      else rewrite(item, redact);
+      else rewrite(item, redact, structural);
     });
   } else if (isRecord(value)) {
     for (const [key, item] of Object.entries(value)) {
-      if (typeof item !== 'string') rewrite(item, redact);
-      else if (!STRUCTURAL.has(key)) value[key] = redact(item);
+      if (typeof item === 'string') {
+        if (!structural || !STRUCTURAL.has(key)) value[key] = redact(item);
+        continue;
+      }
+      // Baton's lists stay Baton's, but for a structured message's content (the user's value).
+      const baton =
+        structural &&
+        Array.isArray(item) &&
+        BATON_LISTS.has(key) &&
+        value.type !== 'StructuredMessage';
+      rewrite(item, redact, baton);
     }
   }
 }

@@ -3,7 +3,7 @@ import { ConfigError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
 import { streamRun } from './message-stream.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
-import type { CheckpointInfo } from '../log/session-log.js';
+import type { CheckpointInfo } from '../log/checkpoint-info.js';
 import type { RecordedSession, RecordOptions } from '../recording/record.js';
 import type { Recording } from '../recording/recording.js';
 import type { SessionRuntime } from './session-runtime.js';

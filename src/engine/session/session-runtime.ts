@@ -8,7 +8,7 @@ import { openingOf, type RunOpening } from '../log/run-opening.js';
 import type { MachineDriver } from '../run/machine-driver.js';
 import type { Orchestration } from '../orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
-import type { CheckpointInfo } from '../log/session-log.js';
+import type { CheckpointInfo } from '../log/checkpoint-info.js';
 import { observerOf, type RunObserver, tell } from '../run/run-observer.js';
 import { type MessageSink, type RunHost, SessionRun } from '../run/session-run.js';
 import {

@@ -12,12 +12,12 @@ import { type HandleHooks, SessionHandle } from './session-handle.js';
 import { SessionLease } from '../log/session-lease.js';
 import type { Orchestration } from '../orchestration.js';
 import type { Runnable, RunOptions, Session, Task, TaskResult } from '../runnable.js';
-import type { CheckpointInfo } from '../log/session-log.js';
+import type { CheckpointInfo } from '../log/checkpoint-info.js';
 import { recordSession } from '../recording/record.js';
 import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from '../state/session-state.js';
 import { StateValidator } from '../state/state-validator.js';
-import { stateProblem } from '../../agents/conversation-state.js';
+import { stateProblem, stateSchemaDigest } from '../../agents/conversation-state.js';
 
 /** The origin of every session kept in memory only (one object, not one per session). */
 const IN_MEMORY: SessionOrigin = Object.freeze({});
@@ -74,6 +74,8 @@ export class WorkflowRunner implements Runnable {
   readonly #validator: StateValidator;
   /** Idle sessions kept in memory when a store holds them all (`Infinity` without a store). */
   readonly #cacheSize: number;
+  /** The state schema's digest, made with the first session that has a store. */
+  #digest: { value: string | undefined } | undefined;
   /** What every handle of this runner reaches its session through (one object, not per handle). */
   readonly #hooks: HandleHooks = {
     runtime: (id) => this.#runtime(id, undefined),
@@ -246,6 +248,7 @@ export class WorkflowRunner implements Runnable {
               ...checkpointing,
               check: (state) => this.#validator.stored(state),
               stateProblem: (data) => stateProblem(this.#orchestration.state?.schema, data),
+              stateDigest: this.#stateDigest(),
               fresh: () => this.freshState(),
             });
       const origin: SessionOrigin =
@@ -265,6 +268,11 @@ export class WorkflowRunner implements Runnable {
   }
 
   /** Drops the least recently used idle sessions beyond the cache size (they stay in the store). */
+  #stateDigest(): string | undefined {
+    this.#digest ??= { value: stateSchemaDigest(this.#orchestration.state?.schema) };
+    return this.#digest.value;
+  }
+
   #trim(): void {
     let excess = this.#sessions.size - this.#cacheSize;
     if (excess <= 0) return;

@@ -96,21 +96,24 @@ describe('the start commit (API.md §17)', () => {
     expect(mixed.events.filter((e) => e !== 'tool_calls_started:desk')).toEqual(read.events);
   });
 
-  it('batches of "read" and "idempotent" calls cost no extra commit', async () => {
+  it('a batch of "read" calls costs no extra commit; one with an "idempotent" call costs one', async () => {
+    // Issue 43: an idempotent call's start is committed too, so a run cut off while it runs runs
+    // the same call (the same ctx.callId) again instead of asking the model anew.
     const batch: [string, string][][] = [
       [
         ['c1', 'lookup'],
         ['c2', 'ping'],
       ],
     ];
-    const quiet = await eventsOf(batch, { lookup: 'read', ping: 'idempotent' });
+    const idempotent = await eventsOf(batch, { lookup: 'read', ping: 'idempotent' });
     const read = await eventsOf(batch, allRead(['lookup', 'ping']));
-    expect(quiet.events).toEqual(read.events);
-    expect(quiet.events.some((e) => e.startsWith('tool_calls_started'))).toBe(false);
-    expect(counts(quiet.ledger)).toEqual({ lookup: 1, ping: 1 });
+    expect(read.events.some((e) => e.startsWith('tool_calls_started'))).toBe(false);
+    expect(idempotent.events.filter((e) => e === 'tool_calls_started:desk')).toHaveLength(1);
+    expect(idempotent.events.filter((e) => e !== 'tool_calls_started:desk')).toEqual(read.events);
+    expect(counts(idempotent.ledger)).toEqual({ lookup: 1, ping: 1 });
   });
 
-  it('one extra commit per batch with a "once" call, none for the other batches of the turn', async () => {
+  it('one extra commit per batch with a "once" or "idempotent" call, none for the read batches', async () => {
     const batches: [string, string][][] = [
       [
         ['c1', 'refund'],
@@ -135,7 +138,7 @@ describe('the start commit (API.md §17)', () => {
       'refund:c5',
       'ping:c6',
     ]);
-    expect(turn.events.filter((e) => e === 'tool_calls_started:desk')).toHaveLength(2);
+    expect(turn.events.filter((e) => e === 'tool_calls_started:desk')).toHaveLength(3);
     expect(turn.events.filter((e) => e !== 'tool_calls_started:desk')).toEqual(read.events);
   });
 

@@ -67,6 +67,11 @@ async function toolsOf(options?: Parameters<typeof mcpTools>[1]) {
   return tools.tools;
 }
 
+/** The effect `name` gets from the server's annotations (and `options`). */
+async function effectOf(name: string, options?: Parameters<typeof mcpTools>[1]) {
+  return (await toolsOf(options)).find((t) => t.name === name)?.effect;
+}
+
 /** Whether a batch calling only `name` gets the start commit. */
 async function startCommitted(name: string, options?: Parameters<typeof mcpTools>[1]) {
   const tools = await toolsOf(options);
@@ -87,8 +92,9 @@ describe('MCP annotations → effect (API.md §17)', () => {
     expect(await startCommitted('peek')).toBe(0);
   });
 
-  it('idempotentHint → idempotent: no start commit', async () => {
-    expect(await startCommitted('put')).toBe(0);
+  it('idempotentHint → idempotent: one start commit (so a resumed run keeps its callId)', async () => {
+    expect(await effectOf('put')).toBe('idempotent');
+    expect(await startCommitted('put')).toBe(1);
   });
 
   it('readOnlyHint and idempotentHint → read: no start commit', async () => {
@@ -115,8 +121,9 @@ describe('mcpTools(server, { effect }) (API.md §17)', () => {
     expect(await startCommitted('send', { effect: 'read' })).toBe(0);
   });
 
-  it('effect "idempotent" makes an unannotated tool idempotent: no start commit', async () => {
-    expect(await startCommitted('send', { effect: 'idempotent' })).toBe(0);
+  it('effect "idempotent" makes an unannotated tool idempotent: one start commit', async () => {
+    expect(await effectOf('send', { effect: 'idempotent' })).toBe('idempotent');
+    expect(await startCommitted('send', { effect: 'idempotent' })).toBe(1);
   });
 
   it('effect "once" makes a read-only tool once: one start commit', async () => {
