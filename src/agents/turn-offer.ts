@@ -1,7 +1,7 @@
 import type { StateValue } from './conversation-state.js';
 import type { ModelRequest } from '../models/chat-client.js';
 import { mergeHandoffs } from './agent-config.js';
-import type { AgentContext, HandoffGuard } from './chat-agent.js';
+import type { AgentContext, HandoffGuard, HandoffGuardContext } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
 import type { Tool } from './tool.js';
 
@@ -59,12 +59,13 @@ export class TurnOffers {
     offer: TurnOffer,
     guards: ReadonlyMap<string, HandoffGuard> | undefined,
     state: StateValue,
+    context: HandoffGuardContext,
   ): TurnOffer {
     if (guards === undefined || guards.size === 0) return offer;
     let open: Map<string, Handoff> | undefined;
     for (const [name, handoff] of offer.handoffs) {
       const guard = guards.get(handoff.target);
-      if (guard === undefined || guard(state) === true) continue;
+      if (guard === undefined || guard(state, context) === true) continue;
       open ??= new Map(offer.handoffs);
       open.delete(name);
     }

@@ -1,0 +1,41 @@
+import type { AgentMessage, HandoffMessage } from './message.js';
+import type { Thread } from './thread.js';
+
+/** In a `'brief'` view: the user's messages, the agent's own, and the handoffs to it. */
+export function inBriefView(message: AgentMessage, agentName: string): boolean {
+  if (message.source === 'user' || message.source === agentName) return true;
+  return message.type === 'HandoffMessage' && message.target === agentName;
+}
+
+/**
+ * The text of a handoff in a view: its content, then its brief as JSON (`Brief: {...}`) unless it
+ * has none or the brief is an object without fields.
+ */
+export function handoffText(message: HandoffMessage): string {
+  const { brief } = message;
+  if (brief === undefined || brief === null) return message.content;
+  if (typeof brief === 'object' && !Array.isArray(brief) && Object.keys(brief).length === 0) {
+    return message.content;
+  }
+  return `${message.content}\nBrief: ${JSON.stringify(brief)}`;
+}
+
+
+/** What an agent that has the floor through a handoff knows of it: who handed off, and the brief. */
+export interface HandoffInfo {
+  readonly from: string;
+  readonly brief: unknown;
+}
+
+/**
+ * The handoff that gave `agent` the floor, from the thread alone (so a resumed session knows it):
+ * the latest `HandoffMessage` when it targets `agent`; `undefined` when the latest handoff went to
+ * someone else (the floor has moved on) or there is none.
+ */
+export function handoffTo(thread: Thread, agent: string): HandoffInfo | undefined {
+  const at = thread.index().lastHandoff;
+  if (at < 0) return undefined;
+  const m = thread.at(at);
+  if (m?.type !== 'HandoffMessage' || m.target !== agent || m.source === agent) return undefined;
+  return { from: m.source, brief: m.brief };
+}
