@@ -14,7 +14,7 @@ import {
 import { applyContextWindow } from '../messages/context-window.js';
 import { type ModelViewOptions, threadModelMessages } from '../messages/model-view.js';
 import { carriedThread, Thread } from '../messages/thread.js';
-import { type HandoffInfo, handoffTo } from '../messages/handoff-brief.js';
+import { type HandoffInfo, handoffContext } from '../messages/handoff-brief.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { traceChat } from '../observability/gen-ai-spans.js';
 import {
@@ -36,7 +36,6 @@ import {
   type AgentPause,
   type AgentResponse,
   type ChatAgent,
-  type HandoffGuardContext,
 } from './chat-agent.js';
 import type { Handoff } from './handoff.js';
 import type { AgentOptions } from './agent-options.js';
@@ -53,7 +52,6 @@ import { realTimer, type Timer, type ToolMiddleware } from './tool-execution.js'
 const NO_RESULTS: ReadonlyMap<string, FunctionExecutionResult> = new Map();
 const NO_HANDOFFS: ReadonlyMap<string, Handoff> = new Map();
 const NO_IDS: ReadonlySet<string> = new Set();
-const NO_HANDOFF: HandoffGuardContext = Object.freeze({});
 
 /**
  * The LLM-backed `ChatAgent` (AutoGen's AssistantAgent semantics, stateless). Each turn it builds
@@ -159,11 +157,11 @@ export class Agent implements ChatAgent {
    */
   async takeTurn(ctx: AgentContext): Promise<AgentResponse | AgentPause> {
     const state = ctx.state ?? new TurnState();
-    // A session's context carries its thread, whose view and index are kept with it; an array
-    // given by anyone else is read as a thread of its own.
+    // A session's context carries its thread (its view and index kept with it); an array given by
+    // anyone else is read as a thread of its own.
     const thread = carriedThread(ctx) ?? Thread.of(ctx.conversation);
-    const handoff = handoffTo(thread, this.name);
-    const guardContext = handoff === undefined ? NO_HANDOFF : { handoff };
+    const guardContext = handoffContext(thread, this.name);
+    const handoff = guardContext.handoff;
     const allowed = this.#offers.of(ctx);
     let offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value, guardContext);
     let handoffs = offer.handoffs;
@@ -329,12 +327,7 @@ export class Agent implements ChatAgent {
     return { chatMessage: summaryAnswer(this.name, last, retried), innerMessages: inner };
   }
 
-  #setup(
-    ctx: AgentContext,
-    offer: TurnOffer,
-    state: StateBatch,
-    handoff: HandoffInfo | undefined,
-  ): CallSetup {
+  #setup(ctx: AgentContext, offer: TurnOffer, state: StateBatch, handoff?: HandoffInfo): CallSetup {
     return {
       handoff,
       state,

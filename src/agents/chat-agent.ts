@@ -9,7 +9,7 @@ import type {
 } from '../messages/message.js';
 import type { HandoffInfo } from '../messages/handoff-brief.js';
 import type { HistoryView, ToolCallFilter } from '../messages/model-view.js';
-import type { Handoff } from './handoff.js';
+import type { Handoff, HandoffBrief } from './handoff.js';
 import type { StateValue } from './conversation-state.js';
 import type { TurnState } from './turn-state.js';
 
@@ -63,6 +63,8 @@ export interface AgentContext {
    * routes with a resolver. Overrides the agent's own `outputSchema`.
    */
   outputSchema?: ZodType;
+  /** The brief of the agent's own handoffs that have none (a team's `handoffBrief`). */
+  handoffBrief?: HandoffBrief;
   /** `false`: offer no handoff tools this turn, not even the agent's own. @default true */
   offerHandoffs?: boolean;
   /**

@@ -32,10 +32,13 @@ export interface HandoffOptions {
 
 /** A handoff call read against its handoff's brief. */
 export type BriefCheck =
-  | { readonly ok: true; readonly brief: unknown }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly brief: unknown } | { readonly ok: false; readonly error: string };
 
-const NO_PARAMETERS = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });
+const NO_PARAMETERS = Object.freeze({
+  type: 'object',
+  properties: {},
+  additionalProperties: false,
+});
 const NO_BRIEF: BriefCheck = Object.freeze({ ok: true, brief: undefined });
 
 /**
@@ -78,8 +81,7 @@ export class Handoff {
     this.message =
       options.message ?? `Transferred to ${target}, adopting the role of ${target} immediately.`;
     this.brief = checkBrief(`Handoff to "${target}"`, options.brief);
-    this.#parameters =
-      this.brief === undefined ? NO_PARAMETERS : toObjectSchema(name, this.brief);
+    this.#parameters = this.brief === undefined ? NO_PARAMETERS : toObjectSchema(name, this.brief);
   }
 
   /** The tool the model is offered. */

@@ -20,7 +20,8 @@ export function retryableCalls(
     if (!r.isError) continue;
     const call = calls.find((c) => c.id === r.callId);
     if (call === undefined) continue;
-    if (!offer.toolNames.has(call.name) || offer.handoffs.has(call.name)) (ids ??= new Set()).add(r.callId);
+    if (!offer.toolNames.has(call.name) || offer.handoffs.has(call.name))
+      (ids ??= new Set()).add(r.callId);
   }
   return ids ?? NONE;
 }

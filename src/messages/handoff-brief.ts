@@ -20,7 +20,6 @@ export function handoffText(message: HandoffMessage): string {
   return `${message.content}\nBrief: ${JSON.stringify(brief)}`;
 }
 
-
 /** What an agent that has the floor through a handoff knows of it: who handed off, and the brief. */
 export interface HandoffInfo {
   readonly from: string;
@@ -38,4 +37,12 @@ export function handoffTo(thread: Thread, agent: string): HandoffInfo | undefine
   const m = thread.at(at);
   if (m?.type !== 'HandoffMessage' || m.target !== agent || m.source === agent) return undefined;
   return { from: m.source, brief: m.brief };
+}
+
+const NO_HANDOFF: { readonly handoff?: HandoffInfo } = Object.freeze({});
+
+/** `{ handoff }` with the handoff that gave `agent` the floor (`handoffTo`), or `{}`. */
+export function handoffContext(thread: Thread, agent: string): { readonly handoff?: HandoffInfo } {
+  const handoff = handoffTo(thread, agent);
+  return handoff === undefined ? NO_HANDOFF : { handoff };
 }

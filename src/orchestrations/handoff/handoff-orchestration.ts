@@ -14,6 +14,7 @@ import type { StopRule } from '../../engine/state/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import { selectSpeakerEvent, textMessage } from '../../messages/message-factories.js';
 import { messageToText } from '../../messages/message-text.js';
+import { handoffTo } from '../../messages/handoff-brief.js';
 import {
   compileHandoffMachine,
   type HandoffEvent,
@@ -241,7 +242,14 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
           handoffs: routerOptions.handoffs.filter((h) => !declined.has(h.target)),
         };
       }
-      const options = turnOptions.get(agent) ?? {};
+      let options = turnOptions.get(agent) ?? {};
+      const briefSources = topology.briefHistory.get(agent);
+      if (briefSources !== undefined) {
+        // The handoff that gave the agent the floor decides how much of the thread it sees.
+        const from = handoffTo(threadOf(state), agent)?.from;
+        if (from !== undefined && briefSources.has(from))
+          options = { ...options, history: 'brief' };
+      }
       if (lazy?.contextTurns === undefined) return options;
       return {
         ...options,
