@@ -18,6 +18,7 @@ import {
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { normaliseModelResult } from '../models/model-result.js';
 import { formatPath } from '../zod-issues.js';
+import { saysNothing } from '../messages/handoff-brief.js';
 import type { Handoff } from './handoff.js';
 
 /**
@@ -117,7 +118,8 @@ export function handoffAnswer(
   const toolCalls = calls.length === 1 ? [] : calls.filter((c) => !handoffs.has(c.name));
   const context = toolCalls.length === 0 ? NO_CONTEXT : [summaryOf(agent, toolCalls, results)];
   const init = { source: agent, target: handoff.target, content: handoff.message, context };
-  return handoffMessage(brief === undefined ? init : { ...init, brief });
+  // A brief without fields (the default brief of a model that gave no reason) says nothing.
+  return handoffMessage(saysNothing(brief) ? init : { ...init, brief });
 }
 
 /** A `ToolCallSummaryMessage` of `toolCalls` with their results among `results`. */

@@ -9,15 +9,18 @@ export function inBriefView(message: AgentMessage, agentName: string): boolean {
 
 /**
  * The text of a handoff in a view: its content, then its brief as JSON (`Brief: {...}`) unless it
- * has none or the brief is an object without fields.
+ * has none.
  */
 export function handoffText(message: HandoffMessage): string {
   const { brief } = message;
-  if (brief === undefined || brief === null) return message.content;
-  if (typeof brief === 'object' && !Array.isArray(brief) && Object.keys(brief).length === 0) {
-    return message.content;
-  }
+  if (saysNothing(brief)) return message.content;
   return `${message.content}\nBrief: ${JSON.stringify(brief)}`;
+}
+
+/** True for no brief, and for a brief without fields (`{}`), which is not recorded. */
+export function saysNothing(brief: unknown): boolean {
+  if (brief === undefined || brief === null) return true;
+  return typeof brief === 'object' && !Array.isArray(brief) && Object.keys(brief).length === 0;
 }
 
 /** What an agent that has the floor through a handoff knows of it: who handed off, and the brief. */
