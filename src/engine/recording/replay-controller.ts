@@ -5,6 +5,7 @@ import type { StatePatchOp } from '../../agents/conversation-state.js';
 import type { FunctionCall, FunctionExecutionResult } from '../../messages/message.js';
 import type { ModelRequest, ModelResult } from '../../models/chat-client.js';
 import type { Recording, RecordedTurn } from './recording.js';
+import { changedBrief, refusedBrief } from './replay-briefs.js';
 
 /** Where a replay first differs from its recording (API.md §19). */
 export interface Divergence {
@@ -178,17 +179,9 @@ export class ReplayController {
     this.#used[index] = k + 1;
     const answer = turn.answers[k];
     if (answer === undefined) {
-      // The recorded handoff was refused for its brief (the brief's schema changed): the model
-      // was asked again, which it never was when recorded.
       const refused = refusedBrief(turn, request);
       if (refused !== undefined) {
-        throw this.diverge({
-          turn: index + 1,
-          agent,
-          what: 'handoff_brief',
-          expected: turn.brief,
-          actual: refused,
-        });
+        throw this.diverge({ turn: index + 1, agent, what: 'handoff_brief', ...refused });
       }
       throw this.diverge({
         turn: index + 1,
@@ -330,13 +323,8 @@ export class ReplayController {
         actual: handoff,
       });
     }
-    // A recording made before briefs has none to compare with.
-    if (handoff !== null && turn.brief !== undefined) {
-      const actual = message.type === 'HandoffMessage' ? message.brief : undefined;
-      if (!isDeepStrictEqual(turn.brief, actual)) {
-        throw this.diverge({ ...at, what: 'handoff_brief', expected: turn.brief, actual });
-      }
-    }
+    const brief = changedBrief(turn, message);
+    if (brief !== undefined) throw this.diverge({ ...at, what: 'handoff_brief', ...brief });
     const used = this.#used[index] ?? 0;
     if (this.#digests.has(agent) && used !== turn.answers.length) {
       throw this.diverge({
@@ -350,20 +338,4 @@ export class ReplayController {
       throw this.diverge({ ...at, what: 'message', expected: turn.message, actual: message.type });
     }
   }
-}
-
-/** The error a replayed handoff of `turn` got for its brief, found in the next request. */
-function refusedBrief(turn: RecordedTurn, request: ModelRequest): string | undefined {
-  if (turn.handoff === undefined) return undefined;
-  const ids = new Set(turn.answers.at(-1)?.toolCalls.map((c) => c.id));
-  for (const m of request.messages) {
-    if (
-      m.role === 'tool' &&
-      ids.has(m.toolCallId) &&
-      m.content.includes('was not made: the brief')
-    ) {
-      return m.content;
-    }
-  }
-  return undefined;
 }
