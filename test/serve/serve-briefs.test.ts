@@ -38,7 +38,7 @@ describe('serve(): handoff briefs', () => {
     let last: UIMessage | undefined;
     for await (const message of readUIMessageStream({ stream: chunks })) last = message;
     const parts = (message: UIMessage | undefined) =>
-      (message?.parts ?? []).filter((p) => p.type === 'data-handoff').map((p) => p.data);
+      (message?.parts ?? []).flatMap((p) => (p.type === 'data-handoff' ? [p.data] : []));
     expect(parts(last)).toEqual([HANDOFF]);
 
     // The thread behind it holds the brief on its HandoffMessage.
