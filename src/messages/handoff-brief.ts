@@ -1,10 +1,15 @@
 import type { AgentMessage, HandoffMessage } from './message.js';
 import type { Thread } from './thread.js';
 
-/** In a `'brief'` view: the user's messages, the agent's own, and the handoffs to it. */
+/**
+ * In a `'brief'` view: the user's messages, the agent's own turns (its answers and tool calls) and
+ * the handoffs to it; not the other agents' turns, nor the agent's own handoffs away (what it told
+ * the next agent is that agent's brief, not part of its conversation with the customer).
+ */
 export function inBriefView(message: AgentMessage, agentName: string): boolean {
-  if (message.source === 'user' || message.source === agentName) return true;
-  return message.type === 'HandoffMessage' && message.target === agentName;
+  if (message.source === 'user') return true;
+  if (message.type === 'HandoffMessage') return message.target === agentName;
+  return message.source === agentName;
 }
 
 /**
