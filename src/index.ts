@@ -28,7 +28,7 @@ export type {
   GuardrailSet,
 } from './agents/guardrail.js';
 export { guardrail } from './agents/guardrail.js';
-export type { HandoffBrief, HandoffOptions } from './agents/handoff.js';
+export type { BriefCheck, HandoffBrief, HandoffOptions } from './agents/handoff.js';
 export { Handoff } from './agents/handoff.js';
 export type { JsonSchemaObject } from './agents/json-schema-arguments.js';
 export type {

@@ -118,12 +118,13 @@ export class Handoff {
 
 /** `brief` when it is absent or a zod object schema. @throws ConfigError naming `where`. */
 export function checkBrief(where: string, brief: unknown): HandoffBrief | undefined {
-  if (brief === undefined) return undefined;
-  if (!isZodSchema(brief) || (brief as { def?: { type?: unknown } }).def?.type !== 'object') {
-    throw new ConfigError(
-      `${where}: \`brief\` must be a zod object schema such as z.object({ reason: z.string() }).`,
-      { path: 'brief' },
-    );
-  }
-  return brief as HandoffBrief;
+  if (brief === undefined || isZodObject(brief)) return brief;
+  throw new ConfigError(
+    `${where}: \`brief\` must be a zod object schema such as z.object({ reason: z.string() }).`,
+    { path: 'brief' },
+  );
+}
+
+function isZodObject(value: unknown): value is HandoffBrief {
+  return isZodSchema(value) && value._zod.def.type === 'object';
 }

@@ -55,6 +55,13 @@ export interface Edge {
  */
 export type StateGuard = (state: StateValue, ctx: HandoffGuardContext) => boolean;
 
+/** True for what a guarded event carries besides the state: `{ handoff? }`. */
+function isGuardContext(value: unknown): value is HandoffGuardContext {
+  if (!isRecord(value)) return false;
+  const { handoff } = value;
+  return handoff === undefined || (isRecord(handoff) && typeof handoff.from === 'string');
+}
+
 /** `edge` taken only while the guard `name` holds (no guard: `edge` as it is). */
 export function guardedEdge(edge: Edge, name: string | undefined): Edge {
   if (name === undefined) return edge;
@@ -130,8 +137,8 @@ export function createFlatMachine<E extends EventObject>(
   for (const [name, test] of Object.entries(guards)) {
     implementations[name] = ({ event }) => {
       const state = 'state' in event && isRecord(event.state) ? event.state : {};
-      const context = 'context' in event && isRecord(event.context) ? event.context : {};
-      return test(state, context as HandoffGuardContext) === true;
+      const context = 'context' in event && isGuardContext(event.context) ? event.context : {};
+      return test(state, context) === true;
     };
   }
   return setup({ types: { events: {} as MachineEvent }, guards: implementations }).createMachine({

@@ -288,3 +288,31 @@ function briefTriage(invoiceId: string | undefined): Agent {
     ),
   });
 }
+
+describe('brief options that cannot work', () => {
+  it('are ConfigErrors naming the method and the fix', () => {
+    const builder = () =>
+      new HandoffBuilder({
+        participants: [new Agent({ name: 'a', client: new ScriptedChatClient([]) })],
+      });
+    expect(() =>
+      builder().addHandoff('a', [], { brief: { reason: 'string' } as unknown as z.ZodObject }),
+    ).toThrowErrorMatchingInlineSnapshot(
+      `[ConfigError: addHandoff("a", ...): \`brief\` must be a zod object schema such as z.object({ reason: z.string() }).]`,
+    );
+    expect(() =>
+      builder().coordinator('a', { history: 'short' as unknown as 'brief' }),
+    ).toThrowErrorMatchingInlineSnapshot(
+      `[ConfigError: coordinator(): history must be "full" or "brief", got "short".]`,
+    );
+    expect(
+      () =>
+        new HandoffBuilder({
+          participants: [],
+          handoffBrief: z.string() as unknown as z.ZodObject,
+        }),
+    ).toThrowErrorMatchingInlineSnapshot(
+      `[ConfigError: HandoffBuilder: handoffBrief: \`brief\` must be a zod object schema such as z.object({ reason: z.string() }).]`,
+    );
+  });
+});

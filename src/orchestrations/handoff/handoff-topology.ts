@@ -29,7 +29,7 @@ export interface AddHandoffOptions {
   history?: HistoryView;
 }
 
-const HISTORIES: readonly unknown[] = ['full', 'brief'];
+const isHistory = (value: unknown): value is HistoryView => value === 'full' || value === 'brief';
 
 /** `options`' brief and history, checked. @throws ConfigError naming the method. */
 export function checkBriefOptions(
@@ -37,13 +37,9 @@ export function checkBriefOptions(
   options: { brief?: unknown; history?: unknown },
 ): { brief: HandoffBrief | false | undefined; history: HistoryView | undefined } {
   const brief = options.brief === false ? false : checkBrief(where, options.brief);
-  if (options.history !== undefined && !HISTORIES.includes(options.history)) {
-    fail(
-      `${where}: history must be "full" or "brief", got ${JSON.stringify(options.history)}.`,
-      'history',
-    );
-  }
-  return { brief, history: options.history as HistoryView | undefined };
+  const { history } = options;
+  if (history === undefined || isHistory(history)) return { brief, history };
+  fail(`${where}: history must be "full" or "brief", got ${JSON.stringify(history)}.`, 'history');
 }
 
 /** A `when` guard and the name the compiled machine knows it by. */
