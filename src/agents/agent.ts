@@ -157,8 +157,7 @@ export class Agent implements ChatAgent {
    */
   async takeTurn(ctx: AgentContext): Promise<AgentResponse | AgentPause> {
     const state = ctx.state ?? new TurnState();
-    // A session's context carries its thread (its view and index kept with it); an array given by
-    // anyone else is read as a thread of its own.
+    // A session's context carries its thread; an array given by anyone else is a thread of its own.
     const thread = carriedThread(ctx) ?? Thread.of(ctx.conversation);
     const guardContext = handoffContext(thread, this.name);
     const handoff = guardContext.handoff;
@@ -182,8 +181,7 @@ export class Agent implements ChatAgent {
     if (ctx.history !== undefined) viewOptions.history = ctx.history;
     // The window applies to every request of the turn, so it is applied per call below.
     let messages = threadModelMessages(thread, this.name, viewOptions);
-    // Ids the thread already uses (indexed once per thread) and ids this turn has used (only
-    // kept when a later call of the turn could repeat one).
+    // Ids the thread uses, and (kept when a later call could repeat one) ids this turn has used.
     const threadIds = thread.index().callIds;
     let usedIds: Set<string> | undefined;
     const inner: AgentEvent[] = [];
@@ -200,8 +198,7 @@ export class Agent implements ChatAgent {
     for (let i = 0; i < tries; i++) {
       let calls: FunctionCall[];
       let content: string | null = null;
-      // Results given before this point (the calls that ran before a pause) and fixed results:
-      // made when a turn has any, as most have none.
+      // Results given before a pause, and fixed results (made only when a turn has any).
       let earlier: ReadonlyMap<string, FunctionExecutionResult> = NO_RESULTS;
       let fixed: Map<string, FunctionExecutionResult> | undefined;
       let approved: ReadonlySet<string> = NO_IDS;
@@ -246,7 +243,7 @@ export class Agent implements ChatAgent {
         }
         if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
         content = result.content;
-        if (i + 1 < Math.max(tries, 2)) usedIds ??= new Set();
+        if (i + 1 < tries) usedIds ??= new Set();
         calls = withUniqueIds(result.toolCalls, threadIds, usedIds, offer.toolNames);
         record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
       }
@@ -305,7 +302,10 @@ export class Agent implements ChatAgent {
         };
       }
       retried = retryableCalls(calls, fresh, offer);
-      if (retried.size > 0 && i + 1 === tries && tries < 2) tries = 2;
+      if (retried.size > 0 && i + 1 === tries && tries < 2) {
+        tries = 2;
+        usedIds ??= new Set(calls.map((c) => c.id));
+      }
       if (i === 0 && open !== undefined) {
         // A continued turn: the view of the thread with these results pairs every call of the
         // paused answer with its result, before anything the user said meanwhile.

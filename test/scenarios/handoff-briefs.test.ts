@@ -170,6 +170,23 @@ describe('a handoff brief', () => {
     },
   );
 
+  it('gives the second try’s call an id of its own when the model repeats one', async () => {
+    const desk = briefDesk({
+      triage: [
+        scriptedToolCall('handoff_to_biling', TRIAGE_BRIEF, 'same'),
+        scriptedToolCall('handoff_to_billing', TRIAGE_BRIEF, 'same'),
+      ],
+    });
+    const result = await desk.session('s6').run('I was charged twice');
+    const ids = result.messages.flatMap((m) =>
+      m.type === 'ToolCallRequestEvent' && m.source === 'triage' ? m.content.map((c) => c.id) : [],
+    );
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe('same');
+    expect(ids[1]).not.toBe('same');
+    expect(result.pendingRequest?.agent).toBe('billing');
+  });
+
   it('never makes a mistyped handoff the customer’s question, even when the retry fails too', async () => {
     const desk = briefDesk({
       triage: [
