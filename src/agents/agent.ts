@@ -42,7 +42,7 @@ import type { AgentOptions } from './agent-options.js';
 import { type CallSetup, inCallOrder, runCalls } from './run-calls.js';
 import { type TurnOffer, TurnOffers } from './turn-offer.js';
 import { answerOf, handoffAnswer, modelRequest, requestModel, turnOutput } from './model-turn.js';
-import { retryableCalls, summaryAnswer } from './retry-calls.js';
+import { knownTools, retryableCalls, summaryAnswer } from './retry-calls.js';
 import type { Tool } from './tool.js';
 import { checkInstructions } from './agent-config.js';
 import { type Instructions, instructionsText, setSystemMessage } from './agent-instructions.js';
@@ -301,7 +301,7 @@ export class Agent implements ChatAgent {
           innerMessages: inner,
         };
       }
-      retried = retryableCalls(calls, fresh, offer);
+      retried = retryableCalls(calls, fresh, offer, knownTools(allowed, ctx.handoffGuards));
       if (retried.size > 0 && i + 1 === tries && tries < 2) {
         tries = 2;
         usedIds ??= new Set(calls.map((c) => c.id));
