@@ -116,6 +116,8 @@ export function traceAgentTurn<R extends { chatMessage: ChatMessage } | object>(
           'baton.handoff.target': answer.target,
           ...brief,
         });
+        // On the agent span too, where a trace view lists attributes and hides events.
+        if (answer.brief !== undefined) span.set(brief);
       }
       // Calls in doubt (API.md §17): the turn pauses for a person to decide them.
       const paused = 'approvalRequest' in response ? response.approvalRequest : undefined;

@@ -4,7 +4,8 @@
 // `{from, to, brief}`, AG-UI `CUSTOM baton.handoff`) and in OpenTelemetry. Written from API.md
 // §24 (with §1, §7, §11, §15 and §19) alone. Readings where the page is open:
 // - on AG-UI the brief is in the CUSTOM event's `value`, beside `from` and `to`;
-// - in OpenTelemetry the brief is an attribute of the `baton.handoff` span event, as JSON text.
+// - in OpenTelemetry the brief is JSON text in `baton.handoff.brief`, on the `baton.handoff` span
+//   event and on the agent span.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
@@ -139,6 +140,7 @@ describe('§24 the brief on the wires and in traces', () => {
     const triage = one(sdk.spans(), 'invoke_agent triage');
     const event = triage.events.find((e) => e.name === 'baton.handoff');
     expect(JSON.parse(String(event?.attributes?.['baton.handoff.brief']))).toEqual(BRIEF);
+    expect(JSON.parse(String(triage.attributes['baton.handoff.brief']))).toEqual(BRIEF);
   });
 });
 
