@@ -91,6 +91,9 @@ describe('a handoff brief', () => {
       ['billing', null, null],
     ]);
     expect(await replay(briefDesk(), recording)).toEqual({ ok: true, turns: 3 });
+    // A recording's redaction reaches the brief's strings too.
+    const redacted = await session.record({ redact: (text) => text.replace(/INV-\d+/g, 'INV-?') });
+    expect(redacted.turns[0]?.brief).toEqual({ reason: 'charged twice', invoiceId: 'INV-?' });
 
     // The brief's schema dropped a field: the handoff happens with another brief.
     const narrower = await replay(
