@@ -191,8 +191,7 @@ export class Agent implements ChatAgent {
     };
     const open = findOpenBatch(thread, this.name, this.#tools, ctx.startedCalls);
     let last: { calls: FunctionCall[]; results: FunctionExecutionResult[] } | undefined;
-    // A mistyped tool or a failed brief gets a second try, whatever `maxToolIterations` says.
-    let tries = this.maxToolIterations;
+    let tries = this.maxToolIterations; // 2 at least after a mistyped tool or a failed brief
     let retried: ReadonlySet<string> = NO_IDS;
 
     for (let i = 0; i < tries; i++) {
@@ -302,7 +301,8 @@ export class Agent implements ChatAgent {
         };
       }
       retried = retryableCalls(calls, fresh, offer, knownTools(allowed, ctx.handoffGuards));
-      if (retried.size > 0 && i + 1 === tries && tries < 2) {
+      // A second try where the agent may hand off: its answer would be the customer's question.
+      if (retried.size > 0 && i + 1 === tries && tries < 2 && allowed.handoffs.size > 0) {
         tries = 2;
         usedIds ??= new Set(calls.map((c) => c.id));
       }

@@ -239,8 +239,6 @@ describe('tracing a handoff desk (API.md §11)', () => {
             { id: 'c4', name: 'slow', arguments: '{}' },
           ],
         },
-        // The unknown tool gets the model another try.
-        scriptedText('Sorry, I could not look that up.'),
       ]),
     });
     const workflow = new HandoffBuilder({ name: 'tools', participants: [agent] })
