@@ -69,8 +69,11 @@ const think = (ms: number, signal: AbortSignal | undefined) =>
 
 function triageStep(request: ModelRequest): ScriptedStep {
   const text = lastUser(request.messages);
-  if (/invoice|charge|refund|INV-\d+/i.test(text)) return scriptedToolCall('handoff_to_billing');
-  if (/internet|line|slow|down|outage/i.test(text)) return scriptedToolCall('handoff_to_technical');
+  // The brief each handoff carries (the workflow's default: a reason) is shown on the page.
+  if (/invoice|charge|refund|INV-\d+/i.test(text))
+    return scriptedToolCall('handoff_to_billing', { reason: 'a billing question' });
+  if (/internet|line|slow|down|outage/i.test(text))
+    return scriptedToolCall('handoff_to_technical', { reason: 'a problem with the line' });
   // A reply without a topic ("yes please") goes back to the specialist who asked.
   const asker = request.messages
     .map(speakerOf)

@@ -9,6 +9,7 @@ export type {
   AgentResponse,
   ChatAgent,
   HandoffGuard,
+  HandoffGuardContext,
 } from './agents/chat-agent.js';
 // §18 conversation state.
 export type { Instructions, InstructionsContext } from './agents/agent-instructions.js';
@@ -27,7 +28,7 @@ export type {
   GuardrailSet,
 } from './agents/guardrail.js';
 export { guardrail } from './agents/guardrail.js';
-export type { HandoffOptions } from './agents/handoff.js';
+export type { BriefCheck, HandoffBrief, HandoffOptions } from './agents/handoff.js';
 export { Handoff } from './agents/handoff.js';
 export type { JsonSchemaObject } from './agents/json-schema-arguments.js';
 export type {
@@ -161,7 +162,9 @@ export {
 } from './messages/message-factories.js';
 export { AgentMessageSchema } from './messages/message-schema.js';
 export { messageToText } from './messages/message-text.js';
-export type { ModelViewOptions, ToolCallFilter } from './messages/model-view.js';
+export type { HistoryView, ModelViewOptions, ToolCallFilter } from './messages/model-view.js';
+// §24 handoff briefs.
+export type { HandoffInfo } from './messages/handoff-brief.js';
 export { toModelMessages } from './messages/model-view.js';
 export { speakerOf } from './messages/provider-turns.js';
 export type { ChatClient, ModelRequest, ModelResult, ToolSchema } from './models/chat-client.js';
@@ -217,7 +220,9 @@ export {
   scriptedToolCall,
 } from './models/scripted-chat-client.js';
 export {
+  type AddHandoffOptions,
   type AutonomousModeOptions,
+  type CoordinatorOptions,
   HandoffBuilder,
   type HandoffBuilderOptions,
   type LazyRoutingOptions,

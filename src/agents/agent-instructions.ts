@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { StateValue } from './conversation-state.js';
+import type { HandoffInfo } from '../messages/handoff-brief.js';
 import type { LLMMessage } from '../messages/llm-message.js';
 
 /** What an `instructions` function is given at each model call (API.md §18). */
@@ -7,6 +8,8 @@ export interface InstructionsContext {
   readonly state: StateValue;
   readonly sessionId: string;
   readonly agent: string;
+  /** The handoff that gave the agent the floor (who, and the brief), until the next handoff. */
+  readonly handoff?: HandoffInfo;
 }
 
 /** Instructions computed at every model call from the conversation state. */

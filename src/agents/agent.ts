@@ -10,11 +10,11 @@ import {
   toolApprovalRequestEvent,
   toolCallExecutionEvent,
   toolCallRequestEvent,
-  toolCallSummaryMessage,
 } from '../messages/message-factories.js';
 import { applyContextWindow } from '../messages/context-window.js';
 import { type ModelViewOptions, threadModelMessages } from '../messages/model-view.js';
 import { carriedThread, Thread } from '../messages/thread.js';
+import { type HandoffInfo, handoffContext } from '../messages/handoff-brief.js';
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { traceChat } from '../observability/gen-ai-spans.js';
 import {
@@ -42,6 +42,7 @@ import type { AgentOptions } from './agent-options.js';
 import { type CallSetup, inCallOrder, runCalls } from './run-calls.js';
 import { type TurnOffer, TurnOffers } from './turn-offer.js';
 import { answerOf, handoffAnswer, modelRequest, requestModel, turnOutput } from './model-turn.js';
+import { knownTools, retryableCalls, summaryAnswer } from './retry-calls.js';
 import type { Tool } from './tool.js';
 import { checkInstructions } from './agent-config.js';
 import { type Instructions, instructionsText, setSystemMessage } from './agent-instructions.js';
@@ -156,8 +157,12 @@ export class Agent implements ChatAgent {
    */
   async takeTurn(ctx: AgentContext): Promise<AgentResponse | AgentPause> {
     const state = ctx.state ?? new TurnState();
+    // A session's context carries its thread; an array given by anyone else is a thread of its own.
+    const thread = carriedThread(ctx) ?? Thread.of(ctx.conversation);
+    const guardContext = handoffContext(thread, this.name);
+    const handoff = guardContext.handoff;
     const allowed = this.#offers.of(ctx);
-    let offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value);
+    let offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value, guardContext);
     let handoffs = offer.handoffs;
     const output = turnOutput(this.name, this.#ownOutput, ctx.outputSchema);
     const viewOptions: ModelViewOptions = { handoffToolNames: allowed.names };
@@ -166,19 +171,17 @@ export class Agent implements ChatAgent {
         state: state.value,
         sessionId: ctx.sessionId,
         agent: this.name,
+        ...guardContext,
       });
     // A string costs no await (each is a tick on every turn).
     const text = typeof this.instructions === 'function' ? await instructions() : this.instructions;
     if (text !== undefined) viewOptions.instructions = text;
     if (ctx.toolCallFilter !== undefined) viewOptions.toolCallFilter = ctx.toolCallFilter;
     if (ctx.contextWindow !== undefined) viewOptions.contextWindow = ctx.contextWindow;
-    // A session's context carries its thread, whose view and index are kept with it; an array
-    // given by anyone else is read as a thread of its own.
-    const thread = carriedThread(ctx) ?? Thread.of(ctx.conversation);
+    if (ctx.history !== undefined) viewOptions.history = ctx.history;
     // The window applies to every request of the turn, so it is applied per call below.
     let messages = threadModelMessages(thread, this.name, viewOptions);
-    // Ids the thread already uses (indexed once per thread) and ids this turn has used (only
-    // kept when a later call of the turn could repeat one).
+    // Ids the thread uses, and (kept when a later call could repeat one) ids this turn has used.
     const threadIds = thread.index().callIds;
     let usedIds: Set<string> | undefined;
     const inner: AgentEvent[] = [];
@@ -188,12 +191,13 @@ export class Agent implements ChatAgent {
     };
     const open = findOpenBatch(thread, this.name, this.#tools, ctx.startedCalls);
     let last: { calls: FunctionCall[]; results: FunctionExecutionResult[] } | undefined;
+    let tries = this.maxToolIterations; // 2 at least after a mistyped tool or a failed brief
+    let retried: ReadonlySet<string> = NO_IDS;
 
-    for (let i = 0; i < this.maxToolIterations; i++) {
+    for (let i = 0; i < tries; i++) {
       let calls: FunctionCall[];
       let content: string | null = null;
-      // Results given before this point (the calls that ran before a pause) and fixed results:
-      // made when a turn has any, as most have none.
+      // Results given before a pause, and fixed results (made only when a turn has any).
       let earlier: ReadonlyMap<string, FunctionExecutionResult> = NO_RESULTS;
       let fixed: Map<string, FunctionExecutionResult> | undefined;
       let approved: ReadonlySet<string> = NO_IDS;
@@ -205,7 +209,7 @@ export class Agent implements ChatAgent {
           // Calls in doubt or undecided: the decided ones run now, the model waits.
           const ready = readyCalls(open, ctx.startedCalls);
           const results = await runBatch(ready, state, (batch) =>
-            runCalls(ready, fixed, NO_HANDOFFS, this.#setup(ctx, offer, batch)),
+            runCalls(ready, fixed, NO_HANDOFFS, this.#setup(ctx, offer, batch, handoff)),
           );
           ctx.signal.throwIfAborted();
           if (results.length > 0) {
@@ -220,7 +224,7 @@ export class Agent implements ChatAgent {
           // Each model call sees the state as the turn's tools left it (API.md §18).
           if (typeof this.instructions === 'function')
             setSystemMessage(messages, await instructions());
-          offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value);
+          offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value, guardContext);
           handoffs = offer.handoffs;
         }
         const result = await this.#callModel(
@@ -238,7 +242,7 @@ export class Agent implements ChatAgent {
         }
         if (result.content) record(thoughtEvent({ source: this.name, content: result.content }));
         content = result.content;
-        if (i + 1 < this.maxToolIterations) usedIds ??= new Set();
+        if (i + 1 < tries) usedIds ??= new Set();
         calls = withUniqueIds(result.toolCalls, threadIds, usedIds, offer.toolNames);
         record(toolCallRequestEvent({ source: this.name, content: calls, usage: result.usage }));
       }
@@ -262,7 +266,7 @@ export class Agent implements ChatAgent {
         const now = toRun.filter((c) => !waits.has(c.id) && !handoffs.has(c.name));
         await startBatch(ctx, now, batch, inner);
         const results = await runBatch(now, state, (batch) =>
-          runCalls(now, fixed, NO_HANDOFFS, this.#setup(ctx, offer, batch)),
+          runCalls(now, fixed, NO_HANDOFFS, this.#setup(ctx, offer, batch, handoff)),
         );
         ctx.signal.throwIfAborted();
         if (results.length > 0) {
@@ -273,14 +277,14 @@ export class Agent implements ChatAgent {
         return { approvalRequest, innerMessages: inner };
       }
       await startBatch(ctx, toRun, batch, inner);
-      let chosen: Handoff | undefined;
+      let chosen: { handoff: Handoff; brief: unknown } | undefined;
       const stateBatch = state.batch();
       const running = runCalls(
         toRun,
         fixed,
         handoffs,
-        this.#setup(ctx, offer, stateBatch),
-        (h) => (chosen ??= h),
+        this.#setup(ctx, offer, stateBatch, handoff),
+        (h, brief) => (chosen ??= { handoff: h, brief }),
       );
       // Handoffs alone are answered at once: nothing to await.
       const fresh = Array.isArray(running) ? running : await running;
@@ -295,6 +299,12 @@ export class Agent implements ChatAgent {
           chatMessage: handoffAnswer(this.name, chosen, handoffs, calls, results),
           innerMessages: inner,
         };
+      }
+      retried = retryableCalls(calls, fresh, offer, knownTools(allowed, ctx.handoffGuards));
+      // A second try where the agent may hand off: its answer would be the customer's question.
+      if (retried.size > 0 && i + 1 === tries && tries < 2 && allowed.handoffs.size > 0) {
+        tries = 2;
+        usedIds ??= new Set(calls.map((c) => c.id));
       }
       if (i === 0 && open !== undefined) {
         // A continued turn: the view of the thread with these results pairs every call of the
@@ -314,20 +324,12 @@ export class Agent implements ChatAgent {
       }
       last = { calls, results };
     }
-    const { calls, results } = last ?? { calls: [], results: [] };
-    return {
-      chatMessage: toolCallSummaryMessage({
-        source: this.name,
-        content: results.map((r) => r.content).join('\n'),
-        toolCalls: calls,
-        results,
-      }),
-      innerMessages: inner,
-    };
+    return { chatMessage: summaryAnswer(this.name, last, retried), innerMessages: inner };
   }
 
-  #setup(ctx: AgentContext, offer: TurnOffer, state: StateBatch): CallSetup {
+  #setup(ctx: AgentContext, offer: TurnOffer, state: StateBatch, handoff?: HandoffInfo): CallSetup {
     return {
+      handoff,
       state,
       agent: this.name,
       tools: this.#tools,

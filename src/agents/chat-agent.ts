@@ -7,13 +7,23 @@ import type {
   ToolApprovalRequestEvent,
   ToolInDoubtEvent,
 } from '../messages/message.js';
-import type { ToolCallFilter } from '../messages/model-view.js';
-import type { Handoff } from './handoff.js';
+import type { HandoffInfo } from '../messages/handoff-brief.js';
+import type { HistoryView, ToolCallFilter } from '../messages/model-view.js';
+import type { Handoff, HandoffBrief } from './handoff.js';
 import type { StateValue } from './conversation-state.js';
 import type { TurnState } from './turn-state.js';
 
-/** A `when` guard of a handoff (API.md §18): true while the handoff may be offered. */
-export type HandoffGuard = (state: StateValue) => boolean;
+/**
+ * A `when` guard of a handoff (API.md §18): true while the handoff may be offered. It also reads
+ * the handoff that gave the agent the floor (`ctx.handoff`), if any.
+ */
+export type HandoffGuard = (state: StateValue, ctx: HandoffGuardContext) => boolean;
+
+/** What a `when` guard reads besides the state. */
+export interface HandoffGuardContext {
+  /** The handoff that gave the agent the floor, until the next handoff. */
+  readonly handoff?: HandoffInfo;
+}
 
 /**
  * What an agent is given for one turn. The first five fields are API.md's; the optional ones are
@@ -46,11 +56,15 @@ export interface AgentContext {
   toolCallFilter?: ToolCallFilter;
   /** At most this many recent messages in the model request (see `toModelMessages`). */
   contextWindow?: number;
+  /** `'brief'`: the model sees the user's messages and the briefs, not other agents' turns. */
+  history?: HistoryView;
   /**
    * Answer in this structured format for this turn (a `StructuredMessage`), e.g. when a workflow
    * routes with a resolver. Overrides the agent's own `outputSchema`.
    */
   outputSchema?: ZodType;
+  /** The brief of the agent's own handoffs that have none (a team's `handoffBrief`). */
+  handoffBrief?: HandoffBrief;
   /** `false`: offer no handoff tools this turn, not even the agent's own. @default true */
   offerHandoffs?: boolean;
   /**

@@ -63,7 +63,9 @@ describe('interceptHandoffs()', () => {
 
   it('answers the first handoff call itself and reports it; other calls pass through', async () => {
     const seen: string[] = [];
-    const middleware = interceptHandoffs(handoffs, (h, c) => seen.push(`${h.target} via ${c.id}`));
+    const middleware = interceptHandoffs(handoffs, (h, _brief, c) =>
+      seen.push(`${h.target} via ${c.id}`),
+    );
     expect(await middleware(call('1', 'lookup'), executed)).toEqual({
       callId: '1',
       name: 'lookup',

@@ -14,9 +14,11 @@ const handoffResult: FunctionExecutionResult = {
   isError: false,
 };
 
+const chosen = { handoff: billing, brief: undefined };
+
 describe('handoffAnswer()', () => {
   it('gives a handoff without other calls an empty, frozen context', () => {
-    const m = handoffAnswer('triage', billing, handoffs, [handoffCall], [handoffResult]);
+    const m = handoffAnswer('triage', chosen, handoffs, [handoffCall], [handoffResult]);
     expect(m).toMatchObject({
       type: 'HandoffMessage',
       source: 'triage',
@@ -38,7 +40,7 @@ describe('handoffAnswer()', () => {
     };
     const m = handoffAnswer(
       'triage',
-      billing,
+      chosen,
       handoffs,
       [handoffCall, lookup],
       [handoffResult, found],

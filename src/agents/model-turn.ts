@@ -18,6 +18,7 @@ import {
 import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
 import { normaliseModelResult } from '../models/model-result.js';
 import { formatPath } from '../zod-issues.js';
+import { saysNothing } from '../messages/handoff-brief.js';
 import type { Handoff } from './handoff.js';
 
 /**
@@ -102,24 +103,23 @@ export function answerOf(
 const NO_CONTEXT: readonly ChatMessage[] = Object.freeze([]);
 
 /**
- * The `HandoffMessage` of an answer that called `handoff`: its context is one
- * `ToolCallSummaryMessage` with the answer's other tool calls and results (none when there were none).
+ * The `HandoffMessage` of an answer that called `handoff` with `brief` (its checked arguments, when
+ * it has a brief): its context is one `ToolCallSummaryMessage` with the answer's other tool calls
+ * and results (none when there were none).
  */
 export function handoffAnswer(
   agent: string,
-  handoff: Handoff,
+  { handoff, brief }: { readonly handoff: Handoff; readonly brief: unknown },
   handoffs: ReadonlyMap<string, Handoff>,
   calls: readonly FunctionCall[],
   results: readonly FunctionExecutionResult[],
 ): ChatMessage {
   // An answer that only hands off (the usual one) has no other calls to pass on.
   const toolCalls = calls.length === 1 ? [] : calls.filter((c) => !handoffs.has(c.name));
-  return handoffMessage({
-    source: agent,
-    target: handoff.target,
-    content: handoff.message,
-    context: toolCalls.length === 0 ? NO_CONTEXT : [summaryOf(agent, toolCalls, results)],
-  });
+  const context = toolCalls.length === 0 ? NO_CONTEXT : [summaryOf(agent, toolCalls, results)];
+  const init = { source: agent, target: handoff.target, content: handoff.message, context };
+  // A brief without fields (the default brief of a model that gave no reason) says nothing.
+  return handoffMessage(saysNothing(brief) ? init : { ...init, brief });
 }
 
 /** A `ToolCallSummaryMessage` of `toolCalls` with their results among `results`. */

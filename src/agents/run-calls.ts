@@ -1,7 +1,13 @@
+import type { HandoffInfo } from '../messages/handoff-brief.js';
 import type { FunctionCall, FunctionExecutionResult } from '../messages/message.js';
 import { valueText } from '../value-text.js';
 import type { Handoff } from './handoff.js';
-import { handoffResult, interceptHandoffs } from './handoff-middleware.js';
+import {
+  type HandoffChoice,
+  handoffResult,
+  interceptHandoffs,
+  type OnHandoff,
+} from './handoff-middleware.js';
 import type { Tool } from './tool.js';
 import type { StateBatch } from './turn-state.js';
 import {
@@ -25,6 +31,8 @@ export interface CallSetup {
   readonly onToolError?: ToolErrorHandler | undefined;
   /** The conversation state of this batch of calls (API.md §18). */
   readonly state?: StateBatch | undefined;
+  /** The handoff that gave the agent the floor, for the tools' `ctx.handoff`. */
+  readonly handoff?: HandoffInfo | undefined;
 }
 
 /**
@@ -39,7 +47,7 @@ export function runCalls(
   fixed: ReadonlyMap<string, FunctionExecutionResult> | undefined,
   handoffs: ReadonlyMap<string, Handoff>,
   setup: CallSetup,
-  onHandoff: (handoff: Handoff) => void = () => {},
+  onHandoff: OnHandoff = () => {},
 ): FunctionExecutionResult[] | Promise<FunctionExecutionResult[]> {
   // An answer that only hands off runs no tool: the handoff middleware answers each call itself,
   // before any other middleware sees it.
@@ -47,15 +55,8 @@ export function runCalls(
   if (
     asHandoffs.every((c): c is { call: FunctionCall; handoff: Handoff } => c.handoff !== undefined)
   ) {
-    let chosen: Handoff | undefined;
-    return asHandoffs.map(({ call, handoff }) => {
-      const result = handoffResult(call, handoff, chosen);
-      if (chosen === undefined) {
-        chosen = handoff;
-        onHandoff(handoff);
-      }
-      return result;
-    });
+    const choice: HandoffChoice = { chosen: undefined };
+    return asHandoffs.map(({ call, handoff }) => handoffResult(call, handoff, choice, onHandoff));
   }
   return runTools(calls, fixed, handoffs, setup, onHandoff);
 }
@@ -65,13 +66,21 @@ async function runTools(
   fixed: ReadonlyMap<string, FunctionExecutionResult> | undefined,
   handoffs: ReadonlyMap<string, Handoff>,
   setup: CallSetup,
-  onHandoff: (handoff: Handoff) => void,
+  onHandoff: OnHandoff,
 ): Promise<FunctionExecutionResult[]> {
   const gate: ToolMiddleware = async (call, next) => fixed?.get(call.id) ?? next(call);
   const run = composeToolMiddleware(
     [interceptHandoffs(handoffs, onHandoff), gate, ...setup.middleware],
     toolExecutor(setup.tools, {
-      context: { signal: setup.signal, sessionId: setup.sessionId, agent: setup.agent },
+      context:
+        setup.handoff === undefined
+          ? { signal: setup.signal, sessionId: setup.sessionId, agent: setup.agent }
+          : {
+              signal: setup.signal,
+              sessionId: setup.sessionId,
+              agent: setup.agent,
+              handoff: setup.handoff,
+            },
       offered: setup.offered,
       timer: setup.timer,
       onToolError: setup.onToolError,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 
 import { ConfigError } from '../errors.js';
 import type { ToolSchema } from '../models/chat-client.js';
+import type { HandoffInfo } from '../messages/handoff-brief.js';
 import { isRecord } from '../unknown-value.js';
 import type { StateRecipe, StateValue } from './conversation-state.js';
 import { type JsonSchemaObject, jsonSchemaArguments } from './json-schema-arguments.js';
@@ -31,6 +32,8 @@ export interface ToolContext {
    * succeeds, applied with the batch's others in call order when the batch ends.
    */
   updateState(recipe: StateRecipe): void;
+  /** The handoff that gave the agent the floor (who, and the brief), until the next handoff. */
+  readonly handoff?: HandoffInfo;
 }
 
 /** Whether a call needs a person's approval before it runs: fixed, or decided per call. */
@@ -224,7 +227,8 @@ function fromJsonSchema(
   }
 }
 
-function toObjectSchema(name: string, parameters: z.ZodType): Record<string, unknown> {
+/** The JSON Schema the model sees for zod `parameters` (an object schema). @throws ConfigError */
+export function toObjectSchema(name: string, parameters: z.ZodType): Record<string, unknown> {
   const schema = zodJsonSchema(parameters, 'input', `Tool "${name}": its parameters`, 'parameters');
   if (schema.type !== 'object') {
     throw new ConfigError(

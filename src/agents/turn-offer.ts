@@ -1,8 +1,8 @@
 import type { StateValue } from './conversation-state.js';
 import type { ModelRequest } from '../models/chat-client.js';
 import { mergeHandoffs } from './agent-config.js';
-import type { AgentContext, HandoffGuard } from './chat-agent.js';
-import type { Handoff } from './handoff.js';
+import type { AgentContext, HandoffGuard, HandoffGuardContext } from './chat-agent.js';
+import { Handoff, type HandoffBrief } from './handoff.js';
 import type { Tool } from './tool.js';
 
 /** What a turn offers the model: the handoffs by tool name, and the request's tool schemas. */
@@ -31,6 +31,11 @@ export class TurnOffers {
   readonly #tools: ReadonlyMap<string, Tool>;
   readonly #own: ReadonlyMap<string, Handoff>;
   readonly #byHandoffs = new WeakMap<readonly (string | Handoff)[], TurnOffer>();
+  /** Per brief given for the agent's own handoffs (a team's `handoffBrief`): offers by handoffs. */
+  readonly #byBrief = new WeakMap<
+    HandoffBrief,
+    WeakMap<readonly (string | Handoff)[], TurnOffer>
+  >();
   #bare: TurnOffer | undefined;
 
   constructor(agent: string, tools: ReadonlyMap<string, Tool>, own: ReadonlyMap<string, Handoff>) {
@@ -40,13 +45,20 @@ export class TurnOffers {
   }
 
   /** The offer of a turn with `ctx`'s handoff options. @throws ConfigError for a bad handoff. */
-  of(ctx: Pick<AgentContext, 'offerHandoffs' | 'handoffs'>): TurnOffer {
+  of(ctx: Pick<AgentContext, 'offerHandoffs' | 'handoffs' | 'handoffBrief'>): TurnOffer {
     if (ctx.offerHandoffs === false) return (this.#bare ??= this.#offer(new Map()));
     const extra = ctx.handoffs ?? NO_HANDOFFS;
-    let offer = this.#byHandoffs.get(extra);
+    const brief = ctx.handoffBrief;
+    let cache = this.#byHandoffs;
+    if (brief !== undefined) {
+      cache = this.#byBrief.get(brief) ?? new WeakMap();
+      this.#byBrief.set(brief, cache);
+    }
+    let offer = cache.get(extra);
     if (offer === undefined) {
-      offer = this.#offer(mergeHandoffs(this.#agent, this.#tools, this.#own, extra));
-      this.#byHandoffs.set(extra, offer);
+      const own = brief === undefined ? this.#own : withBrief(this.#own, brief);
+      offer = this.#offer(mergeHandoffs(this.#agent, this.#tools, own, extra));
+      cache.set(extra, offer);
     }
     return offer;
   }
@@ -59,12 +71,13 @@ export class TurnOffers {
     offer: TurnOffer,
     guards: ReadonlyMap<string, HandoffGuard> | undefined,
     state: StateValue,
+    context: HandoffGuardContext,
   ): TurnOffer {
     if (guards === undefined || guards.size === 0) return offer;
     let open: Map<string, Handoff> | undefined;
     for (const [name, handoff] of offer.handoffs) {
       const guard = guards.get(handoff.target);
-      if (guard === undefined || guard(state) === true) continue;
+      if (guard === undefined || guard(state, context) === true) continue;
       open ??= new Map(offer.handoffs);
       open.delete(name);
     }
@@ -86,4 +99,17 @@ export class TurnOffers {
       offered: [...toolNames.keys()],
     };
   }
+}
+
+/** `handoffs` with `brief` for each one that has no brief of its own. */
+function withBrief(
+  handoffs: ReadonlyMap<string, Handoff>,
+  brief: HandoffBrief,
+): ReadonlyMap<string, Handoff> {
+  const out = new Map<string, Handoff>();
+  for (const [name, h] of handoffs) {
+    const { target, description, message } = h;
+    out.set(name, h.brief ? h : new Handoff({ target, name, description, message, brief }));
+  }
+  return out;
 }

@@ -39,7 +39,8 @@ export const TRANSCRIPT_SCRIPT = String.raw`
       case 'StructuredMessage':
         return bubble(m, 'text', 'structured', h('pre', 'body', [JSON.stringify(m.content, null, 2)]));
       case 'HandoffMessage':
-        return bubble(m, 'handoff', '→ ' + m.target, h('div', 'body', [m.content]));
+        return bubble(m, 'handoff', '→ ' + m.target, h('div', null, [h('div', 'body', [m.content]),
+          m.brief === undefined ? null : h('pre', 'brief', ['brief ' + JSON.stringify(m.brief)])]));
       case 'ToolCallRequestEvent':
         return bubble(m, 'tool', 'calls', h('div', null, m.content.map(function (c) {
           return h('pre', null, [c.name + '(' + pretty(c.arguments) + ')']);

@@ -116,18 +116,24 @@ export function stopMessage(init: MessageInit & { content: string }): StopMessag
   return contentMessage('StopMessage', init, init.content);
 }
 
-/** Builds a `HandoffMessage` from `source` to `target`. */
+/** Builds a `HandoffMessage` from `source` to `target`, with the `brief` it hands over if any. */
 export function handoffMessage(
-  init: MessageInit & { target: string; content: string; context?: readonly ChatMessage[] },
+  init: MessageInit & {
+    target: string;
+    content: string;
+    context?: readonly ChatMessage[];
+    brief?: unknown;
+  },
 ): HandoffMessage {
-  const { target, content, context } = init;
-  if (init.usage !== undefined) {
+  const { target, content, context, brief } = init;
+  if (init.usage !== undefined || brief !== undefined) {
     return {
       type: 'HandoffMessage',
       ...base(init),
       target,
       content,
       ...(context === undefined ? {} : { context }),
+      ...(brief === undefined ? {} : { brief }),
     };
   }
   const id = idOf(init);

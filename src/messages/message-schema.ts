@@ -68,6 +68,7 @@ const HandoffMessageSchema = z.object({
   get context(): z.ZodOptional<z.ZodArray<z.ZodType<ChatMessage>>> {
     return z.array(ChatMessageSchema).optional();
   },
+  brief: z.unknown().optional(),
 });
 const ToolCallSummaryMessageSchema = z.object({
   type: z.literal('ToolCallSummaryMessage'),

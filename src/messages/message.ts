@@ -44,12 +44,16 @@ export interface StopMessage extends MessageBase {
   readonly content: string;
 }
 
-/** Control passes from `source` to `target`; `context` holds the other tool calls of that answer. */
+/**
+ * Control passes from `source` to `target`; `context` holds the other tool calls of that answer,
+ * `brief` what `source` told `target` (the handoff tool's checked arguments), when it has a brief.
+ */
 export interface HandoffMessage extends MessageBase {
   readonly type: 'HandoffMessage';
   readonly target: string;
   readonly content: string;
   readonly context?: readonly ChatMessage[];
+  readonly brief?: unknown;
 }
 
 /** An agent's answer when its tool iterations were used up: the calls, their results, a summary. */

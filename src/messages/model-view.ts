@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { LLMMessage } from './llm-message.js';
 import { applyWindow } from './context-window.js';
+import { handoffText, inBriefView } from './handoff-brief.js';
 import { asProviderTurns, callsText } from './provider-turns.js';
 import { Thread } from './thread.js';
 import type { ThreadIndex } from './thread-index.js';
@@ -35,7 +36,12 @@ export interface ModelViewOptions {
    * @default every tool name that starts with `handoff_to_`
    */
   handoffToolNames?: ReadonlySet<string>;
+  /** `'brief'`: the user's messages, the agent's own and handoffs to it only. @default 'full' */
+  history?: HistoryView;
 }
+
+/** How much of the other agents' turns a view shows: all of them, or only the briefs handed over. */
+export type HistoryView = 'full' | 'brief';
 
 const FILTERS: ReadonlySet<string> = new Set(['handoff', 'all', 'none']);
 
@@ -86,7 +92,8 @@ export function threadModelMessages(
 ): LLMMessage[] {
   const filter = options.toolCallFilter ?? 'handoff';
   checkOptions(filter, options.contextWindow);
-  const view = renderView(thread, agentName, filter, options.handoffToolNames);
+  const briefOnly = options.history === 'brief';
+  const view = renderView(thread, agentName, filter, options.handoffToolNames, briefOnly);
   const windowed = applyWindow(view, options.contextWindow);
   const turns = asProviderTurns(windowed, agentName, windowed !== view);
   // `concat` and `slice` copy in one go; a spread walks the array's iterator.
@@ -122,9 +129,12 @@ function renderView(
   agentName: string,
   filter: ToolCallFilter,
   handoffNames: ReadonlySet<string> | undefined,
+  briefOnly: boolean,
 ): LLMMessage[] {
   const index = thread.index();
-  const key = viewKey(agentName, filter, handoffNames);
+  const key = briefOnly
+    ? `${viewKey(agentName, filter, handoffNames)}\u0000brief`
+    : viewKey(agentName, filter, handoffNames);
   const memo = index.memo;
   const kept = memo.get(key);
   let view = kept instanceof RenderedView ? kept : undefined;
@@ -135,7 +145,7 @@ function renderView(
     view = new RenderedView();
     memo.set(key, view);
   }
-  renderInto(view, thread, agentName, filter, handoffNames, index);
+  renderInto(view, thread, agentName, filter, handoffNames, index, briefOnly);
   return view.out;
 }
 
@@ -220,6 +230,7 @@ function renderInto(
   filter: ToolCallFilter,
   handoffNames: ReadonlySet<string> | undefined,
   index: ThreadIndex,
+  briefOnly: boolean,
 ): void {
   // The agent's own handoff tools are known by name; another agent's by the default name or by
   // the result that matches its HandoffMessage.
@@ -256,6 +267,7 @@ function renderInto(
 
   for (let i = view.length; i < thread.length; i++) {
     const message = thread.at(i);
+    if (briefOnly && message !== undefined && !inBriefView(message, agentName)) continue;
     switch (message?.type) {
       case 'ToolCallRequestEvent':
         if (filter !== 'all') {
@@ -267,7 +279,7 @@ function renderInto(
         }
         break;
       case 'HandoffMessage':
-        if (message.target === agentName && message.source !== agentName) {
+        if (message.target === agentName && message.source !== agentName && !briefOnly) {
           renderContext(message, agentName, pushCalls, out);
         }
         out.push(asText(message, agentName));
@@ -322,9 +334,11 @@ function asText(
   agentName: string,
 ): LLMMessage {
   const content =
-    message.type !== 'StructuredMessage' || typeof message.content === 'string'
-      ? String(message.content)
-      : (JSON.stringify(message.content) ?? '');
+    message.type === 'HandoffMessage'
+      ? handoffText(message)
+      : message.type !== 'StructuredMessage' || typeof message.content === 'string'
+        ? String(message.content)
+        : (JSON.stringify(message.content) ?? '');
   if (message.source === agentName) return { role: 'assistant', content };
   if (message.source === 'user') return { role: 'user', content };
   const speaker =

@@ -14,6 +14,8 @@ export interface ThreadIndex {
   readonly handoffCalls: ReadonlySet<string>;
   /** Per `HandoffMessage` (by thread index, ascending): the calls it marked as handoff calls. */
   readonly handoffLinks: readonly { readonly handoff: number; readonly ids: readonly string[] }[];
+  /** The thread index of the latest `HandoffMessage`, `-1` when there is none. */
+  readonly lastHandoff: number;
   /** Values derived from the thread's messages (e.g. rendered views), dropped with the index. */
   readonly memo: Map<string, unknown>;
 }
@@ -21,6 +23,7 @@ export interface ThreadIndex {
 /** The index as its thread extends it. */
 export interface GrowingIndex extends ThreadIndex {
   length: number;
+  lastHandoff: number;
   readonly results: Map<string, FunctionExecutionResult>;
   readonly callIds: Set<string>;
   readonly handoffCalls: Set<string>;
@@ -37,6 +40,7 @@ export function emptyIndex(): GrowingIndex {
     callIds: new Set(),
     handoffCalls: new Set(),
     handoffLinks: [],
+    lastHandoff: -1,
     pending: new Map(),
     memo: new Map(),
   };
@@ -65,6 +69,7 @@ function add(index: GrowingIndex, m: AgentMessage, at: number): void {
       index.pending.set(m.source, m.content);
       break;
     case 'HandoffMessage': {
+      index.lastHandoff = at;
       const pending = index.pending.get(m.source);
       if (pending !== undefined) {
         let ids: string[] | undefined;

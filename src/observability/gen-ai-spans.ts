@@ -77,6 +77,11 @@ function isInDoubt(value: unknown): value is ToolInDoubtEvent {
   );
 }
 
+/** A handoff's brief as JSON text (what a span attribute can hold). */
+function briefText(answer: { readonly brief?: unknown }): string {
+  return JSON.stringify(answer.brief) ?? '';
+}
+
 /**
  * One agent turn: the span `invoke_agent <agent>`, with a `baton.handoff` event when the agent
  * answers with a handoff, and a `baton.tool_calls_in_doubt` event when its turn pauses on calls in
@@ -104,10 +109,15 @@ export function traceAgentTurn<R extends { chatMessage: ChatMessage } | object>(
       // A paused turn (tool calls awaiting approval) has no chat message yet.
       const answer = 'chatMessage' in response ? response.chatMessage : undefined;
       if (answer?.type === 'HandoffMessage') {
+        const brief =
+          answer.brief === undefined ? {} : { 'baton.handoff.brief': briefText(answer) };
         span.event('baton.handoff', {
           'baton.handoff.source': answer.source,
           'baton.handoff.target': answer.target,
+          ...brief,
         });
+        // On the agent span too, where a trace view lists attributes and hides events.
+        if (answer.brief !== undefined) span.set(brief);
       }
       // Calls in doubt (API.md §17): the turn pauses for a person to decide them.
       const paused = 'approvalRequest' in response ? response.approvalRequest : undefined;

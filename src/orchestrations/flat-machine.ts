@@ -7,6 +7,7 @@ import {
 } from 'xstate';
 
 import type { StateValue } from '../agents/conversation-state.js';
+import type { HandoffGuardContext } from '../agents/chat-agent.js';
 import { isRecord } from '../unknown-value.js';
 import type { EngineEvent, MachineEvent, StateMeta } from '../engine/orchestration.js';
 
@@ -48,8 +49,18 @@ export interface Edge {
   readonly guard?: string;
 }
 
-/** A guard of a compiled machine: reads the conversation state the event carries (API.md §18). */
-export type StateGuard = (state: StateValue) => boolean;
+/**
+ * A guard of a compiled machine: reads the conversation state the event carries (API.md §18) and
+ * the handoff that gave the speaker the floor.
+ */
+export type StateGuard = (state: StateValue, ctx: HandoffGuardContext) => boolean;
+
+/** True for what a guarded event carries besides the state: `{ handoff? }`. */
+function isGuardContext(value: unknown): value is HandoffGuardContext {
+  if (!isRecord(value)) return false;
+  const { handoff } = value;
+  return handoff === undefined || (isRecord(handoff) && typeof handoff.from === 'string');
+}
 
 /** `edge` taken only while the guard `name` holds (no guard: `edge` as it is). */
 export function guardedEdge(edge: Edge, name: string | undefined): Edge {
@@ -126,7 +137,8 @@ export function createFlatMachine<E extends EventObject>(
   for (const [name, test] of Object.entries(guards)) {
     implementations[name] = ({ event }) => {
       const state = 'state' in event && isRecord(event.state) ? event.state : {};
-      return test(state) === true;
+      const context = 'context' in event && isGuardContext(event.context) ? event.context : {};
+      return test(state, context) === true;
     };
   }
   return setup({ types: { events: {} as MachineEvent }, guards: implementations }).createMachine({

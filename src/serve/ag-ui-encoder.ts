@@ -5,6 +5,7 @@ import type { TaskResult } from '../engine/runnable.js';
 import type { FunctionCall } from '../messages/message.js';
 import type { FeedEvent } from './live-run.js';
 import type { SseFrame } from './sse-response.js';
+import { handoffData } from './handoff-data.js';
 
 /** The answer schema of a question interrupt: `{text}`. */
 export const TEXT_ANSWER_SCHEMA = {
@@ -174,7 +175,7 @@ export class AgUiEncoder {
       case 'HandoffMessage':
         out.push(
           ...this.#endText(),
-          ev('CUSTOM', { name: 'baton.handoff', value: { from: m.source, to: m.target } }),
+          ev('CUSTOM', { name: 'baton.handoff', value: handoffData(m) }),
         );
         break;
       default:

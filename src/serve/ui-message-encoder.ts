@@ -4,6 +4,7 @@ import type { AgentMessage, FunctionCall } from '../messages/message.js';
 import { messageToText } from '../messages/message-text.js';
 import type { FeedEvent } from './live-run.js';
 import type { SseFrame } from './sse-response.js';
+import { handoffData } from './handoff-data.js';
 
 /** The header that marks an AI SDK UI message stream. */
 export const UI_MESSAGE_STREAM_HEADERS = { 'x-vercel-ai-ui-message-stream': 'v1' } as const;
@@ -22,7 +23,7 @@ function inputOf(call: FunctionCall): unknown {
  * The AI SDK's UI message stream of a run: one assistant message (`messageId`; the same id
  * continues a message after an approval), a `message-metadata` chunk `{agent}` whenever the
  * speaking agent changes, text parts (streamed chunk by chunk when the model streams), tool parts
- * with input and output, `data-handoff` parts `{from, to}`, `tool-approval-request` chunks, and the
+ * with input and output, `data-handoff` parts `{from, to, brief}`, `tool-approval-request` chunks, and the
  * final metadata `{status, pendingRequest}`. User messages are not echoed: the client has them.
  */
 export class UiMessageEncoder {
@@ -126,10 +127,7 @@ export class UiMessageEncoder {
                 },
         ]);
       case 'HandoffMessage':
-        return [
-          ...this.#closeText(),
-          { type: 'data-handoff', id: m.id, data: { from: m.source, to: m.target } },
-        ];
+        return [...this.#closeText(), { type: 'data-handoff', id: m.id, data: handoffData(m) }];
       case 'GuardrailTrippedEvent':
         return this.#wholeText(
           `Guardrail "${m.source}" tripped${m.content === '' ? '' : `: ${m.content}`}`,

@@ -194,6 +194,7 @@ describe('devtools page in Chromium', { timeout: BROWSER_TEST_MS }, () => {
     expect(await transcript(page).textContent()).toContain(
       'lookup_invoice({"invoiceId":"INV-1001"})',
     );
+    expect(await transcript(page).textContent()).toContain('brief {"reason":"a billing question"}');
     expect(await transcript(page).textContent()).toContain('completion tokens');
     expect(await page.textContent('#conditions')).toMatch(/messages 3\/40.*tokens \d+\/5,000/);
 

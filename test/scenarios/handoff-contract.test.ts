@@ -277,10 +277,10 @@ describe('HandoffBuilder', () => {
         Object.entries(billing.agent).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]),
       ).toEqual(before);
     });
-    it('treats a handoff the topology does not allow as an unknown tool', async () => {
+    it('treats a handoff the topology does not allow as an unknown tool, with another try', async () => {
       const { workflow, triage } = desk({
         triage: [handoffStep('billing')],
-        billing: [handoffStep('triage', 'call_back')],
+        billing: [handoffStep('triage', 'call_back'), scriptedText('Which invoice is it?')],
       });
 
       const result = await workflow.run('My invoice is wrong');
@@ -300,6 +300,7 @@ describe('HandoffBuilder', () => {
       ]);
       expect(result.messages.filter((m) => m.type === 'HandoffMessage')).toHaveLength(1);
       expect([result.status, result.pendingRequest?.agent]).toEqual(['awaiting_input', 'billing']);
+      expect(result.pendingRequest?.prompt).toBe('Which invoice is it?');
       expect(triage.client.calls).toHaveLength(1);
     });
   });

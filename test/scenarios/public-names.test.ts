@@ -162,6 +162,14 @@ const SIGNATURE_TYPES = [
   'ReplayReport',
   'ReplayTools',
   'Divergence',
+  // §24 handoff briefs
+  'AddHandoffOptions',
+  'BriefCheck',
+  'CoordinatorOptions',
+  'HandoffBrief',
+  'HandoffGuardContext',
+  'HandoffInfo',
+  'HistoryView',
   // §15 serving over HTTP
   'Principal',
   'Servable',

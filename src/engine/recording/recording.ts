@@ -43,6 +43,8 @@ export interface RecordedTurn {
   /** The calls found in doubt in it (API.md §17): their run was cut off while they ran. */
   readonly inDoubt?: readonly FunctionCall[] | undefined;
   readonly handoff?: string | undefined;
+  /** The brief of its handoff, when it had one. */
+  readonly brief?: unknown;
   readonly message?: string | undefined;
   /** The state updates of its tool calls that succeeded, in the order they applied; absent: none. */
   readonly stateUpdates?: readonly RecordedStateUpdate[] | undefined;
@@ -120,6 +122,7 @@ const RecordingSchema = z.object({
       approvals: z.array(FunctionCallSchema).optional(),
       inDoubt: z.array(FunctionCallSchema).optional(),
       handoff: z.string().optional(),
+      brief: z.unknown().optional(),
       message: z.string().optional(),
       stateUpdates: z
         .array(z.object({ callId: z.string().min(1), ops: z.array(StatePatchOpSchema) }))

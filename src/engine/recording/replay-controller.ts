@@ -5,6 +5,7 @@ import type { StatePatchOp } from '../../agents/conversation-state.js';
 import type { FunctionCall, FunctionExecutionResult } from '../../messages/message.js';
 import type { ModelRequest, ModelResult } from '../../models/chat-client.js';
 import type { Recording, RecordedTurn } from './recording.js';
+import { changedBrief, refusedBrief } from './replay-briefs.js';
 
 /** Where a replay first differs from its recording (API.md §19). */
 export interface Divergence {
@@ -178,6 +179,10 @@ export class ReplayController {
     this.#used[index] = k + 1;
     const answer = turn.answers[k];
     if (answer === undefined) {
+      const refused = refusedBrief(turn, request);
+      if (refused !== undefined) {
+        throw this.diverge({ turn: index + 1, agent, what: 'handoff_brief', ...refused });
+      }
       throw this.diverge({
         turn: index + 1,
         agent,
@@ -318,6 +323,8 @@ export class ReplayController {
         actual: handoff,
       });
     }
+    const brief = changedBrief(turn, message);
+    if (brief !== undefined) throw this.diverge({ ...at, what: 'handoff_brief', ...brief });
     const used = this.#used[index] ?? 0;
     if (this.#digests.has(agent) && used !== turn.answers.length) {
       throw this.diverge({

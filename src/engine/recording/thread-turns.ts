@@ -125,6 +125,7 @@ interface OpenTurn {
   approvals?: FunctionCall[];
   inDoubt?: FunctionCall[];
   handoff?: string;
+  brief?: unknown;
   message?: string;
   thoughts: string[];
 }
@@ -236,6 +237,9 @@ function close(turn: OpenTurn, m: ChatMessage, redact: Redact | undefined): void
       break;
     case 'HandoffMessage':
       turn.handoff = m.target;
+      if (typeof m.brief === 'object' && m.brief !== null)
+        turn.brief = redactValue(m.brief, redact);
+      else if (m.brief !== undefined) turn.brief = m.brief;
       break;
     case 'ToolCallSummaryMessage':
       break;

@@ -61,18 +61,22 @@ export class MachineDriver {
   }
 
   /**
-   * The state after `event` in `state`.
+   * The state after `event` in `state`; a guard reads `data` (the conversation state) and
+   * `context`.
    * @throws Error when `state` has no transition for `event`: the orchestration's routing and its
    *   compiled machine disagree, and going on in the same state would hide it.
    */
-  next(state: string, event: MachineEvent, data?: StateValue): string {
+  next(state: string, event: MachineEvent, data?: StateValue, context?: object): string {
     // Two lookups rather than one joined key: a key made per call is a string to build and hash.
     let byEvent = this.#cache.get(state);
     const cached = byEvent?.get(event.type);
     if (cached !== undefined) return cached;
     const guarded = this.#guarded.get(state)?.has(event.type) === true;
-    // A guarded transition reads the conversation state, which the event carries to its guard.
-    const given = guarded ? { type: event.type, state: data ?? {} } : { type: event.type };
+    // A guarded transition reads the conversation state (and `context`: the handoff that gave the
+    // speaker the floor), which the event carries to its guard.
+    const given = guarded
+      ? { type: event.type, state: data ?? {}, context: context ?? {} }
+      : { type: event.type };
     const snapshot = this.machine.resolveState({ value: state, context: {} });
     if (!snapshot.can(given)) {
       if (guarded) {

@@ -3,6 +3,7 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { AgentPause, AgentResponse } from '../../agents/chat-agent.js';
 import { trippedReason } from '../../agents/guardrail.js';
 import type { AgentEvent, AgentMessage } from '../../messages/message.js';
+import { handoffContext } from '../../messages/handoff-brief.js';
 import { untilAborted } from '../../until-aborted.js';
 import {
   chooseSpeaker,
@@ -35,17 +36,14 @@ import {
 import { takeInput } from './task-input.js';
 import { taskResult, toTaskMessages } from './task-messages.js';
 
-/**
- * How many turns a run takes between two macrotasks it waits for. Agents that answer at once take
- * 10–50 µs a turn, so a timer or a signal handler waits about a millisecond for its turn.
- */
+// Turns a run takes between two macrotasks it waits for: agents that answer at once take 10–50 µs
+// a turn, so a timer or a signal handler waits about a millisecond for its turn.
 const TURNS_PER_MACROTASK = 32;
 
 /** Receives every message of a run as it is produced (streaming chunks included). */
 export type MessageSink = (message: AgentMessage) => void;
 
 const ignore = (): void => {};
-
 /** A run without a sink streams nothing (see `streamTo`): its turns share this empty set. */
 const NOTHING_STREAMED: Set<string> = new Set();
 
@@ -305,7 +303,8 @@ export class SessionRun {
       ? [...inner, response.chatMessage]
       : [response.chatMessage];
     const routing = host.orchestration.routeResponse(agent, response, state, speaking);
-    const next = host.driver.next(speaking, routing.event, host.turnData?.());
+    const guards = handoffContext(threadOf(state), agent);
+    const next = host.driver.next(speaking, routing.event, host.turnData?.(), guards);
     const followUp = routing.followUp;
     // A condition that fails does not lose the answer it was checking: the answer is committed
     // (with the condition state as it was) and the failure rejects the run after that.

@@ -14,20 +14,23 @@ import { ConfigError } from '../../errors.js';
 import type { TerminationCondition } from '../../termination/termination-condition.js';
 import type { UserReplyRouting } from './handoff-machine.js';
 import { compileHandoff } from './handoff-orchestration.js';
-import type { Router } from './handoff-router.js';
+import { resolveRouter } from './builder-router.js';
 import {
   addEdges,
+  type AddHandoffOptions,
+  type BriefSettings,
+  checkBriefOptions,
   type HandoffEdge,
-  type HandoffTopology,
   resolveTopology,
 } from './handoff-topology.js';
-import type { HandoffGuard } from '../../agents/chat-agent.js';
+import { checkBrief, type HandoffBrief } from '../../agents/handoff.js';
+import { DEFAULT_HANDOFF_BRIEF } from './default-brief.js';
 import type { StateOption } from '../../agents/conversation-state.js';
 import { resolveStateOption } from '../state-option.js';
-import { checkParticipantName } from '../participant-name.js';
 import { HandoffWorkflow } from './handoff-workflow.js';
 import {
   positiveInteger,
+  type CoordinatorOptions,
   type AutonomousModeOptions,
   type HandoffBuilderOptions,
   type LazyRoutingOptions,
@@ -37,7 +40,9 @@ import {
 const DEFAULT_AUTONOMOUS_PROMPT = 'User did not respond. Continue assisting autonomously.';
 const DEFAULT_HANDOFF_PHRASE = 'This is outside my area';
 
+export type { AddHandoffOptions } from './handoff-topology.js';
 export type {
+  CoordinatorOptions,
   AutonomousModeOptions,
   HandoffBuilderOptions,
   LazyRoutingOptions,
@@ -82,6 +87,8 @@ export class HandoffBuilder {
     | undefined;
   #resolver: ResolverOptions<ZodType> | undefined;
   readonly #state: StateOption | undefined;
+  readonly #brief: HandoffBrief | undefined;
+  #lead: BriefSettings['coordinator'] = {};
 
   constructor(options: HandoffBuilderOptions) {
     const participants = options?.participants;
@@ -101,19 +108,39 @@ export class HandoffBuilder {
     this.#name = options.name ?? 'handoff';
     this.#participants = [...participants];
     this.#state = options.state;
+    this.#brief =
+      options.handoffBrief === false
+        ? undefined
+        : (checkBrief('HandoffBuilder: handoffBrief', options.handoffBrief) ??
+          DEFAULT_HANDOFF_BRIEF);
   }
 
-  /** The agent that receives new conversations and can hand off to every other participant. Required. */
-  coordinator(agent: ChatAgent | string): this {
+  /**
+   * The agent that receives new conversations and can hand off to every other participant.
+   * Required. `options.brief` is what its handoffs carry (default: the workflow's `handoffBrief`);
+   * `options.history: 'brief'` shows its targets the user's messages and the brief only.
+   */
+  coordinator(agent: ChatAgent | string, options: CoordinatorOptions = {}): this {
     this.#coordinator = nameOf(agent);
+    const checked = checkBriefOptions('coordinator()', options ?? {});
+    this.#lead = {
+      ...(checked.brief === undefined ? {} : { brief: checked.brief }),
+      ...(checked.history === undefined ? {} : { history: checked.history }),
+    };
     return this;
   }
 
-  /** Lets `source` hand off to each of `targets`; repeated calls merge. */
+  /**
+   * Lets `source` hand off to each of `targets`; repeated calls merge. `brief` is the zod object
+   * the handoff tool takes (checked; recorded on the `HandoffMessage`; the target's
+   * `ctx.handoff.brief`), `history: 'brief'` shows the target the user's messages and the brief
+   * instead of the other agents' turns.
+   * @example builder.addHandoff(triage, [billing], { brief: z.object({ reason: z.string(), invoiceId: z.string() }) })
+   */
   addHandoff(
     source: ChatAgent | string,
     targets: readonly (ChatAgent | string)[],
-    options: { description?: string; when?: HandoffGuard } = {},
+    options: AddHandoffOptions = {},
   ): this {
     addEdges(this.#edges, nameOf(source), targets.map(nameOf), options);
     return this;
@@ -265,6 +292,7 @@ export class HandoffBuilder {
       participants: this.#participants,
       coordinator: this.#coordinator,
       edges: this.#edges,
+      briefs: { default: this.#brief, coordinator: this.#lead },
     });
     const autonomousAgents = new Set<string>();
     if (this.#autonomous !== undefined) {
@@ -292,52 +320,18 @@ export class HandoffBuilder {
         prompt: this.#autonomous?.prompt ?? DEFAULT_AUTONOMOUS_PROMPT,
       },
       stopRule: this.#stop === undefined ? undefined : toStopRule(this.#stop),
-      router: this.#router(topology),
+      router: resolveRouter({
+        name: this.#name,
+        topology,
+        resolver: this.#resolver,
+        lazy: this.#routing === 'lazy' ? this.#lazy?.classifier : undefined,
+        lazyOn: this.#routing === 'lazy' && this.#lazy !== undefined,
+      }),
       lazy:
         this.#lazy === undefined
           ? undefined
           : { phrase: this.#lazy.phrase, contextTurns: this.#lazy.contextTurns },
     });
     return new HandoffWorkflow({ ...orchestration, ...state }, topology, this.#checkpointing);
-  }
-
-  /** Who routes in the `classifying` state: the resolver, else lazy routing's classifier. */
-  #router(topology: HandoffTopology): Router | undefined {
-    const named = (agent: ChatAgent | string | undefined, what: string): ChatAgent => {
-      if (agent === undefined) agent = topology.coordinator;
-      if (typeof agent !== 'string') {
-        checkParticipantName(`HandoffBuilder "${this.#name}": ${what}`, agent.name, what);
-        const same = topology.participants.get(agent.name);
-        if (same !== undefined && same !== agent) {
-          throw new ConfigError(
-            `${what}: agent "${agent.name}" has the name of another participant of workflow "${this.#name}". Rename it.`,
-            { path: what },
-          );
-        }
-        return agent;
-      }
-      const found = topology.participants.get(agent);
-      if (found === undefined) {
-        throw new ConfigError(
-          `${what}: "${agent}" is not a participant of workflow "${this.#name}". Fix the name.`,
-          {
-            path: what,
-          },
-        );
-      }
-      return found;
-    };
-    if (this.#resolver !== undefined) {
-      return {
-        kind: 'resolver',
-        agent: named(this.#resolver.agent, 'withResolver()'),
-        schema: this.#resolver.schema,
-        resolve: this.#resolver.resolve as (output: never) => string | null,
-      };
-    }
-    if (this.#routing !== 'lazy' || this.#lazy === undefined) return undefined;
-    const classifier = this.#lazy.classifier;
-    if (typeof classifier === 'function') return { kind: 'function', classify: classifier };
-    return { kind: 'agent', agent: named(classifier, 'withUserReplyRouting("lazy"): classifier') };
   }
 }

@@ -3,6 +3,8 @@ import type { StateOption } from '../../agents/conversation-state.js';
 import type { ZodType, z } from 'zod';
 
 import type { ChatAgent } from '../../agents/chat-agent.js';
+import type { HandoffBrief } from '../../agents/handoff.js';
+import type { HistoryView } from '../../messages/model-view.js';
 import type { ClassifierFunction } from './handoff-router.js';
 
 /** Options of `new HandoffBuilder()`. */
@@ -15,6 +17,20 @@ export interface HandoffBuilderOptions {
    * checked by `build()`. @default none: the state is `{}` and any JSON object is accepted
    */
   state?: StateOption;
+  /**
+   * What every generated handoff tool takes (its parameters), unless the coordinator or an edge
+   * sets its own: a zod object, or `false` for handoffs without parameters.
+   * @default z.object({ reason: z.string().optional() }): the model is asked why it hands off
+   */
+  handoffBrief?: HandoffBrief | false;
+}
+
+/** Options of `coordinator()`. */
+export interface CoordinatorOptions {
+  /** What the coordinator's handoffs carry. @default the workflow's `handoffBrief` */
+  brief?: HandoffBrief | false;
+  /** `'brief'`: its targets see the user's messages and the brief only. @default 'full' */
+  history?: HistoryView;
 }
 
 /** Options of `withAutonomousMode()`. */

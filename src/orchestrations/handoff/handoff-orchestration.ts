@@ -14,6 +14,7 @@ import type { StopRule } from '../../engine/state/stop-rule.js';
 import { ConfigError } from '../../errors.js';
 import { selectSpeakerEvent, textMessage } from '../../messages/message-factories.js';
 import { messageToText } from '../../messages/message-text.js';
+import { handoffTo } from '../../messages/handoff-brief.js';
 import {
   compileHandoffMachine,
   type HandoffEvent,
@@ -34,6 +35,9 @@ import {
 } from './handoff-thread.js';
 
 export { AUTONOMOUS_PROMPT_KEY, CLASSIFIER_SOURCE } from './handoff-thread.js';
+
+/** The guard of a handoff the router may not take now (its target declined this user turn). */
+const NOT_NOW = (): boolean => false;
 
 /** A response that goes to the user: the session pauses with it as the question. */
 const ASKS_USER: HandoffEvent = { type: 'asks_user' };
@@ -239,9 +243,18 @@ export function compileHandoff(settings: HandoffSettings): Orchestration {
         return {
           ...routerOptions,
           handoffs: routerOptions.handoffs.filter((h) => !declined.has(h.target)),
+          // Withheld, not unknown: a call to one is an error result without another try.
+          handoffGuards: new Map([...declined].map((t) => [t, NOT_NOW])),
         };
       }
-      const options = turnOptions.get(agent) ?? {};
+      let options = turnOptions.get(agent) ?? {};
+      const briefSources = topology.briefHistory.get(agent);
+      if (briefSources !== undefined) {
+        // The handoff that gave the agent the floor decides how much of the thread it sees.
+        const from = handoffTo(threadOf(state), agent)?.from;
+        if (from !== undefined && briefSources.has(from))
+          options = { ...options, history: 'brief' };
+      }
       if (lazy?.contextTurns === undefined) return options;
       return {
         ...options,
@@ -258,8 +271,13 @@ function routerName(router: Router | undefined): string | undefined {
   return router === undefined || router.kind === 'function' ? undefined : router.agent.name;
 }
 
-/** The handoff the router is offered to `target` (the topology's, when the router is a participant). */
+/**
+ * The handoff the router is offered to `target`: the coordinator's (with its brief), else one
+ * described by the target.
+ */
 function routerHandoff(topology: HandoffTopology, target: string): Handoff {
+  const own = topology.handoffs.get(topology.coordinator)?.find((h) => h.target === target);
+  if (own !== undefined) return own;
   const description = topology.participants.get(target)?.description;
   return new Handoff(
     description ? { target, description: `Handoff to ${target}: ${description}` } : { target },

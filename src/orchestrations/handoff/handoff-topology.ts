@@ -1,5 +1,6 @@
 import type { ChatAgent, HandoffGuard } from '../../agents/chat-agent.js';
-import { Handoff } from '../../agents/handoff.js';
+import { checkBrief, Handoff, type HandoffBrief } from '../../agents/handoff.js';
+import type { HistoryView } from '../../messages/model-view.js';
 import { ConfigError } from '../../errors.js';
 import { fieldOf } from '../../unknown-value.js';
 import { RESERVED_STATES } from '../flat-machine.js';
@@ -11,6 +12,34 @@ export interface HandoffEdge {
   readonly description: string | undefined;
   /** The `when` guard (API.md §18): the handoff is offered only while it holds. */
   readonly when?: NamedGuard | undefined;
+  /** The edge's brief; `false`: none; undefined: the workflow's. */
+  readonly brief?: HandoffBrief | false | undefined;
+  /** What the target sees of the thread after this handoff. @default 'full' */
+  readonly history?: HistoryView | undefined;
+}
+
+/** Options of `addHandoff()`. */
+export interface AddHandoffOptions {
+  description?: string;
+  /** Offered only while it holds (API.md §18). */
+  when?: HandoffGuard;
+  /** What the source tells the target, as the tool's parameters. @default the workflow's brief */
+  brief?: HandoffBrief | false;
+  /** `'brief'`: the target sees the user's messages and the brief, not other agents' turns. */
+  history?: HistoryView;
+}
+
+const isHistory = (value: unknown): value is HistoryView => value === 'full' || value === 'brief';
+
+/** `options`' brief and history, checked. @throws ConfigError naming the method. */
+export function checkBriefOptions(
+  where: string,
+  options: { brief?: unknown; history?: unknown },
+): { brief: HandoffBrief | false | undefined; history: HistoryView | undefined } {
+  const brief = options.brief === false ? false : checkBrief(where, options.brief);
+  const { history } = options;
+  if (history === undefined || isHistory(history)) return { brief, history };
+  fail(`${where}: history must be "full" or "brief", got ${JSON.stringify(history)}.`, 'history');
 }
 
 /** A `when` guard and the name the compiled machine knows it by. */
@@ -28,9 +57,10 @@ export function addEdges(
   edges: Map<string, Map<string, HandoffEdge>>,
   from: string,
   targets: readonly string[],
-  options: { description?: string; when?: HandoffGuard },
+  options: AddHandoffOptions,
 ): void {
   const when = options.when;
+  const { brief, history } = checkBriefOptions(`addHandoff("${from}", ...)`, options);
   if (when !== undefined && typeof when !== 'function') {
     fail(
       `addHandoff("${from}", ...): when must be a function (state) => boolean, got ${JSON.stringify(when)}.`,
@@ -49,7 +79,12 @@ export function addEdges(
       when === undefined
         ? before?.when
         : { name: named && named !== 'when' ? named : `when_${from}_${to}`, test: when };
-    own.set(to, { description: options.description ?? before?.description, when: guard });
+    own.set(to, {
+      description: options.description ?? before?.description,
+      when: guard,
+      brief: brief ?? before?.brief,
+      history: history ?? before?.history,
+    });
   }
 }
 
@@ -64,6 +99,21 @@ export interface HandoffTopology {
   readonly handoffs: ReadonlyMap<string, readonly Handoff[]>;
   /** Per agent: the `when` guards of its handoffs, by target. */
   readonly guards: ReadonlyMap<string, ReadonlyMap<string, NamedGuard>>;
+  /** Per target: the sources whose handoffs to it show it the `'brief'` history. */
+  readonly briefHistory: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** The briefs of a workflow: its default, and the coordinator's (for its handoffs). */
+export interface BriefSettings {
+  readonly default: HandoffBrief | undefined;
+  readonly coordinator: { readonly brief?: HandoffBrief | false; readonly history?: HistoryView };
+}
+
+/** What a generated handoff tool is made from. */
+interface EdgeTool {
+  readonly description: string | undefined;
+  readonly brief?: HandoffBrief | false | undefined;
+  readonly history?: HistoryView | undefined;
 }
 
 /** The agent's own tools and handoffs, for agents that expose them (as `Agent` does). */
@@ -86,6 +136,7 @@ export function resolveTopology(input: {
   participants: readonly ChatAgent[];
   coordinator: string | undefined;
   edges: ReadonlyMap<string, ReadonlyMap<string, HandoffEdge>>;
+  briefs: BriefSettings;
 }): HandoffTopology {
   const { name } = input;
   if (input.participants.length === 0) {
@@ -124,22 +175,28 @@ export function resolveTopology(input: {
 
   checkOwnHandoffs(`HandoffBuilder "${name}"`, input.participants, OUTSIDE);
 
-  const described = new Map<string, Map<string, string | undefined>>();
-  const allow = (from: string, to: string, description: string | undefined) => {
+  const described = new Map<string, Map<string, EdgeTool>>();
+  const allow = (from: string, to: string, tool: EdgeTool) => {
     let map = described.get(from);
     if (map === undefined) {
       map = new Map();
       described.set(from, map);
     }
-    if (!map.has(to) || description !== undefined) map.set(to, description);
+    const before = map.get(to);
+    map.set(to, {
+      description: tool.description ?? before?.description,
+      brief: tool.brief ?? before?.brief,
+      history: tool.history ?? before?.history,
+    });
   };
+  const { coordinator: lead } = input.briefs;
   for (const [target, agent] of participants) {
     if (target === coordinator) continue;
-    allow(
-      coordinator,
-      target,
-      agent.description ? `Handoff to ${target}: ${agent.description}` : undefined,
-    );
+    allow(coordinator, target, {
+      description: agent.description ? `Handoff to ${target}: ${agent.description}` : undefined,
+      brief: lead.brief,
+      history: lead.history,
+    });
   }
   const guards = new Map<string, Map<string, NamedGuard>>();
   const byName = new Map<string, HandoffGuard>();
@@ -177,13 +234,14 @@ export function resolveTopology(input: {
           'addHandoff.targets',
         );
       }
-      allow(source, target, edge.description);
+      allow(source, target, edge);
       if (edge.when !== undefined) guard(source, target, edge.when);
     }
   }
 
   const targets = new Map<string, string[]>();
   const handoffs = new Map<string, Handoff[]>();
+  const briefHistory = new Map<string, Set<string>>();
   for (const [agentName, agent] of participants) {
     const own = ownTools(agent);
     const list: string[] = [];
@@ -191,9 +249,19 @@ export function resolveTopology(input: {
       if (participants.has(h.target) && h.target !== agentName) list.push(h.target);
     }
     const generated: Handoff[] = [];
-    for (const [target, description] of described.get(agentName) ?? []) {
+    for (const [target, edge] of described.get(agentName) ?? []) {
+      if (edge.history === 'brief') {
+        const sources = briefHistory.get(target) ?? new Set();
+        briefHistory.set(target, sources.add(agentName));
+      }
       if (own.handoffs.some((h) => h.target === target)) continue;
-      const handoff = new Handoff(description === undefined ? { target } : { target, description });
+      const { description } = edge;
+      const brief = edge.brief === false ? undefined : (edge.brief ?? input.briefs.default);
+      const handoff = new Handoff({
+        target,
+        ...(description === undefined ? {} : { description }),
+        brief,
+      });
       if (own.tools.includes(handoff.name) || own.handoffs.some((h) => h.name === handoff.name)) {
         fail(
           `HandoffBuilder "${name}": agent "${agentName}" already has a tool named "${handoff.name}", the name of its generated handoff to "${target}". Rename that tool.`,
@@ -206,5 +274,5 @@ export function resolveTopology(input: {
     targets.set(agentName, [...new Set(list)]);
     handoffs.set(agentName, generated);
   }
-  return { name, participants, coordinator, targets, handoffs, guards };
+  return { name, participants, coordinator, targets, handoffs, guards, briefHistory };
 }

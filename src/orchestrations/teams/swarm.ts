@@ -17,6 +17,7 @@ import { teamMaxTurns } from './round-robin-group-chat.js';
 import { edge, type Transitions } from '../flat-machine.js';
 import { checkTeam, compileTeamMachine, type TeamEvent } from './team-machine.js';
 import { checkOwnHandoffs } from '../own-handoffs.js';
+import { checkBrief, type HandoffBrief } from '../../agents/handoff.js';
 
 /** Options of `Swarm`. */
 export interface SwarmOptions extends TeamCheckpointOptions {
@@ -33,6 +34,12 @@ export interface SwarmOptions extends TeamCheckpointOptions {
   guardrails?: GuardrailSet;
   /** @default "swarm" */
   name?: string;
+  /**
+   * What the participants' own handoffs carry when they have no brief of their own (a zod
+   * object: the tools' parameters, checked, recorded on the `HandoffMessage` and given to the
+   * target as `ctx.handoff.brief`). @default none: handoffs without parameters
+   */
+  handoffBrief?: HandoffBrief | false;
 }
 
 /** The targets of the `HandoffTermination`s in `condition`: handoffs that stop the team. */
@@ -74,6 +81,11 @@ export class Swarm extends WorkflowRunner {
       new Set(['user', ...handoffTerminationTargets(options.terminationCondition)]),
     );
     const first = names[0];
+    const brief =
+      options.handoffBrief === false
+        ? undefined
+        : checkBrief(`Swarm "${name}": handoffBrief`, options.handoffBrief);
+    const turn = brief === undefined ? {} : { handoffBrief: brief };
     const machine = compileTeamMachine({
       id: name,
       agents: names,
@@ -119,7 +131,7 @@ export class Swarm extends WorkflowRunner {
         descriptor: { kind: 'swarm', participants: names },
         progressSchema: NO_PROGRESS,
         ...resolveStateOption('Swarm', options.state),
-        turnOptions: () => ({}),
+        turnOptions: () => turn,
         routeResponse: (agent, response) => {
           const message = response.chatMessage;
           // An agent that answers without handing off (or hands off to itself) keeps the floor.
