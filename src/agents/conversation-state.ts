@@ -28,6 +28,17 @@ export type StateProblem = { readonly path: string; readonly text: string } | un
 export interface StateOption<S extends z.ZodType = z.ZodType> {
   schema: S;
   initial: z.input<S>;
+  /**
+   * The version of the state's shape, recorded with each session's records. Raise it when a
+   * stored state needs `migrate` to fit the schema. @default 1
+   */
+  version?: number;
+  /**
+   * Turns the state of a session stored with an older `version` (`from`) into one the schema
+   * accepts; its result is committed with the session's next step. @default none (the stored
+   * state is checked as it is)
+   */
+  migrate?: (old: unknown, from: number) => unknown;
 }
 
 /** The empty state of a workflow without a `state` option (frozen, shared). */

@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 
 import type { CheckpointRecord } from '../../checkpoint/checkpoint-store.js';
-import { CheckpointError, ConfigError } from '../../errors.js';
+import { CheckpointError } from '../../errors.js';
 import { firstIssue } from '../../zod-issues.js';
 import {
   compactStep,
@@ -16,8 +16,10 @@ import {
 import { readLegacyStep } from './legacy-records.js';
 import type { CommittedStep, SessionState } from '../state/session-state.js';
 import { replayStep } from './replay-step.js';
-import type { StateCheck } from '../state/state-validator.js';
-import type { StateProblem } from '../../agents/conversation-state.js';
+import type { StatePatchOp } from '../../agents/conversation-state.js';
+import { type ExpectedWorkflow, settleLog } from './take-over.js';
+
+export type { ExpectedWorkflow } from './take-over.js';
 
 /** The version of the snapshot format; a snapshot of another version is refused with advice. */
 export const RECORD_VERSION = 1;
@@ -34,6 +36,8 @@ const SnapshotSchema = z.object({
   event: z.string(),
   fp: z.string(),
   workflow: z.record(z.string(), z.unknown()),
+  /** The writer's state version (`StateOption.version`); absent in records of version 1. */
+  sv: z.number().int().positive().optional(),
   state: z.unknown(),
 });
 
@@ -48,9 +52,26 @@ export interface CheckpointInfo {
   readonly event: string;
 }
 
-/** Encodes a committed step as a sealed format 3 record (see `compactStep`, `stepRecordBody`). */
-export function encodeStep(sessionId: string, step: CommittedStep): CheckpointRecord {
-  const entry = compactStep(step);
+/** The workflow that wrote a record: its fingerprint and conversation state version. */
+export interface Writer {
+  readonly fingerprint: string;
+  readonly version: number;
+}
+
+/**
+ * Encodes a committed step as a sealed format 3 record (see `compactStep`, `stepRecordBody`);
+ * `writer` when the records before it were written by another workflow.
+ */
+export function encodeStep(
+  sessionId: string,
+  step: CommittedStep,
+  writer?: Writer,
+): CheckpointRecord {
+  const compact = compactStep(step);
+  const entry =
+    writer === undefined
+      ? compact
+      : { ...compact, w: { f: writer.fingerprint, v: writer.version } };
   return {
     step: entry.s,
     snapshot: false,
@@ -63,8 +84,7 @@ export function encodeSnapshot(
   sessionId: string,
   state: SessionState,
   event: string,
-  fingerprint: string,
-  workflow: WorkflowDescriptor,
+  writer: Writer & { readonly descriptor: WorkflowDescriptor },
 ): CheckpointRecord {
   const record: Snapshot = {
     v: RECORD_VERSION,
@@ -72,8 +92,9 @@ export function encodeSnapshot(
     step: state.step,
     at: new Date().toISOString(),
     event,
-    fp: fingerprint,
-    workflow,
+    fp: writer.fingerprint,
+    workflow: writer.descriptor,
+    ...(writer.version === 1 ? {} : { sv: writer.version }),
     state,
   };
   return {
@@ -198,49 +219,35 @@ function unknownStepVersion(
   );
 }
 
-/** Says how two workflow descriptors differ, field by field. */
-function describeDifference(stored: WorkflowDescriptor, current: WorkflowDescriptor): string {
-  const keys = [...new Set([...Object.keys(stored), ...Object.keys(current)])];
-  const differing = keys.filter((k) => JSON.stringify(stored[k]) !== JSON.stringify(current[k]));
-  return differing
-    .map(
-      (k) =>
-        `${k}: stored ${JSON.stringify(stored[k])}, this workflow ${JSON.stringify(current[k])}`,
-    )
-    .join('; ');
-}
-
-/** What a log must match: the workflow's identity, and its check of a rebuilt state. */
-export interface ExpectedWorkflow {
-  readonly fingerprint: string;
-  readonly descriptor: WorkflowDescriptor;
-  /** The workflow's one state check (`StateValidator.stored`), also used by `loadState()`. */
-  readonly check: (state: unknown) => StateCheck<SessionState>;
-  /** The conversation state's check (API.md §18), to refuse a record whose patch breaks it. */
-  readonly stateProblem?: ((data: unknown) => StateProblem) | undefined;
-}
-
-/** The step log of a session, read back into its state. */
-export interface LoadedLog {
+/** The step log of a session read back: the state, who wrote it, and the migration it needs. */
+export interface ReplayedLog {
   readonly state: SessionState;
-  readonly descriptor: WorkflowDescriptor;
+  /** The workflow that wrote the last records. */
+  readonly writer: Writer;
+  /**
+   * The state patch that turned an older state version's conversation state into this workflow's
+   * (`state` holds its result already); to be committed with the session's next step.
+   */
+  readonly migration?: readonly StatePatchOp[] | undefined;
 }
 
 /**
  * Rebuilds a session's state from its records: a snapshot, then each step read back as the typed
  * step it records and applied by `applyStep`, the reducer that made it. Throws `CheckpointError`
- * naming the step for anything unreadable, `ConfigError` when another workflow wrote the session.
+ * naming the step for anything unreadable, `ConfigError` when another workflow wrote the session
+ * and this one cannot take it over (see `settleLog`).
  */
 export function replayLog(
   sessionId: string,
   records: readonly CheckpointRecord[],
   expected: ExpectedWorkflow,
-  base?: SessionState,
-): SessionState {
-  let state: unknown = base;
+  base?: { readonly state: SessionState; readonly writer: Writer },
+): ReplayedLog {
+  let state: unknown = base?.state;
+  let writer = base?.writer;
   /** The state the steps since the last snapshot made, and its thread's length. */
   let replayed: { state: SessionState; length: number } | undefined;
-  let lastStep = base?.step;
+  let lastStep = base?.state.step;
   for (const record of records) {
     const entry = decode(sessionId, record);
     if (lastStep !== undefined && record.step !== lastStep + 1 && !record.snapshot) {
@@ -251,20 +258,17 @@ export function replayLog(
       );
     }
     if ('state' in entry) {
-      if (entry.fp !== expected.fingerprint) {
-        if (JSON.stringify(entry.workflow) === JSON.stringify(expected.descriptor)) {
-          throw new CheckpointError(sessionId, record.step, 'its workflow fingerprint is damaged');
-        }
-        throw new ConfigError(
-          `Session "${sessionId}" was written by a different workflow ` +
-            `(${describeDifference(entry.workflow, expected.descriptor)}). ` +
-            'Resume it with the workflow that wrote it, or start a new session.',
-          { path: 'workflow' },
-        );
+      if (
+        entry.fp !== expected.fingerprint &&
+        JSON.stringify(entry.workflow) === JSON.stringify(expected.descriptor)
+      ) {
+        throw new CheckpointError(sessionId, record.step, 'its workflow fingerprint is damaged');
       }
+      writer = { fingerprint: entry.fp, version: entry.sv ?? 1 };
       replayed = undefined;
       state = entry.state;
     } else {
+      if (entry.writer !== undefined) writer = entry.writer;
       if (state === undefined) {
         throw new CheckpointError(sessionId, record.step, 'the log does not start with a snapshot');
       }
@@ -281,32 +285,11 @@ export function replayLog(
     lastStep = record.step;
   }
   if (replayed !== undefined) state = replayed.state;
-  if (state === undefined) throw new CheckpointError(sessionId, 0, 'the log is empty');
-  if (base !== undefined && state === base) return base;
-  const checked = expected.check(state);
-  if (!checked.ok && checked.path.startsWith('state')) {
-    // A valid log whose conversation state this workflow's schema refuses (API.md §18).
-    throw new ConfigError(
-      `Session "${sessionId}" cannot be resumed: ${checked.problem}. Resume it with a workflow ` +
-        "whose state schema accepts it, or update the stored state's field.",
-      { path: checked.path },
-    );
+  if (state === undefined || writer === undefined || lastStep === undefined) {
+    throw new CheckpointError(sessionId, 0, 'the log is empty');
   }
-  if (!checked.ok) {
-    throw new CheckpointError(
-      sessionId,
-      lastStep ?? 0,
-      `the state it leads to is wrong: ${checked.problem}`,
-    );
-  }
-  if (checked.state.step !== lastStep) {
-    throw new CheckpointError(
-      sessionId,
-      lastStep ?? 0,
-      `the state says step ${checked.state.step}`,
-    );
-  }
-  return checked.state;
+  if (base !== undefined && state === base.state) return { state: base.state, writer };
+  return settleLog(sessionId, state, lastStep, writer, expected);
 }
 
 /**

@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+
+import {
+  Agent,
+  type CheckpointStore,
+  ConfigError,
+  HandoffBuilder,
+  ScriptedChatClient,
+  scriptedText,
+  scriptedToolCall,
+  tool,
+} from '../../src/index.js';
+import type { StoreFixture } from '../contracts/checkpoint-store.contract.js';
+import {
+  openFile,
+  openMemory,
+  openPostgres,
+  openRedis,
+  type OpenStores,
+} from '../support/store-fixtures.js';
+
+const V1 = z.object({ customer: z.string().nullable() });
+const V2 = z.object({
+  customer: z.object({ name: z.string() }).nullable(),
+  priority: z.enum(['low', 'high']),
+});
+
+const refund = tool({
+  name: 'refund',
+  description: 'Refunds a charge.',
+  parameters: z.object({ amount: z.number() }),
+  needsApproval: true,
+  execute: ({ amount }) => `refunded ${amount}`,
+});
+
+/** A desk as one build has it: version 1 or 2 of the state, with or without the refund tool. */
+function desk(
+  store: CheckpointStore,
+  options: {
+    version: 1 | 2;
+    replies?: string[];
+    migrate?: (old: unknown, from: number) => unknown;
+    refund?: boolean;
+    billingScript?: ReturnType<typeof scriptedText>[];
+  },
+) {
+  const triage = new Agent({
+    name: 'triage',
+    client: new ScriptedChatClient((options.replies ?? []).map((r) => scriptedText(r))),
+  });
+  const billing = new Agent({
+    name: 'billing',
+    client: new ScriptedChatClient(options.billingScript ?? []),
+    tools: options.refund === false ? [] : [refund],
+  });
+  const state =
+    options.version === 1
+      ? { schema: V1, initial: { customer: null } }
+      : {
+          schema: V2,
+          initial: { customer: null, priority: 'low' as const },
+          version: 2,
+          ...(options.migrate === undefined ? {} : { migrate: options.migrate }),
+        };
+  return new HandoffBuilder({ name: 'desk', participants: [triage, billing], state })
+    .coordinator('triage')
+    .withCheckpointing(store)
+    .build();
+}
+
+const migrations: [unknown, number][] = [];
+const migrate = (old: unknown, from: number) => {
+  migrations.push([old, from]);
+  const customer = (old as { customer: string | null }).customer;
+  return { customer: customer === null ? null : { name: customer }, priority: 'high' };
+};
+
+/** A session of version 1 paused for input, with the customer known. */
+async function pausedV1(store: CheckpointStore, id: string): Promise<number> {
+  const v1 = desk(store, { version: 1, replies: ['Who are you?'] });
+  await v1.session(id).updateState((draft) => {
+    draft.customer = 'Ada';
+  });
+  await v1.session(id).run('hello');
+  return (await store.read(id, { from: 'start' })).length;
+}
+
+const rawOf = async (store: CheckpointStore, id: string) =>
+  (await store.read(id, { from: 'start' })).map((r) => r.data);
+
+describe.each<[string, OpenStores]>([
+  ['memory', openMemory],
+  ['file', openFile],
+  ['postgres', openPostgres],
+  ['redis', openRedis],
+])('workflow versions on the %s store', (_name, open) => {
+  let stores: StoreFixture | undefined;
+  beforeAll(async () => {
+    stores = await open();
+  });
+  afterAll(async () => {
+    await stores?.close();
+  });
+  const need = (ctx: { skip: () => void }): StoreFixture => {
+    if (stores === undefined) ctx.skip();
+    return stores as StoreFixture;
+  };
+
+  it('migrates a version 1 state when it loads, and commits it with the next step', async (ctx) => {
+    const { a, b } = need(ctx);
+    const id = `migrate-${Math.random().toString(36).slice(2)}`;
+    const before = await pausedV1(a, id);
+    migrations.length = 0;
+
+    const v2 = desk(b, { version: 2, migrate, replies: ['Noted, Ada.'] });
+    expect(await v2.session(id).state()).toEqual({ customer: { name: 'Ada' }, priority: 'high' });
+    expect(migrations).toEqual([[{ customer: 'Ada' }, 1]]);
+    // Reading wrote nothing.
+    expect((await a.read(id, { from: 'start' })).length).toBe(before);
+
+    const result = await v2.session(id).run('I was charged twice');
+    expect(result.pendingRequest?.prompt).toBe('Noted, Ada.');
+    // Another process of the new build reads the migrated state from the log, migrating nothing.
+    migrations.length = 0;
+    const again = desk(a, { version: 2, migrate });
+    expect(await again.session(id).state()).toEqual({
+      customer: { name: 'Ada' },
+      priority: 'high',
+    });
+    expect(migrations).toEqual([]);
+    const events = (await again.session(id).checkpoints()).map((c) => c.event);
+    expect(events.slice(before)).toEqual(['user_input', 'agent_response:triage']);
+  });
+
+  it('refuses a migrate that returns an invalid state, naming the field, and touches nothing', async (ctx) => {
+    const { a, b } = need(ctx);
+    const id = `bad-migrate-${Math.random().toString(36).slice(2)}`;
+    await pausedV1(a, id);
+    const stored = await rawOf(a, id);
+    const v2 = desk(b, {
+      version: 2,
+      migrate: () => ({ customer: { name: 'Ada' }, priority: 'urgent' }),
+      replies: ['unused'],
+    });
+    const error = await v2
+      .session(id)
+      .run('hello again')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).path).toBe('state.priority');
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^Session "${id}" cannot be taken over by this workflow: state\\.migrate\\(old, 1\\) returned a state it refuses: the conversation state is invalid at priority: .*Make migrate return a state the schema accepts; the stored session is untouched\\.$`,
+      ),
+    );
+    expect(await rawOf(a, id)).toEqual(stored);
+  });
+
+  it('refuses a session paused on a tool the new build no longer has', async (ctx) => {
+    const { a, b } = need(ctx);
+    const id = `gone-tool-${Math.random().toString(36).slice(2)}`;
+    const v1 = new HandoffBuilder({
+      name: 'desk',
+      state: { schema: V1, initial: { customer: null } },
+      participants: [
+        new Agent({
+          name: 'triage',
+          client: new ScriptedChatClient([scriptedToolCall('handoff_to_billing')]),
+        }),
+        new Agent({
+          name: 'billing',
+          client: new ScriptedChatClient([scriptedToolCall('refund', { amount: 5 })]),
+          tools: [refund],
+        }),
+      ],
+    })
+      .coordinator('triage')
+      .withCheckpointing(a)
+      .build();
+    const paused = await v1.session(id).run('refund me');
+    expect(paused.pendingRequest?.kind).toBe('approval');
+    const stored = await rawOf(a, id);
+    const error = await desk(b, { version: 1, refund: false })
+      .session(id)
+      .info()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).path).toBe('pendingRequest.calls');
+    expect((error as Error).message).toBe(
+      `Session "${id}" cannot be taken over by this workflow: its pending request names tool "refund" of agent "billing", which this workflow does not have. Run it with the workflow that wrote it until it ends, or delete it.`,
+    );
+    expect(await rawOf(a, id)).toEqual(stored);
+  });
+});
