@@ -4,8 +4,10 @@ import { z } from 'zod';
 import {
   Agent,
   type CheckpointStore,
+  checkSessions,
   ConfigError,
   HandoffBuilder,
+  MemoryCheckpointStore,
   ScriptedChatClient,
   scriptedText,
   scriptedToolCall,
@@ -64,6 +66,28 @@ function desk(
           ...(options.migrate === undefined ? {} : { migrate: options.migrate }),
         };
   return new HandoffBuilder({ name: 'desk', participants: [triage, billing], state })
+    .coordinator('triage')
+    .withCheckpointing(store)
+    .build();
+}
+
+/** A desk whose billing agent asks to refund (the call awaits approval). */
+function refundDesk(store: CheckpointStore) {
+  return new HandoffBuilder({
+    name: 'desk',
+    state: { schema: V1, initial: { customer: null } },
+    participants: [
+      new Agent({
+        name: 'triage',
+        client: new ScriptedChatClient([scriptedToolCall('handoff_to_billing')]),
+      }),
+      new Agent({
+        name: 'billing',
+        client: new ScriptedChatClient([scriptedToolCall('refund', { amount: 5 })]),
+        tools: [refund],
+      }),
+    ],
+  })
     .coordinator('triage')
     .withCheckpointing(store)
     .build();
@@ -160,24 +184,7 @@ describe.each<[string, OpenStores]>([
   it('refuses a session paused on a tool the new build no longer has', async (ctx) => {
     const { a, b } = need(ctx);
     const id = `gone-tool-${Math.random().toString(36).slice(2)}`;
-    const v1 = new HandoffBuilder({
-      name: 'desk',
-      state: { schema: V1, initial: { customer: null } },
-      participants: [
-        new Agent({
-          name: 'triage',
-          client: new ScriptedChatClient([scriptedToolCall('handoff_to_billing')]),
-        }),
-        new Agent({
-          name: 'billing',
-          client: new ScriptedChatClient([scriptedToolCall('refund', { amount: 5 })]),
-          tools: [refund],
-        }),
-      ],
-    })
-      .coordinator('triage')
-      .withCheckpointing(a)
-      .build();
+    const v1 = refundDesk(a);
     const paused = await v1.session(id).run('refund me');
     expect(paused.pendingRequest?.kind).toBe('approval');
     const stored = await rawOf(a, id);
@@ -191,5 +198,45 @@ describe.each<[string, OpenStores]>([
       `Session "${id}" cannot be taken over by this workflow: its pending request names tool "refund" of agent "billing", which this workflow does not have. Run it with the workflow that wrote it until it ends, or delete it.`,
     );
     expect(await rawOf(a, id)).toEqual(stored);
+  });
+});
+
+describe('checkSessions()', () => {
+  it('names exactly the sessions a build cannot take over, and why, writing nothing', async () => {
+    const store = new MemoryCheckpointStore();
+    await pausedV1(store, 'input-1');
+    await refundDesk(store).session('approval-1').run('refund me');
+    await pausedV1(store, 'input-2');
+    const before = await Promise.all(
+      ['input-1', 'approval-1', 'input-2'].map((id) => rawOf(store, id)),
+    );
+
+    const compatible = await checkSessions(desk(store, { version: 2, migrate }), store);
+    expect(compatible.sort((x, y) => x.sessionId.localeCompare(y.sessionId))).toEqual([
+      { sessionId: 'approval-1', ok: true },
+      { sessionId: 'input-1', ok: true },
+      { sessionId: 'input-2', ok: true },
+    ]);
+    const withoutRefund = await checkSessions(desk(store, { version: 1, refund: false }), store);
+    expect(withoutRefund.filter((s) => !s.ok)).toEqual([
+      {
+        sessionId: 'approval-1',
+        ok: false,
+        reason:
+          'Session "approval-1" cannot be taken over by this workflow: its pending request names tool "refund" of agent "billing", which this workflow does not have. Run it with the workflow that wrote it until it ends, or delete it.',
+      },
+    ]);
+    expect(withoutRefund).toHaveLength(3);
+    expect(
+      await Promise.all(['input-1', 'approval-1', 'input-2'].map((id) => rawOf(store, id))),
+    ).toEqual(before);
+  });
+
+  it('refuses what is no workflow', async () => {
+    await expect(
+      checkSessions({} as Parameters<typeof checkSessions>[0], new MemoryCheckpointStore()),
+    ).rejects.toThrow(
+      'checkSessions(workflow, store): workflow must be a built workflow or team (HandoffBuilder.build(), a team, GraphBuilder.build()).',
+    );
   });
 });

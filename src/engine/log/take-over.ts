@@ -1,4 +1,5 @@
 import { CheckpointError, ConfigError } from '../../errors.js';
+import { isRecord } from '../../unknown-value.js';
 import type { StatePatchOp, StateProblem } from '../../agents/conversation-state.js';
 import { type SessionState, SessionStateSchema } from '../state/session-state.js';
 import { threadOf } from '../state/state-thread.js';
@@ -112,11 +113,18 @@ function takeOver(state: SessionState, writer: Writer, expected: ExpectedWorkflo
         migrated: true,
       };
     }
+    if (!isRecord(value)) {
+      return {
+        reason: `state.migrate(old, ${writer.version}) returned ${JSON.stringify(value) ?? String(value)}, which is no JSON object`,
+        path: 'state',
+        migrated: true,
+      };
+    }
     const at = threadOf(state).length;
     migration = [{ op: 'replace', path: '', value }];
     candidate = {
       ...state,
-      data: value as SessionState['data'],
+      data: value,
       stateUpdates: [...(state.stateUpdates ?? []), { at, ops: migration }],
     };
   }

@@ -51,10 +51,11 @@ function toolNames(agent: object): ReadonlySet<string> | undefined {
   const names = new Set<string>();
   let declared = false;
   for (const key of ['tools', 'handoffs']) {
-    const list: unknown = Reflect.get(agent, key);
-    if (!Array.isArray(list)) continue;
+    const value: unknown = Reflect.get(agent, key);
+    if (!Array.isArray(value)) continue;
     declared = true;
-    for (const item of list as unknown[]) {
+    const list: readonly unknown[] = value;
+    for (const item of list) {
       const name: unknown =
         typeof item === 'object' && item !== null ? Reflect.get(item, 'name') : undefined;
       if (typeof name === 'string') names.add(name);

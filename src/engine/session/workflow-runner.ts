@@ -247,13 +247,7 @@ export class WorkflowRunner implements Runnable {
       const link =
         checkpointing === undefined
           ? undefined
-          : new CheckpointLink(checkpointing.store, id, this.#identity, {
-              ...checkpointing,
-              migrate: this.#orchestration.state?.migrate,
-              check: (state) => this.#validator.stored(state),
-              stateProblem: (data) => stateProblem(this.#orchestration.state?.schema, data),
-              fresh: () => this.freshState(),
-            });
+          : this.#link(checkpointing.store, id, checkpointing);
       const origin: SessionOrigin =
         link === undefined && fork === undefined
           ? IN_MEMORY
@@ -268,6 +262,25 @@ export class WorkflowRunner implements Runnable {
       this.#sessions.set(id, runtime);
     }
     return runtime;
+  }
+
+  /**
+   * Session `id` of `store` as this workflow would take it over, read without writing anything.
+   * @throws ConfigError when it cannot take it over; CheckpointError for a damaged log.
+   * @internal `checkSessions()`'s; not part of the public API.
+   */
+  loadStored(store: CheckpointStore, id: string): Promise<SessionState> {
+    return this.#link(store, id, this.#checkpointing ?? { store }).load(this.freshState());
+  }
+
+  #link(store: CheckpointStore, id: string, options: Omit<Checkpointing, 'store'>): CheckpointLink {
+    return new CheckpointLink(store, id, this.#identity, {
+      ...options,
+      migrate: this.#orchestration.state?.migrate,
+      check: (state) => this.#validator.stored(state),
+      stateProblem: (data) => stateProblem(this.#orchestration.state?.schema, data),
+      fresh: () => this.freshState(),
+    });
   }
 
   /** Drops the least recently used idle sessions beyond the cache size (they stay in the store). */
