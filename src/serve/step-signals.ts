@@ -1,4 +1,7 @@
-import type { Dispatcher } from '../workers/dispatcher.js';
+import { type Dispatcher, PRESENCE_MS, presenceQueue } from '../workers/dispatcher.js';
+
+/** A queue whose workers have not announced themselves for this long is served by none. */
+const UNSERVED_MS = 3 * PRESENCE_MS;
 
 /**
  * Wakes the readers of a session when a worker announces a step of it (Postgres LISTEN/NOTIFY or
@@ -11,6 +14,10 @@ export class StepSignals {
   readonly #waiters = new Map<string, Set<() => void>>();
   #listening: Promise<(() => Promise<void>) | undefined> | undefined;
   #active = false;
+  /** When announcements started to arrive (0: not yet). */
+  #since = 0;
+  /** Per queue: when a worker last announced that it serves it. */
+  readonly #served = new Map<string, number>();
 
   constructor(dispatcher: Dispatcher | undefined) {
     this.#dispatcher = dispatcher;
@@ -35,6 +42,22 @@ export class StepSignals {
     });
   }
 
+  /**
+   * False when no worker has announced that it serves `queue` for a while (and this server has
+   * listened that long); true otherwise, also while it cannot tell yet.
+   */
+  served(queue: string): boolean {
+    const now = Date.now();
+    if (!this.#active || now - this.#since < UNSERVED_MS) return true;
+    return now - (this.#served.get(queue) ?? 0) < UNSERVED_MS;
+  }
+
+  /** The queues workers announced lately, for a message. */
+  servedQueues(): string[] {
+    const now = Date.now();
+    return [...this.#served].filter(([, at]) => now - at < UNSERVED_MS).map(([queue]) => queue);
+  }
+
   /** Lets every waiter go (e.g. on close). */
   wakeAll(): void {
     for (const id of [...this.#waiters.keys()]) this.#wake(id);
@@ -53,10 +76,15 @@ export class StepSignals {
     const dispatcher = this.#dispatcher;
     if (dispatcher === undefined || this.#listening !== undefined) return;
     this.#listening = dispatcher
-      .listen((id) => this.#wake(id))
+      .listen((id) => {
+        const queue = presenceQueue(id);
+        if (queue === undefined) this.#wake(id);
+        else this.#served.set(queue, Date.now());
+      })
       .then(
         (stop) => {
           this.#active = true;
+          this.#since = Date.now();
           return stop;
         },
         () => undefined,
