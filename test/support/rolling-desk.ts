@@ -1,7 +1,8 @@
 /**
  * The desk of the rolling-deploy test (test/integration/workers-rolling-deploy.test.ts), as two
  * builds have it: `old`, and `new` with a compatible change (one more agent, one more tool, other
- * instructions: another fingerprint). Its model is a function of the thread, so any worker of
+ * instructions: another fingerprint), and `no-refund`, an incompatible one (the refund tool gone,
+ * which the sessions paused on a refund's approval wait on). Its model is a function of the thread, so any worker of
  * either build makes any turn: "refund" asks for a refund (needs approval), "charge" charges once
  * (`effect: "once"`; it never returns in the process that seeds the sessions, which cancels it,
  * leaving the call in doubt), a tool's result is answered `done: <result>`, any other text
@@ -32,18 +33,19 @@ function lastUserText(request: ModelRequest): string {
 export function rollingDesk(
   store: CheckpointStore,
   name: string,
-  build: 'old' | 'new',
+  build: 'old' | 'new' | 'no-refund',
   charge: () => Promise<string> = async () => 'charged',
 ): HandoffWorkflow {
+  const refund = tool({
+    name: 'refund',
+    description: 'Refunds a charge.',
+    parameters: z.object({}),
+    needsApproval: true,
+    effect: 'once',
+    execute: () => 'refunded',
+  });
   const tools = [
-    tool({
-      name: 'refund',
-      description: 'Refunds a charge.',
-      parameters: z.object({}),
-      needsApproval: true,
-      effect: 'once',
-      execute: () => 'refunded',
-    }),
+    ...(build === 'no-refund' ? [] : [refund]),
     tool({
       name: 'charge',
       description: 'Charges the card.',
@@ -97,5 +99,7 @@ export const workflow =
     : rollingDesk(
         storeOf(engine, process.env.RD_STORE ?? 'baton_rd'),
         process.env.RD_NAME,
-        process.env.RD_BUILD === 'new' ? 'new' : 'old',
+        process.env.RD_BUILD === 'new' || process.env.RD_BUILD === 'no-refund'
+          ? process.env.RD_BUILD
+          : 'old',
       );
