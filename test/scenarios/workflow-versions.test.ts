@@ -240,3 +240,56 @@ describe('checkSessions()', () => {
     );
   });
 });
+
+describe('the state option: version and migrate', () => {
+  it.for<[string, Record<string, unknown>, string, string]>([
+    [
+      'a version that is no positive integer',
+      { version: 0 },
+      'state.version',
+      'HandoffBuilder "desk": state.version must be a positive integer, got 0.',
+    ],
+    [
+      'a migrate that is no function',
+      { version: 2, migrate: 'v1 to v2' },
+      'state.migrate',
+      'HandoffBuilder "desk": state.migrate must be a function (old, from) => newState, got string.',
+    ],
+  ])('refuses %s at build(), naming the field', ([, extra, path, message]) => {
+    const build = () =>
+      new HandoffBuilder({
+        name: 'desk',
+        participants: [new Agent({ name: 'triage', client: new ScriptedChatClient([]) })],
+        state: { schema: V1, initial: { customer: null }, ...extra },
+      }).build();
+    expect(build).toThrow(ConfigError);
+    expect(build).toThrow(message);
+    try {
+      build();
+    } catch (error) {
+      expect((error as ConfigError).path).toBe(path);
+    }
+  });
+
+  it('leaves a workflow without a version at version 1, and changes the fingerprint with it', () => {
+    const desk1 = desk(new MemoryCheckpointStore(), { version: 1 });
+    const again = desk(new MemoryCheckpointStore(), { version: 1 });
+    const desk2 = desk(new MemoryCheckpointStore(), { version: 2, migrate });
+    expect(desk1.fingerprint).toBe(again.fingerprint);
+    expect(desk2.fingerprint).not.toBe(desk1.fingerprint);
+  });
+
+  it('leaves instructions and models out of the fingerprint, and tools in', () => {
+    const build = (instructions: string, tools: (typeof refund)[]) =>
+      new HandoffBuilder({
+        name: 'desk',
+        participants: [
+          new Agent({ name: 'triage', instructions, client: new ScriptedChatClient([]), tools }),
+        ],
+      })
+        .coordinator('triage')
+        .build().fingerprint;
+    expect(build('Be brief.', [])).toBe(build('Be thorough and kind.', []));
+    expect(build('Be brief.', [refund])).not.toBe(build('Be brief.', []));
+  });
+});
