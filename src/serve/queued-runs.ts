@@ -5,7 +5,7 @@ import type { Task } from '../engine/runnable.js';
 import type { Reading, StepView } from '../engine/log/step-messages.js';
 import { textMessage } from '../messages/message-factories.js';
 import { isRecord } from '../unknown-value.js';
-import { type Dispatcher, outcomeKey } from '../workers/dispatcher.js';
+import { type Dispatcher, outcomeKey, queueOf } from '../workers/dispatcher.js';
 import { LiveRun } from './live-run.js';
 import { resultOf } from './session-events.js';
 import type { StepSignals } from './step-signals.js';
@@ -159,8 +159,9 @@ export class QueuedRuns {
         }
       }
       announced = false;
-      if (run === undefined && !host.signals.served(this.#queue)) {
-        live.fail(unserved(this.#queue, host.signals.servedQueues()));
+      const queue = queueOf(this.#dispatcher, this.#queue);
+      if (run === undefined && !host.signals.served(queue)) {
+        live.fail(unserved(queue, host.signals.servedQueues()));
         return;
       }
       await Promise.race([woken, sleep(host.signals.active ? FALLBACK_POLL_MS : POLL_MS)]);

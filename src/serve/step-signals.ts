@@ -1,7 +1,12 @@
 import { type Dispatcher, PRESENCE_MS, presenceQueue } from '../workers/dispatcher.js';
 
-/** A queue whose workers have not announced themselves for this long is served by none. */
-const UNSERVED_MS = 3 * PRESENCE_MS;
+/** A queue no worker has announced itself for since this long is served by none. */
+const UNSERVED_MS = 4 * PRESENCE_MS;
+/**
+ * A queue whose workers announced themselves before, and then none for this long: longer, since
+ * workers that die or restart leave it unserved for a while (their jobs wait for the next).
+ */
+const ABANDONED_MS = 15 * PRESENCE_MS;
 
 /**
  * Wakes the readers of a session when a worker announces a step of it (Postgres LISTEN/NOTIFY or
@@ -43,13 +48,14 @@ export class StepSignals {
   }
 
   /**
-   * False when no worker has announced that it serves `queue` for a while (and this server has
-   * listened that long); true otherwise, also while it cannot tell yet.
+   * False when no worker has announced that it serves `queue` since this server listens (for 8 s
+   * at least), or none for 30 s after some did; true otherwise, also while it cannot tell yet.
    */
   served(queue: string): boolean {
     const now = Date.now();
     if (!this.#active || now - this.#since < UNSERVED_MS) return true;
-    return now - (this.#served.get(queue) ?? 0) < UNSERVED_MS;
+    const heard = this.#served.get(queue);
+    return heard !== undefined && now - heard < ABANDONED_MS;
   }
 
   /** The queues workers announced lately, for a message. */

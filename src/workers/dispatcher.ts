@@ -50,6 +50,8 @@ export interface Consumer {
 export interface Dispatcher {
   /** The queue engine, for messages: `"pg-boss"` or `"bullmq"`. */
   readonly engine: string;
+  /** The queue it was told to use, which wins over the one `enqueue()` and `consume()` name. */
+  readonly queue?: string | undefined;
   /** Queues `job` on `queue` (the dispatcher's own `queue` option wins when given). */
   enqueue(queue: string, job: RunJob): Promise<void>;
   /**
@@ -128,6 +130,11 @@ export function hasFunctions<T>(value: unknown, names: readonly string[]): value
 /** True for a job as `enqueue()` queued it (after its trip through the queue's JSON). */
 export function isRunJob<T extends RunJob = RunJob>(value: unknown): value is T {
   return isRecord(value) && typeof value.sessionId === 'string';
+}
+
+/** The queue `dispatcher` uses for `queue`: its own `queue` option when given. */
+export function queueOf(dispatcher: Dispatcher, queue: string): string {
+  return dispatcher.queue ?? queue;
 }
 
 /** The default queue of a workflow: `baton.<workflow name>`. */

@@ -18,6 +18,7 @@ import {
   outcomeKey,
   PRESENCE_MS,
   presenceOf,
+  queueOf,
   type Dispatcher,
   type JobOutcome,
   queueNameOf,
@@ -122,7 +123,8 @@ export async function startWorker(
     },
   );
   // The servers learn from these that some worker serves the queue (and which queues are served).
-  const present = () => void dispatcher.announce(presenceOf(queue)).catch(() => {});
+  const served = presenceOf(queueOf(dispatcher, queue));
+  const present = () => void dispatcher.announce(served).catch(() => {});
   present();
   const presence = setInterval(present, PRESENCE_MS);
   presence.unref();
