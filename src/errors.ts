@@ -95,6 +95,8 @@ export class CheckpointError extends Error {
   override readonly name = 'CheckpointError';
   readonly sessionId: string;
   readonly step: number;
+  /** True when the step could not be committed (rather than a record read). */
+  readonly writing: boolean;
 
   /**
    * `options.writing`: the step could not be committed (a lost lease, an unreachable store) rather
@@ -117,5 +119,6 @@ export class CheckpointError extends Error {
     );
     this.sessionId = sessionId;
     this.step = step;
+    this.writing = options?.writing === true;
   }
 }

@@ -98,6 +98,7 @@ export type { CheckpointInfo } from './engine/log/checkpoint-info.js';
 export type { PendingRequest } from './engine/state/session-state.js';
 export type { ThreadPredicate } from './engine/state/stop-rule.js';
 export type { CheckpointedSession, SessionOptions } from './engine/session/workflow-runner.js';
+export { checkSessions, type SessionCheck } from './engine/session/check-sessions.js';
 export type { RecordOptions } from './engine/recording/record.js';
 export type {
   RecordedAnswer,

@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
-
 import { applyPatches, enablePatches, freeze, type Patch, produceWithPatches } from 'immer';
-import { z } from 'zod';
+import type { z } from 'zod';
 
 import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
@@ -30,6 +28,17 @@ export type StateProblem = { readonly path: string; readonly text: string } | un
 export interface StateOption<S extends z.ZodType = z.ZodType> {
   schema: S;
   initial: z.input<S>;
+  /**
+   * The version of the state's shape, recorded with each session's records. Raise it when a
+   * stored state needs `migrate` to fit the schema. @default 1
+   */
+  version?: number;
+  /**
+   * Turns the state of a session stored with an older `version` (`from`) into one the schema
+   * accepts; its result is committed with the session's next step. @default none (the stored
+   * state is checked as it is)
+   */
+  migrate?: (old: unknown, from: number) => unknown;
 }
 
 /** The empty state of a workflow without a `state` option (frozen, shared). */
@@ -103,22 +112,6 @@ function nonJson(
     if (bad !== undefined) return bad;
   }
   return undefined;
-}
-
-/**
- * A digest of a state schema (of its JSON Schema), recorded with a session's snapshots: a stored
- * state that fails the schema it was written with is damage, one written under another schema an
- * incompatible change. Refinements a JSON Schema cannot show do not change it. Undefined without a
- * schema, or for one that has no JSON Schema.
- */
-export function stateSchemaDigest(schema: z.ZodType | undefined): string | undefined {
-  if (schema === undefined) return undefined;
-  try {
-    const json = JSON.stringify(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }));
-    return createHash('sha256').update(json).digest('hex').slice(0, 16);
-  } catch {
-    return undefined;
-  }
 }
 
 /** A JSON Pointer's token (RFC 6901): `~` and `/` escaped. */

@@ -24,6 +24,9 @@ Usage:
   baton worker <module> --queue <postgres://… | redis://…> [--concurrency 10]
                                 make the runs servers queue (pg-boss or BullMQ); SIGTERM lets
                                 running turns finish
+  baton sessions check <module> --store <dir | postgres://… | redis://…> [--json]
+                                check every stored session against the module's workflow before
+                                it ships: ok, or why this build cannot take it over (exit 1)
   baton demo [--session <id>]   run the support-desk demo (offline model unless the environment
                                 names one, below); sessions are kept in .baton/ in the current
                                 directory, and --session resumes one
@@ -117,6 +120,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./serve-command.js')).serveCommand(rest);
     case 'worker':
       return (await import('./worker-command.js')).workerCommand(rest);
+    case 'sessions':
+      return (await import('./sessions-command.js')).sessionsCommand(rest);
     case 'test':
       return (await import('./test-command.js')).testCommand(rest);
     case 'eval':
@@ -129,6 +134,7 @@ async function main(argv: readonly string[]): Promise<number> {
         'dev',
         'serve',
         'worker',
+        'sessions',
         'demo',
         'test',
         'eval',

@@ -11,6 +11,7 @@ import { docsUrl } from './links.js';
 import { checkStoreDirectory } from './store-directory.js';
 import { loadWorkflowModule } from './workflow-module.js';
 import { untilSignal } from './until-signal.js';
+import { dispatcherOfUrl } from './worker-command.js';
 
 export const SERVE_SPEC: CommandSpec = {
   command: 'serve',
@@ -19,11 +20,16 @@ export const SERVE_SPEC: CommandSpec = {
     { name: 'host', value: 'an address', example: '--host 127.0.0.1' },
     { name: 'store', value: 'a directory', example: '--store .baton' },
     { name: 'ui', value: 'no value', example: '--ui', flag: true },
+    {
+      name: 'queue',
+      value: 'a postgres:// or redis:// address',
+      example: '--queue redis://127.0.0.1:6379',
+    },
   ],
   positionals: [{ name: 'workflow module', example: 'baton serve desk.ts' }],
 };
 
-export const SERVE_HELP = `Usage: baton serve <module> [--port 8787] [--host 127.0.0.1] [--store <dir>] [--ui]
+export const SERVE_HELP = `Usage: baton serve <module> [--port 8787] [--host 127.0.0.1] [--store <dir>] [--ui] [--queue <url>]
 
 Serves a workflow module's sessions over HTTP and prints one line:
   Baton serve: http://127.0.0.1:8787
@@ -38,6 +44,9 @@ one is generated and printed when BATON_TOKEN is not set.
                   createWorkflow({ checkpointStore })
   --ui            also serve a customer chat page at / and print its address; the token rides
                   in the address's #fragment, which the browser never sends to the server
+  --queue <url>   queue the runs for workers (baton worker <module> --queue <url>, docs/workers.md)
+                  instead of running them here: postgres://… for pg-boss, redis://… for BullMQ;
+                  the module's store must be one every machine shares (Postgres or Redis)
 
 Ctrl-C stops the server; runs in progress finish first. Routes, protocols and tenants:
   ${docsUrl('serving.md')}
@@ -97,11 +106,18 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
     throw new UsageError(`baton serve: "${path}" exports no built workflow or team.`);
   }
   const ui = args.options.has('ui');
-  const handler = serve(module.workflow, { token, ...(ui ? { page: chatPage(module.name) } : {}) });
+  const queue = args.options.get('queue');
+  const dispatcher = queue === undefined ? undefined : dispatcherOfUrl(queue, 'serve');
+  const handler = serve(module.workflow, {
+    token,
+    ...(ui ? { page: chatPage(module.name) } : {}),
+    ...(dispatcher === undefined ? {} : { dispatcher }),
+  });
   let listening: Awaited<ReturnType<typeof listenOnNode>>;
   try {
     listening = await listenOnNode(handler, port, host);
   } catch (error) {
+    await dispatcher?.close();
     if (codeOf(error) === 'EADDRINUSE') {
       throw new UsageError(
         `baton serve: port ${port} is in use. Pick another with --port (0 for any free port).`,
@@ -109,7 +125,9 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
     }
     throw error;
   }
-  process.stdout.write(`Baton serve: ${listening.url}\n`);
+  process.stdout.write(
+    `Baton serve: ${listening.url}${dispatcher === undefined ? '' : ` (runs queued on ${dispatcher.engine})`}\n`,
+  );
   process.stdout.write(
     given === undefined
       ? `Token (send as Authorization: Bearer <token>): ${token}\n`
@@ -125,5 +143,8 @@ export async function serveCommand(argv: readonly string[], env = process.env): 
   }
   const code = await untilSignal();
   await listening.close();
+  await handler.close();
+  await dispatcher?.close();
+  await module.workflow.checkpointStore?.close();
   return code;
 }

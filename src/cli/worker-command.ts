@@ -36,14 +36,14 @@ SIGTERM or Ctrl-C: takes no new jobs, lets running turns finish (up to 30 s), th
 Queues, stores and failures: ${docsUrl('workers.md')}
 `;
 
-/** The dispatcher a `--queue` address names. */
-export function dispatcherOfUrl(text: string): Dispatcher {
+/** The dispatcher a `--queue` address names (for `baton <command>`). */
+export function dispatcherOfUrl(text: string, command = 'worker'): Dispatcher {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new UsageError(
-      `baton worker: --queue needs a postgres:// or redis:// address, got "${text}".`,
+      `baton ${command}: --queue needs a postgres:// or redis:// address, got "${text}".`,
     );
   }
   if (url.protocol === 'postgres:' || url.protocol === 'postgresql:') {
@@ -63,7 +63,7 @@ export function dispatcherOfUrl(text: string): Dispatcher {
     });
   }
   throw new UsageError(
-    `baton worker: --queue needs a postgres:// or redis:// address, got "${url.protocol}//…".`,
+    `baton ${command}: --queue needs a postgres:// or redis:// address, got "${url.protocol}//…".`,
   );
 }
 

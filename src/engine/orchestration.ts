@@ -140,7 +140,14 @@ export interface Orchestration {
    * The conversation state (API.md §18): its schema (none: any JSON object) and the value a new
    * session starts with. @default no schema, and `{}`
    */
-  readonly state?: { readonly schema: z.ZodType | undefined; readonly initial: StateValue };
+  readonly state?: {
+    readonly schema: z.ZodType | undefined;
+    readonly initial: StateValue;
+    /** The version of the state's shape (see `StateOption.version`). @default 1 */
+    readonly version?: number;
+    /** Makes an older version's state fit (see `StateOption.migrate`). */
+    readonly migrate?: ((old: unknown, from: number) => unknown) | undefined;
+  };
   /** Options for `agent`'s turn in the machine state `speaking`. */
   turnOptions(agent: string, speaking: string, state: SessionState): AgentTurnOptions;
   /**

@@ -39,5 +39,21 @@ export function resolveStateOption(
       { path: problem?.path === '(root)' ? 'state.initial' : `state.initial.${problem?.path}` },
     );
   }
-  return { state: { schema, initial: freeze(structuredClone(initial), true) } };
+  const { version = 1, migrate } = option;
+  if (!Number.isInteger(version) || version < 1) {
+    throw new ConfigError(
+      `${where}: state.version must be a positive integer, got ${JSON.stringify(version)}.`,
+      { path: 'state.version' },
+    );
+  }
+  if (migrate !== undefined && typeof migrate !== 'function') {
+    throw new ConfigError(
+      `${where}: state.migrate must be a function (old, from) => newState, got ${typeof migrate}.`,
+      { path: 'state.migrate' },
+    );
+  }
+  const initialCopy = freeze(structuredClone(initial), true);
+  return {
+    state: { schema, initial: initialCopy, version, ...(migrate === undefined ? {} : { migrate }) },
+  };
 }

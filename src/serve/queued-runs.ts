@@ -5,7 +5,7 @@ import type { Task } from '../engine/runnable.js';
 import type { Reading, StepView } from '../engine/log/step-messages.js';
 import { textMessage } from '../messages/message-factories.js';
 import { isRecord } from '../unknown-value.js';
-import { type Dispatcher, outcomeKey } from '../workers/dispatcher.js';
+import { type Dispatcher, outcomeKey, queueOf } from '../workers/dispatcher.js';
 import { LiveRun } from './live-run.js';
 import { resultOf } from './session-events.js';
 import type { StepSignals } from './step-signals.js';
@@ -127,8 +127,11 @@ export class QueuedRuns {
     const reading: Reading = { length: 0, status: 'idle', pending: null };
     let lastStep = base;
     let run: StepView[] | undefined;
+    let announced = false;
     for (let round = 1; !this.#closed; round++) {
-      const woken = host.signals.next(id);
+      const woken = host.signals.next(id).then(() => {
+        announced = true;
+      });
       const fresh = await host.viewsAfter(id, lastStep, reading);
       for (const view of fresh) {
         lastStep = view.step;
@@ -146,16 +149,36 @@ export class QueuedRuns {
           return;
         }
       }
-      if (fresh.length === 0 && inputId !== null && round % 5 === 0) {
+      // A worker that fails a job for good says why, and announces it: read it then (and now and
+      // then, should the announcement be lost).
+      if (fresh.length === 0 && inputId !== null && (announced || round % 5 === 0)) {
         const outcome = await host.store.leaseHolder(outcomeKey(inputId));
         if (outcome?.startsWith('failed:') === true) {
           live.fail(outcome.slice('failed:'.length));
           return;
         }
       }
+      announced = false;
+      const queue = queueOf(this.#dispatcher, this.#queue);
+      if (run === undefined && !host.signals.served(queue)) {
+        live.fail(unserved(queue, host.signals.servedQueues()));
+        return;
+      }
       await Promise.race([woken, sleep(host.signals.active ? FALLBACK_POLL_MS : POLL_MS)]);
     }
   }
+}
+
+/** Why an input waits for good: no worker serves its queue (the workers announce theirs). */
+function unserved(queue: string, served: readonly string[]): string {
+  const others =
+    served.length === 0
+      ? 'no worker announced itself at all'
+      : `workers serve ${served.map((q) => `"${q}"`).join(', ')}`;
+  return (
+    `No worker serves queue "${queue}" (${others}). Start one for this workflow ` +
+    '(`baton worker <module> --queue <url>`, or startWorker()); the input stays queued and runs when one does.'
+  );
 }
 
 /** The input as a job carries it, with the id of its (first) message. */

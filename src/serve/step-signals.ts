@@ -1,4 +1,12 @@
-import type { Dispatcher } from '../workers/dispatcher.js';
+import { type Dispatcher, PRESENCE_MS, presenceQueue } from '../workers/dispatcher.js';
+
+/** A queue no worker has announced itself for since this long is served by none. */
+const UNSERVED_MS = 4 * PRESENCE_MS;
+/**
+ * A queue whose workers announced themselves before, and then none for this long: longer, since
+ * workers that die or restart leave it unserved for a while (their jobs wait for the next).
+ */
+const ABANDONED_MS = 15 * PRESENCE_MS;
 
 /**
  * Wakes the readers of a session when a worker announces a step of it (Postgres LISTEN/NOTIFY or
@@ -11,6 +19,10 @@ export class StepSignals {
   readonly #waiters = new Map<string, Set<() => void>>();
   #listening: Promise<(() => Promise<void>) | undefined> | undefined;
   #active = false;
+  /** When announcements started to arrive (0: not yet). */
+  #since = 0;
+  /** Per queue: when a worker last announced that it serves it. */
+  readonly #served = new Map<string, number>();
 
   constructor(dispatcher: Dispatcher | undefined) {
     this.#dispatcher = dispatcher;
@@ -35,6 +47,23 @@ export class StepSignals {
     });
   }
 
+  /**
+   * False when no worker has announced that it serves `queue` since this server listens (for 8 s
+   * at least), or none for 30 s after some did; true otherwise, also while it cannot tell yet.
+   */
+  served(queue: string): boolean {
+    const now = Date.now();
+    if (!this.#active || now - this.#since < UNSERVED_MS) return true;
+    const heard = this.#served.get(queue);
+    return heard !== undefined && now - heard < ABANDONED_MS;
+  }
+
+  /** The queues workers announced lately, for a message. */
+  servedQueues(): string[] {
+    const now = Date.now();
+    return [...this.#served].filter(([, at]) => now - at < UNSERVED_MS).map(([queue]) => queue);
+  }
+
   /** Lets every waiter go (e.g. on close). */
   wakeAll(): void {
     for (const id of [...this.#waiters.keys()]) this.#wake(id);
@@ -53,10 +82,15 @@ export class StepSignals {
     const dispatcher = this.#dispatcher;
     if (dispatcher === undefined || this.#listening !== undefined) return;
     this.#listening = dispatcher
-      .listen((id) => this.#wake(id))
+      .listen((id) => {
+        const queue = presenceQueue(id);
+        if (queue === undefined) this.#wake(id);
+        else this.#served.set(queue, Date.now());
+      })
       .then(
         (stop) => {
           this.#active = true;
+          this.#since = Date.now();
           return stop;
         },
         () => undefined,

@@ -46,6 +46,7 @@ interface RedisLike {
 /** The channel on which workers announce steps (the message is the session id). */
 const CHANNEL = 'baton:steps';
 interface BullJob {
+  id?: string | undefined;
   data: unknown;
   moveToDelayed(timestamp: number, token?: string): Promise<void>;
 }
@@ -64,6 +65,8 @@ interface BullModule {
     opts: object,
   ) => { close(force?: boolean): Promise<void>; on(event: string, fn: () => void): unknown };
   DelayedError: new () => Error;
+  /** Fails a job at once, whatever attempts it has left. */
+  UnrecoverableError: new (message: string) => Error;
 }
 
 type RedisClass = new (options: object) => RedisLike;
@@ -164,7 +167,7 @@ export class BullMQDispatcher implements Dispatcher {
 
   async consume(
     queue: string,
-    handler: (job: RunJob) => Promise<JobOutcome>,
+    handler: (job: RunJob, meta?: { readonly id: string }) => Promise<JobOutcome>,
     options: { concurrency: number },
   ): Promise<Consumer> {
     const name = this.queue ?? queue;
@@ -184,10 +187,12 @@ export class BullMQDispatcher implements Dispatcher {
           await this.#fillGap(name, data.sessionId, done + 1);
           return retry(job, token, this.#retryDelayMs);
         }
-        const outcome = await handler(data);
-        if (!outcome.done) return retry(job, token, outcome.retryMs);
+        const outcome = await handler(data, { id: job.id ?? jobIdOf(data.sessionId, data.seq) });
+        if ('retryMs' in outcome) return retry(job, token, outcome.retryMs);
         const id = data.sessionId;
+        // Failed for good or done, the session's next inputs go on.
         await redis.eval(DONE, 2, doneKey(name, id), inputsKey(name, id), data.seq);
+        if ('failed' in outcome) throw new bull.UnrecoverableError(outcome.failed);
         return null;
       },
       {
@@ -288,7 +293,14 @@ export class BullMQDispatcher implements Dispatcher {
           import('bullmq'),
           import('ioredis'),
         ]);
-        if (!hasFunctions<BullModule>(bullmq, ['Queue', 'Worker', 'DelayedError'])) {
+        if (
+          !hasFunctions<BullModule>(bullmq, [
+            'Queue',
+            'Worker',
+            'DelayedError',
+            'UnrecoverableError',
+          ])
+        ) {
           throw new ConfigError(
             'BullMQDispatcher: the installed "bullmq" has no Queue and Worker.',
           );

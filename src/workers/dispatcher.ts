@@ -18,9 +18,14 @@ export interface RunJob {
   readonly interrupts?: boolean;
 }
 
-/** What a worker's handler says of a job: done, or to be tried again after `retryMs`. */
+/**
+ * What a worker's handler says of a job: done, to be tried again after `retryMs`, or failed for
+ * good (`failed`: why), which the queue engine records as a failed job that is not retried.
+ */
 export type JobOutcome =
-  { readonly done: true } | { readonly done: false; readonly retryMs: number };
+  | { readonly done: true }
+  | { readonly done: false; readonly retryMs: number }
+  | { readonly done: false; readonly failed: string };
 
 /** How a worker takes jobs. */
 export interface ConsumeOptions {
@@ -44,6 +49,8 @@ export interface Consumer {
 export interface Dispatcher {
   /** The queue engine, for messages: `"pg-boss"` or `"bullmq"`. */
   readonly engine: string;
+  /** The queue it was told to use, which wins over the one `enqueue()` and `consume()` name. */
+  readonly queue?: string | undefined;
   /** Queues `job` on `queue` (the dispatcher's own `queue` option wins when given). */
   enqueue(queue: string, job: RunJob): Promise<void>;
   /**
@@ -53,7 +60,7 @@ export interface Dispatcher {
    */
   consume(
     queue: string,
-    handler: (job: RunJob) => Promise<JobOutcome>,
+    handler: (job: RunJob, meta?: { readonly id: string }) => Promise<JobOutcome>,
     options: ConsumeOptions,
   ): Promise<Consumer>;
   /**
@@ -124,6 +131,11 @@ export function isRunJob<T extends RunJob = RunJob>(value: unknown): value is T 
   return isRecord(value) && typeof value.sessionId === 'string';
 }
 
+/** The queue `dispatcher` uses for `queue`: its own `queue` option when given. */
+export function queueOf(dispatcher: Dispatcher, queue: string): string {
+  return dispatcher.queue ?? queue;
+}
+
 /** The default queue of a workflow: `baton.<workflow name>`. */
 export function queueNameOf(workflow: unknown): string {
   const name = isRecord(workflow) && typeof workflow.name === 'string' ? workflow.name : '';
@@ -149,4 +161,26 @@ export function missingPeer(pkg: string, who: string, error: unknown): ConfigErr
  */
 export function outcomeKey(inputId: string): string {
   return internalKey('outcome', inputId);
+}
+
+/** How often a worker announces that it serves its queue (see `presenceOf`). */
+export const PRESENCE_MS = 2000;
+
+// Starts with a control character (PostgreSQL's NOTIFY takes any but NUL), which no id a client
+// means to use holds; a session named so would only make a queue look served.
+const PRESENCE_PREFIX = '\u0001baton.worker:';
+
+/**
+ * What a worker announces, every `PRESENCE_MS`, to say that it serves `queue`: a server that
+ * hears none for its queue can tell its clients that no worker will take their inputs.
+ */
+export function presenceOf(queue: string): string {
+  return `${PRESENCE_PREFIX}${queue}`;
+}
+
+/** The queue a presence announcement names, or undefined for a session's step. */
+export function presenceQueue(announced: string): string | undefined {
+  return announced.startsWith(PRESENCE_PREFIX)
+    ? announced.slice(PRESENCE_PREFIX.length)
+    : undefined;
 }

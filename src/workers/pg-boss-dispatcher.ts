@@ -143,7 +143,7 @@ export class PgBossDispatcher implements Dispatcher {
 
   async consume(
     queue: string,
-    handler: (job: RunJob) => Promise<JobOutcome>,
+    handler: (job: RunJob, meta?: { readonly id: string }) => Promise<JobOutcome>,
     options: ConsumeOptions,
   ): Promise<Consumer> {
     const name = this.queue ?? queue;
@@ -169,8 +169,11 @@ export class PgBossDispatcher implements Dispatcher {
           const attempt = `${job.id}:${job.retryCount}`;
           making.add(attempt);
           try {
-            const outcome = await handler(data);
-            if (!outcome.done) throw new RetryLater(data.sessionId);
+            const outcome = await handler(data, { id: job.id });
+            if ('retryMs' in outcome) throw new RetryLater(data.sessionId);
+            // Failed for good: the job is completed with why as its output, not failed, since a
+            // failed job would hold up the session's later inputs (key_strict_fifo).
+            if ('failed' in outcome) return { failed: outcome.failed };
           } finally {
             making.delete(attempt);
           }

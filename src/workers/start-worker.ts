@@ -16,6 +16,9 @@ import {
   checkDispatcher,
   checkSharedStore,
   outcomeKey,
+  PRESENCE_MS,
+  presenceOf,
+  queueOf,
   type Dispatcher,
   type JobOutcome,
   queueNameOf,
@@ -30,6 +33,18 @@ export interface WorkerOptions {
   concurrency?: number;
   /** How long `close()` lets running turns finish before it gives up on them. @default 30_000 */
   shutdownTimeoutMs?: number;
+  /**
+   * How many times a job that cannot run (its session was written by a workflow this one cannot
+   * take over, its input fails every time) is tried, with a growing pause between, before it is
+   * failed for good and the client waiting on it gets the error. A session busy elsewhere is not a
+   * failed attempt. @default 3
+   */
+  attempts?: number;
+  /**
+   * Where the worker writes one line per job failed for good (naming the job, the session and
+   * the reason). @default a line on stderr
+   */
+  log?: (line: string) => void;
 }
 
 /** A running worker. */
@@ -46,6 +61,8 @@ export interface Worker {
 const BUSY_RETRY_MS = 500;
 /** How long a run's outcome stays readable for the server that queued it. */
 const OUTCOME_TTL_MS = 5 * 60_000;
+/** The pause after a job's first failed attempt; it doubles after each next one. */
+const FIRST_BACKOFF_MS = 200;
 
 /**
  * Takes the workflow's queued runs (API.md §16) and makes them, `concurrency` at once: each job's
@@ -62,7 +79,14 @@ export async function startWorker(
   }
   const dispatcher = checkDispatcher(options?.dispatcher, 'startWorker()');
   checkSharedStore(workflow.checkpointStore, 'startWorker()');
-  const { concurrency = 10, shutdownTimeoutMs = 30_000 } = options;
+  const { concurrency = 10, shutdownTimeoutMs = 30_000, attempts = 3 } = options;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  if (!Number.isSafeInteger(attempts) || attempts < 1) {
+    throw new ConfigError(
+      `startWorker(): \`attempts\` must be a positive integer, got ${JSON.stringify(attempts)}.`,
+      { path: 'attempts' },
+    );
+  }
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new ConfigError(
       `startWorker(): \`concurrency\` must be a positive integer, got ${JSON.stringify(concurrency)}.`,
@@ -82,9 +106,15 @@ export async function startWorker(
     worker: { [HAND_OVER]: handOver.signal, [INPUT_ONCE]: true },
   });
   const store = workflow.checkpointStore;
+  const queue = queueNameOf(workflow);
   const consumer = await dispatcher.consume(
-    queueNameOf(workflow),
-    (job) => runJob(hub, job, dispatcher, handOver.signal),
+    queue,
+    (job, meta) =>
+      runJobAttempts(hub, job, dispatcher, handOver.signal, {
+        attempts,
+        log,
+        name: meta?.id ?? job.inputId ?? 'without input',
+      }),
     {
       concurrency,
       // The lease a running session holds, renewed every second: none on a session whose job is
@@ -92,10 +122,17 @@ export async function startWorker(
       running: async (id) => store === undefined || (await store.leaseHolder(id)) !== null,
     },
   );
+  // The servers learn from these that some worker serves the queue (and which queues are served).
+  const served = presenceOf(queueOf(dispatcher, queue));
+  const present = () => void dispatcher.announce(served).catch(() => {});
+  present();
+  const presence = setInterval(present, PRESENCE_MS);
+  presence.unref();
   let closing: Promise<void> | undefined;
   return {
     close() {
       closing ??= (async () => {
+        clearInterval(presence);
         handOver.abort();
         const stopped = consumer.stop().catch(() => {});
         const timer = sleep(shutdownTimeoutMs, undefined, { ref: false }).then(() => 'timeout');
@@ -110,9 +147,61 @@ export async function startWorker(
   };
 }
 
+/** A job that cannot run: its error, as the client waiting on it is told. */
+class JobFailed extends Error {
+  override readonly name = 'JobFailed';
+}
+
+/**
+ * Makes a job's run, trying again (after 200 ms, then twice as long each time) while it fails,
+ * `attempts` times in all; then the job fails for good: the worker logs one line, and the server
+ * that queued the input reads why and tells its client.
+ */
+async function runJobAttempts(
+  hub: RunHub,
+  job: RunJob,
+  dispatcher: Dispatcher,
+  handOver: AbortSignal,
+  options: { attempts: number; log: (line: string) => void; name: string },
+): Promise<JobOutcome> {
+  let reason = '';
+  for (let attempt = 1; attempt <= options.attempts; attempt++) {
+    try {
+      return await runJob(hub, job, dispatcher, handOver);
+    } catch (error) {
+      if (retried(error)) return { done: false, retryMs: BUSY_RETRY_MS };
+      reason = firstLine(error);
+    }
+    // A worker closing hands the job back (another worker makes the attempts left).
+    if (handOver.aborted) return { done: false, retryMs: 0 };
+    if (attempt < options.attempts) {
+      await sleep(FIRST_BACKOFF_MS * 2 ** (attempt - 1), undefined, { ref: false });
+    }
+  }
+  const id = job.sessionId;
+  options.log(
+    `Baton worker: job ${options.name} of session ${JSON.stringify(id)} failed after ` +
+      `${options.attempts} attempt${options.attempts === 1 ? '' : 's'}: ${reason}`,
+  );
+  const store = hub.store;
+  if (job.inputId !== null && store !== undefined) {
+    await store
+      .acquireLease(outcomeKey(job.inputId), `failed:${reason}`, OUTCOME_TTL_MS)
+      .catch(() => false);
+  }
+  // The server that queued the input waits for this outcome: wake it now.
+  await dispatcher.announce(id).catch(() => {});
+  return { done: false, failed: reason };
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}
+
 /**
  * Makes one job's run; says when to try again instead (its session is busy elsewhere, or this
- * worker is closing: `handOver`).
+ * worker is closing: `handOver`). Throws what makes the attempt fail.
  */
 async function runJob(
   hub: RunHub,
@@ -148,26 +237,24 @@ async function runJob(
     // Handed on or cut short by this worker's close(): another worker goes on with it at once.
     if (last?.kind === 'result' && last.result.status === 'cancelled')
       return { done: false, retryMs: 0 };
-    if (job.inputId !== null && (last?.kind === 'result' || last?.kind === 'error')) {
-      const outcome =
-        last.kind === 'result'
-          ? `ended:${JSON.stringify({ stopReason: last.result.stopReason })}`
-          : `failed:${last.message}`;
+    if (last?.kind === 'error') throw new JobFailed(last.message, { cause: last.error });
+    if (job.inputId !== null && last?.kind === 'result') {
+      const outcome = `ended:${JSON.stringify({ stopReason: last.result.stopReason })}`;
       await store.acquireLease(outcomeKey(job.inputId), outcome, OUTCOME_TTL_MS);
       // The server that queued the input waits for this outcome: wake it now.
       await dispatcher.announce(id).catch(() => {});
     }
     return { done: true };
   } catch (error) {
-    if (retried(error) || error instanceof HttpError)
-      return { done: false, retryMs: BUSY_RETRY_MS };
+    if (retried(error)) return { done: false, retryMs: BUSY_RETRY_MS };
     throw error;
   }
 }
 
 /**
- * Errors that end an attempt, not the job: another worker holds the session or took its input
- * first, or the store is out of reach.
+ * Errors that put a job back without counting as a failed attempt: another worker holds the
+ * session or took its input first, or the store is out of reach. A log that cannot be read, a
+ * session this workflow cannot take over, an input refused: failed attempts.
  */
 function retried(error: unknown): boolean {
   return (
@@ -175,7 +262,8 @@ function retried(error: unknown): boolean {
     // Another attempt took the input between this one's look at the log and its lease: the next
     // attempt finds it there and goes on from the log.
     error instanceof InputTaken ||
-    error instanceof CheckpointError ||
-    error instanceof StoreUnavailableError
+    (error instanceof CheckpointError && error.writing) ||
+    error instanceof StoreUnavailableError ||
+    (error instanceof HttpError && error.status === 409)
   );
 }

@@ -17,18 +17,20 @@ import { FakeAgent, type FakeTurn, type SeenTurn, transcript } from '../support/
 function desk(
   store: CheckpointStore,
   script: { triage?: FakeTurn[]; billing?: FakeTurn[]; tech?: FakeTurn[] },
-  options: { edges?: boolean; maxMessages?: number } = {},
+  options: { edges?: boolean; maxMessages?: number; billing?: boolean } = {},
 ) {
   const log: SeenTurn[] = [];
   const agents = [
     new FakeAgent('triage', script.triage ?? [], log),
-    new FakeAgent('billing', script.billing ?? [], log),
+    ...(options.billing === false ? [] : [new FakeAgent('billing', script.billing ?? [], log)]),
     new FakeAgent('tech', script.tech ?? [], log),
   ];
   let builder = new HandoffBuilder({ name: 'support', participants: agents })
     .coordinator('triage')
     .withCheckpointing(store);
-  if (options.edges !== false) builder = builder.addHandoff('billing', ['tech']);
+  if (options.edges !== false && options.billing !== false) {
+    builder = builder.addHandoff('billing', ['tech']);
+  }
   if (options.maxMessages !== undefined) {
     builder = builder.withTerminationCondition(new MaxMessageTermination(options.maxMessages));
   }
@@ -128,16 +130,44 @@ describe('checkpointed sessions', () => {
     );
   });
 
-  it('refuses to resume a session written by a different workflow, saying what differs', async () => {
+  it('takes over a session written by a workflow with a compatible change', async () => {
     const store = new MemoryCheckpointStore();
-    await desk(store, { triage: [{ say: 'Hello?' }] })
-      .workflow.session('t-5')
-      .run('hi');
-    const other = desk(store, {}, { edges: false });
-    await expect(other.workflow.session('t-5').run('again')).rejects.toThrow(ConfigError);
-    await expect(other.workflow.session('t-5').messages()).rejects.toThrow(
-      'Session "t-5" was written by a different workflow (handoffs: stored {"triage":["billing","tech"],"billing":["tech"],"tech":[]}, this workflow {"triage":["billing","tech"],"billing":[],"tech":[]}). Resume it with the workflow that wrote it, or start a new session.',
+    const first = desk(store, { triage: [{ say: 'Hello?' }] });
+    await first.workflow.session('t-5').run('hi');
+    const other = desk(store, { triage: [{ say: 'Again?' }] }, { edges: false });
+    expect(other.workflow.fingerprint).not.toBe(first.workflow.fingerprint);
+    const result = await other.workflow.session('t-5').run('again');
+    expect(result.pendingRequest?.prompt).toBe('Again?');
+    // Its first record names it; the next ones need not (they follow it).
+    const records = await store.read('t-5', { from: 'start' });
+    expect(records.map((r) => r.data.includes(other.workflow.fingerprint))).toEqual([
+      false,
+      false,
+      true,
+      false,
+    ]);
+    // The new workflow's records are read back by it, and by the old one (a rollback).
+    expect((await desk(store, {}, { edges: false }).workflow.session('t-5').info()).step).toBe(4);
+    expect((await desk(store, {}).workflow.session('t-5').info()).step).toBe(4);
+  });
+
+  it('refuses a session whose pending request names an agent the workflow no longer has', async () => {
+    const store = new MemoryCheckpointStore();
+    await desk(store, { triage: [{ handoff: 'billing' }], billing: [{ say: 'Which invoice?' }] })
+      .workflow.session('t-5b')
+      .run('My invoice is wrong');
+    const other = desk(store, {}, { billing: false });
+    const error = await other.workflow
+      .session('t-5b')
+      .run('INV-7')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).path).toBe('pendingRequest.agent');
+    expect((error as Error).message).toBe(
+      'Session "t-5b" cannot be taken over by this workflow: its pending request names agent "billing", which this workflow does not have. Run it with the workflow that wrote it until it ends, or delete it.',
     );
+    expect(other.log).toEqual([]);
+    expect((await store.read('t-5b', { from: 'start' })).length).toBe(3);
   });
 
   it('turns a corrupt record into a CheckpointError naming the session and step', async () => {

@@ -44,7 +44,15 @@ function userTexts(request: ModelRequest): string[] {
   return request.messages.filter((m) => speakerOf(m) === 'user').map((m) => m.content ?? '');
 }
 
-export function queueDesk(store: CheckpointStore, name = 'queue-desk'): HandoffWorkflow {
+/**
+ * The desk; `clerk` names its one agent (another name is a build that cannot take over a session
+ * paused on the clerk's question). A text holding "boom" makes the model fail, every time.
+ */
+export function queueDesk(
+  store: CheckpointStore,
+  name = 'queue-desk',
+  clerkName = 'clerk',
+): HandoffWorkflow {
   const wait = tool({
     name: 'wait',
     description: 'Waits a while.',
@@ -59,7 +67,7 @@ export function queueDesk(store: CheckpointStore, name = 'queue-desk'): HandoffW
     },
   });
   const clerk = new Agent({
-    name: 'clerk',
+    name: clerkName,
     description: 'Answers.',
     tools: [wait],
     maxToolIterations: 2,
@@ -67,6 +75,7 @@ export function queueDesk(store: CheckpointStore, name = 'queue-desk'): HandoffW
       const texts = userTexts(request);
       const text = texts.at(-1) ?? '';
       const last = request.messages.at(-1);
+      if (text.includes('boom')) throw new Error('the model is down');
       if (text.includes('slow') && last?.role !== 'tool') {
         return {
           content: null,

@@ -1,24 +1,24 @@
-import { createHash } from 'node:crypto';
-
 import type { AppendOptions } from '../../checkpoint/session-list.js';
 import type { CheckpointRecord, CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import { checkNotInternal, checkSessionId } from '../../checkpoint/session-id.js';
-import { CheckpointError, ConfigError, SessionBusyError } from '../../errors.js';
 import { type CheckpointInfo, listCheckpoints } from './checkpoint-info.js';
+import { CheckpointError, ConfigError, SessionBusyError } from '../../errors.js';
 import type { RunOpening } from './run-opening.js';
 import { isMisuse, SessionLease } from './session-lease.js';
 import {
   type ExpectedWorkflow,
   encodeSnapshot,
   encodeStep,
+  type ReplayedLog,
   replayLog,
-  type SnapshotWriter,
-  type WorkflowDescriptor,
+  type Writer,
 } from './session-log.js';
 import type { CommittedStep, SessionState } from '../state/session-state.js';
 import type { StateCheck } from '../state/state-validator.js';
-import type { StateProblem } from '../../agents/conversation-state.js';
+import type { StatePatchOp, StateProblem } from '../../agents/conversation-state.js';
 import { eventOf } from '../state/step.js';
+import { threadOf } from '../state/state-thread.js';
+import type { WorkflowIdentity } from '../session/workflow-identity.js';
 
 export { LEASE_TTL_MS } from './session-lease.js';
 
@@ -39,11 +39,6 @@ export interface CheckpointOptions {
   clock?: () => number;
 }
 
-/** The fingerprint of a workflow descriptor: a short hash of its stable JSON. */
-export function fingerprintOf(descriptor: WorkflowDescriptor): string {
-  return createHash('sha256').update(JSON.stringify(descriptor)).digest('hex').slice(0, 16);
-}
-
 /**
  * Connects one session to a checkpoint store: loads and catches up its state, commits each step
  * with compare-and-append, and holds the session's lease while a run is in progress.
@@ -52,13 +47,12 @@ export class CheckpointLink {
   readonly #lease: SessionLease;
   readonly #store: CheckpointStore;
   readonly #sessionId: string;
-  readonly #descriptor: WorkflowDescriptor;
-  readonly #fingerprint: string;
+  readonly #identity: WorkflowIdentity;
+  readonly #migrate: ((old: unknown, from: number) => unknown) | undefined;
   readonly #snapshotEvery: number;
   readonly #check: (state: unknown) => StateCheck<SessionState>;
   readonly #fresh: () => SessionState;
   readonly #stateProblem: ((data: unknown) => StateProblem) | undefined;
-  readonly #stateDigest: string | undefined;
   /** Recorded with the session's first record (see `SessionOptions.owner`). */
   #owner: string | undefined;
   /** The last step this process knows to be in the store (0: the log is empty). */
@@ -68,17 +62,21 @@ export class CheckpointLink {
    * deleted and made again since, by anyone, is another record (see `catchUp()`).
    */
   #seal = '';
+  /** The workflow that wrote the last record this process knows (undefined: none yet). */
+  #writer: Writer | undefined;
+  /** A stored state's migration, held by the state this process has and not yet committed. */
+  #migration: readonly StatePatchOp[] | undefined;
 
   constructor(
     store: CheckpointStore,
     sessionId: string,
-    descriptor: WorkflowDescriptor,
+    identity: WorkflowIdentity,
     options: CheckpointOptions & {
+      /** Makes an older state version's conversation state fit (`StateOption.migrate`). */
+      migrate?: ((old: unknown, from: number) => unknown) | undefined;
       check: (state: unknown) => StateCheck<SessionState>;
       /** The conversation state's check (see `ExpectedWorkflow.stateProblem`). */
       stateProblem?: ((data: unknown) => StateProblem) | undefined;
-      /** The digest of the workflow's state schema (see `stateSchemaDigest()`). */
-      stateDigest?: string | undefined;
       /** A new session's state, for one deleted from the store since it was loaded. */
       fresh: () => SessionState;
     },
@@ -87,12 +85,11 @@ export class CheckpointLink {
     checkNotInternal('session()', sessionId);
     this.#store = store;
     this.#sessionId = sessionId;
-    this.#descriptor = descriptor;
+    this.#identity = identity;
+    this.#migrate = options.migrate;
     this.#check = options.check;
     this.#stateProblem = options.stateProblem;
-    this.#stateDigest = options.stateDigest;
     this.#fresh = options.fresh;
-    this.#fingerprint = fingerprintOf(descriptor);
     this.#snapshotEvery = options.snapshotEvery ?? 0;
     this.#lease = new SessionLease(store, sessionId, options.clock);
   }
@@ -134,6 +131,8 @@ export class CheckpointLink {
       if (first === undefined) {
         this.#stored = 0;
         this.#seal = '';
+        this.#writer = undefined;
+        this.#migration = undefined;
         return fresh;
       }
       records = await this.#store.read(this.#sessionId);
@@ -145,10 +144,16 @@ export class CheckpointLink {
         );
       }
     }
-    const state = replayLog(this.#sessionId, records, this.#expected());
-    this.#stored = state.step;
+    return this.#took(replayLog(this.#sessionId, records, this.#expected()), records);
+  }
+
+  /** Keeps what a replay of `records` found: where the log ends, who wrote it, its migration. */
+  #took(log: ReplayedLog, records: readonly CheckpointRecord[]): SessionState {
+    this.#stored = log.state.step;
     this.#seal = sealOf(records.at(-1));
-    return state;
+    this.#writer = log.writer;
+    this.#migration = log.migration;
+    return log.state;
   }
 
   /**
@@ -164,10 +169,13 @@ export class CheckpointLink {
     // Not there, or another record there (the log was deleted and made again, as long as before).
     if (known?.step !== state.step || sealOf(known) !== this.#seal) return this.load(this.#fresh());
     if (records.length === 0) return state;
-    const next = replayLog(this.#sessionId, records, this.#expected(), state);
-    this.#stored = next.step;
-    this.#seal = sealOf(records.at(-1));
-    return next;
+    // A migrated state is not what the log holds: read the new steps from the log's own start.
+    const writer = this.#writer;
+    if (this.#migration !== undefined || writer === undefined) return this.load(this.#fresh());
+    return this.#took(
+      replayLog(this.#sessionId, records, this.#expected(), { state, writer }),
+      records,
+    );
   }
 
   /** Commits a step; another writer that got there first makes it a `SessionBusyError`. */
@@ -175,17 +183,42 @@ export class CheckpointLink {
     const state = step.state;
     const snapshot =
       this.#stored === 0 || (this.#snapshotEvery > 0 && state.step % this.#snapshotEvery === 0);
+    const identity = this.#identity;
+    const taking = this.#writer?.fingerprint !== identity.fingerprint;
     const record = snapshot
-      ? encodeSnapshot(this.#sessionId, state, eventOf(step.step), this.#writer())
-      : encodeStep(this.#sessionId, step);
+      ? encodeSnapshot(this.#sessionId, state, eventOf(step.step), this.#self())
+      : encodeStep(this.#sessionId, this.#withMigration(step), taking ? this.#self() : undefined);
     await this.#append(record, () =>
       this.#store.append(this.#sessionId, record, this.#appendOptions()),
     );
   }
 
+  /** `step` with the stored state's migration first in its state patch, when one is pending. */
+  #withMigration(step: CommittedStep): CommittedStep {
+    const migration = this.#migration;
+    if (migration === undefined) return step;
+    const { change } = step;
+    // The migration is the application's update made before this step's messages were added.
+    const at = threadOf(step.state).length - (change.append?.length ?? 0);
+    return {
+      ...step,
+      change: {
+        ...change,
+        statePatch: [...migration, ...(change.statePatch ?? [])],
+        stateCalls: [[at, migration.length], ...(change.stateCalls ?? [])],
+      },
+    };
+  }
+
+  /** This workflow as the writer of a record. */
+  #self(): Writer & { readonly descriptor: WorkflowIdentity['descriptor'] } {
+    const { fingerprint, stateVersion, descriptor } = this.#identity;
+    return { fingerprint, version: stateVersion, descriptor };
+  }
+
   /** Writes `state` whole as the next step (reset, loadState). */
   async replace(state: SessionState, event: string): Promise<void> {
-    const record = encodeSnapshot(this.#sessionId, state, event, this.#writer());
+    const record = encodeSnapshot(this.#sessionId, state, event, this.#self());
     await this.#append(record, () =>
       this.#store.append(this.#sessionId, record, this.#appendOptions()),
     );
@@ -201,8 +234,8 @@ export class CheckpointLink {
         { path: 'from.step' },
       );
     }
-    const state = replayLog(source, records, this.#expected());
-    const record = encodeSnapshot(this.#sessionId, state, `fork:${source}@${step}`, this.#writer());
+    const { state } = replayLog(source, records, this.#expected());
+    const record = encodeSnapshot(this.#sessionId, state, `fork:${source}@${step}`, this.#self());
     if (!(await this.#store.append(this.#sessionId, record, this.#appendOptions()))) {
       throw new ConfigError(
         `Cannot fork into session "${this.#sessionId}": it already exists. Fork into a new session id.`,
@@ -211,6 +244,8 @@ export class CheckpointLink {
     }
     this.#stored = state.step;
     this.#seal = sealOf(record);
+    this.#writer = this.#self();
+    this.#migration = undefined;
     return state;
   }
 
@@ -228,18 +263,16 @@ export class CheckpointLink {
   }
 
   #expected(): ExpectedWorkflow {
+    const { fingerprint, descriptor, stateVersion, tools } = this.#identity;
     return {
-      fingerprint: this.#fingerprint,
-      descriptor: this.#descriptor,
+      fingerprint,
+      descriptor,
+      stateVersion,
+      tools,
+      migrate: this.#migrate,
       check: this.#check,
       stateProblem: this.#stateProblem,
-      stateDigest: this.#stateDigest,
     };
-  }
-
-  #writer(): SnapshotWriter {
-    const writer = { fingerprint: this.#fingerprint, descriptor: this.#descriptor };
-    return this.#stateDigest === undefined ? writer : { ...writer, stateDigest: this.#stateDigest };
   }
 
   async #append(record: CheckpointRecord, write: () => Promise<boolean>): Promise<void> {
@@ -266,6 +299,8 @@ export class CheckpointLink {
     }
     this.#stored = step;
     this.#seal = sealOf(record);
+    this.#writer = this.#self();
+    this.#migration = undefined;
   }
 }
 

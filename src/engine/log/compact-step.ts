@@ -25,13 +25,18 @@ export const StepContent = {
   a: z.array(z.unknown()).optional(),
   f: z.record(z.string(), z.unknown()).optional(),
   b: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The workflow that wrote the record, when it is not the one that wrote the records before it
+   * (a new build took the session over): its fingerprint (`f`) and state version (`v`).
+   */
+  w: z.object({ f: z.string(), v: z.number().int().positive() }).optional(),
 };
 
 /** A step record's content, whichever format (2 or 3) held it. */
 export type CompactStep = z.infer<z.ZodObject<typeof StepContent>>;
 
 /**
- * A format 3 step record: `[3, s, t, e, a, f, b]`, the content of a format 2 record without its
+ * A format 3 step record: `[3, s, t, e, a, f, b, w]`, the content of a format 2 record without its
  * key names, each message as `compactMessage` writes it; `0` stands for an empty `a` or `f` that is
  * followed by more, and empty trailing parts are left out. About 28 bytes of framing less than
  * format 2 per record, and a short text message in about half its JSON (`compactMessage`).
@@ -43,7 +48,8 @@ const StepRecordSchema = z.tuple([
   StepContent.e,
   z.union([z.literal(0), z.array(z.unknown())]).optional(),
   z.union([z.literal(0), z.record(z.string(), z.unknown())]).optional(),
-  z.record(z.string(), z.unknown()).optional(),
+  z.union([z.literal(0), z.record(z.string(), z.unknown())]).optional(),
+  StepContent.w,
 ]);
 
 /** Agent responses are most steps: their event is written `@<agent>` in compact records. */
@@ -125,6 +131,8 @@ export interface StoredStep {
   /** When it was committed: epoch milliseconds, or ISO-8601 text (format 1). */
   readonly at: number | string;
   readonly event: string;
+  /** The workflow that wrote it, when the record says (see `StepContent.w`). */
+  readonly writer?: { readonly fingerprint: string; readonly version: number } | undefined;
   /** The typed step it holds, given the thread's length before it, or what is wrong with it. */
   typed(threadLength: number): Step | string;
 }
@@ -135,6 +143,7 @@ export function storedContent(entry: CompactStep): StoredStep {
     step: entry.s,
     at: entry.t,
     event: storedEvent(entry),
+    ...(entry.w === undefined ? {} : { writer: { fingerprint: entry.w.f, version: entry.w.v } }),
     typed: () => stepOfContent(entry),
   };
 }
@@ -189,7 +198,8 @@ export function stepRecordBody(entry: CompactStep): string {
       ? 0
       : entry.a.map((m) => compactMessage(m as Record<string, unknown>, entry.t));
   const parts: unknown[] = [STEP_VERSION, entry.s, entry.t, entry.e, messages, entry.f ?? 0];
-  if (entry.b !== undefined) parts.push(entry.b);
+  if (entry.w !== undefined) parts.push(entry.b ?? 0, entry.w);
+  else if (entry.b !== undefined) parts.push(entry.b);
   else {
     while (parts.length > 4 && parts.at(-1) === 0) parts.pop();
   }
@@ -203,7 +213,7 @@ export function stepRecordBody(entry: CompactStep): string {
 export function readStepRecord(raw: readonly unknown[]): CompactStep | string {
   const parsed = StepRecordSchema.safeParse(raw);
   if (!parsed.success) return firstIssue(parsed.error).text;
-  const [, s, t, e, a, f, b] = parsed.data;
+  const [, s, t, e, a, f, b, w] = parsed.data;
   const entry: { -readonly [K in keyof CompactStep]: CompactStep[K] } = { s, t, e };
   if (a !== undefined && a !== 0) {
     const messages: unknown[] = [];
@@ -215,6 +225,7 @@ export function readStepRecord(raw: readonly unknown[]): CompactStep | string {
     entry.a = messages;
   }
   if (f !== undefined && f !== 0) entry.f = f;
-  if (b !== undefined) entry.b = b;
+  if (b !== undefined && b !== 0) entry.b = b;
+  if (w !== undefined) entry.w = w;
   return entry;
 }

@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 
 import type { CheckpointRecord } from '../../checkpoint/checkpoint-store.js';
-import { CheckpointError, ConfigError } from '../../errors.js';
+import { CheckpointError } from '../../errors.js';
 import { isRecord } from '../../unknown-value.js';
 import { firstIssue } from '../../zod-issues.js';
 import {
@@ -17,9 +17,11 @@ import {
 import { readLegacyStep } from './legacy-records.js';
 import type { CommittedStep, SessionState } from '../state/session-state.js';
 import { replayStep } from './replay-step.js';
-import { stateRefusal, type StateTrail } from './state-refusal.js';
-import type { StateCheck } from '../state/state-validator.js';
-import type { StateProblem } from '../../agents/conversation-state.js';
+import type { StatePatchOp } from '../../agents/conversation-state.js';
+import type { StateTrail } from './state-refusal.js';
+import { type ExpectedWorkflow, settleLog } from './take-over.js';
+
+export type { ExpectedWorkflow } from './take-over.js';
 
 /** The version of the snapshot format; a snapshot of another version is refused with advice. */
 export const RECORD_VERSION = 1;
@@ -36,16 +38,33 @@ const SnapshotSchema = z.object({
   event: z.string(),
   fp: z.string(),
   workflow: z.record(z.string(), z.unknown()),
-  /** A digest of the state schema of the workflow that wrote it (absent: none, or older records). */
-  sd: z.string().optional(),
+  /** The writer's state version (`StateOption.version`); absent in records of version 1. */
+  sv: z.number().int().positive().optional(),
   state: z.unknown(),
 });
 
 type Snapshot = z.infer<typeof SnapshotSchema>;
 
-/** Encodes a committed step as a sealed format 3 record (see `compactStep`, `stepRecordBody`). */
-export function encodeStep(sessionId: string, step: CommittedStep): CheckpointRecord {
-  const entry = compactStep(step);
+/** The workflow that wrote a record: its fingerprint and conversation state version. */
+export interface Writer {
+  readonly fingerprint: string;
+  readonly version: number;
+}
+
+/**
+ * Encodes a committed step as a sealed format 3 record (see `compactStep`, `stepRecordBody`);
+ * `writer` when the records before it were written by another workflow.
+ */
+export function encodeStep(
+  sessionId: string,
+  step: CommittedStep,
+  writer?: Writer,
+): CheckpointRecord {
+  const compact = compactStep(step);
+  const entry =
+    writer === undefined
+      ? compact
+      : { ...compact, w: { f: writer.fingerprint, v: writer.version } };
   return {
     step: entry.s,
     snapshot: false,
@@ -53,20 +72,12 @@ export function encodeStep(sessionId: string, step: CommittedStep): CheckpointRe
   };
 }
 
-/** What a snapshot says of the workflow that wrote it. */
-export interface SnapshotWriter {
-  readonly fingerprint: string;
-  readonly descriptor: WorkflowDescriptor;
-  /** See `stateSchemaDigest()`. */
-  readonly stateDigest?: string | undefined;
-}
-
 /** Encodes the whole state (a session's first record, a fork, a reset or a loaded state). */
 export function encodeSnapshot(
   sessionId: string,
   state: SessionState,
   event: string,
-  writer: SnapshotWriter,
+  writer: Writer & { readonly descriptor: WorkflowDescriptor },
 ): CheckpointRecord {
   const record: Snapshot = {
     v: RECORD_VERSION,
@@ -76,7 +87,7 @@ export function encodeSnapshot(
     event,
     fp: writer.fingerprint,
     workflow: writer.descriptor,
-    ...(writer.stateDigest === undefined ? {} : { sd: writer.stateDigest }),
+    ...(writer.version === 1 ? {} : { sv: writer.version }),
     state,
   };
   return {
@@ -201,54 +212,36 @@ function unknownStepVersion(
   );
 }
 
-/** Says how two workflow descriptors differ, field by field. */
-function describeDifference(stored: WorkflowDescriptor, current: WorkflowDescriptor): string {
-  const keys = [...new Set([...Object.keys(stored), ...Object.keys(current)])];
-  const differing = keys.filter((k) => JSON.stringify(stored[k]) !== JSON.stringify(current[k]));
-  return differing
-    .map(
-      (k) =>
-        `${k}: stored ${JSON.stringify(stored[k])}, this workflow ${JSON.stringify(current[k])}`,
-    )
-    .join('; ');
-}
-
-/** What a log must match: the workflow's identity, and its check of a rebuilt state. */
-export interface ExpectedWorkflow {
-  readonly fingerprint: string;
-  readonly descriptor: WorkflowDescriptor;
-  /** The workflow's one state check (`StateValidator.stored`), also used by `loadState()`. */
-  readonly check: (state: unknown) => StateCheck<SessionState>;
-  /** The conversation state's check (API.md §18), to find the record whose patch broke it. */
-  readonly stateProblem?: ((data: unknown) => StateProblem) | undefined;
-  /** The digest of this workflow's state schema (`stateSchemaDigest()`), when it has one. */
-  readonly stateDigest?: string | undefined;
-}
-
-/** The step log of a session, read back into its state. */
-export interface LoadedLog {
+/** The step log of a session read back: the state, who wrote it, and the migration it needs. */
+export interface ReplayedLog {
   readonly state: SessionState;
-  readonly descriptor: WorkflowDescriptor;
+  /** The workflow that wrote the last records. */
+  readonly writer: Writer;
+  /**
+   * The state patch that turned an older state version's conversation state into this workflow's
+   * (`state` holds its result already); to be committed with the session's next step.
+   */
+  readonly migration?: readonly StatePatchOp[] | undefined;
 }
 
 /**
  * Rebuilds a session's state from its records: a snapshot, then each step read back as the typed
  * step it records and applied by `applyStep`, the reducer that made it. Throws `CheckpointError`
- * naming the step for anything unreadable, `ConfigError` when another workflow wrote the session.
+ * naming the step for anything unreadable, `ConfigError` when another workflow wrote the session
+ * and this one cannot take it over (see `settleLog`).
  */
 export function replayLog(
   sessionId: string,
   records: readonly CheckpointRecord[],
   expected: ExpectedWorkflow,
-  base?: SessionState,
-): SessionState {
-  let state: unknown = base;
+  base?: { readonly state: SessionState; readonly writer: Writer },
+): ReplayedLog {
+  let state: unknown = base?.state;
+  let writer = base?.writer;
   /** The state the steps since the last snapshot made, and its thread's length. */
   let replayed: { state: SessionState; length: number } | undefined;
-  let lastStep = base?.step;
-  /** The state schema digest of the snapshot the state comes from (undefined: not known). */
-  let writtenWith: string | undefined = base === undefined ? undefined : expected.stateDigest;
-  /** The conversation state after each step that changed it, to name the one that broke it. */
+  let lastStep = base?.state.step;
+  /** The conversation state at the last snapshot, then after each step, to name one that broke it. */
   const patched: StateTrail['patched'] = [];
   for (const record of records) {
     const entry = decode(sessionId, record);
@@ -260,26 +253,22 @@ export function replayLog(
       );
     }
     if ('state' in entry) {
-      if (entry.fp !== expected.fingerprint) {
-        if (JSON.stringify(entry.workflow) === JSON.stringify(expected.descriptor)) {
-          throw new CheckpointError(sessionId, record.step, 'its workflow fingerprint is damaged');
-        }
-        throw new ConfigError(
-          `Session "${sessionId}" was written by a different workflow ` +
-            `(${describeDifference(entry.workflow, expected.descriptor)}). ` +
-            'Resume it with the workflow that wrote it, or start a new session.',
-          { path: 'workflow' },
-        );
+      if (
+        entry.fp !== expected.fingerprint &&
+        JSON.stringify(entry.workflow) === JSON.stringify(expected.descriptor)
+      ) {
+        throw new CheckpointError(sessionId, record.step, 'its workflow fingerprint is damaged');
       }
+      writer = { fingerprint: entry.fp, version: entry.sv ?? 1 };
       replayed = undefined;
       state = entry.state;
-      writtenWith = entry.sd;
       patched.length = 0;
       patched.push({
         step: record.step,
         data: isRecord(entry.state) ? entry.state.data : undefined,
       });
     } else {
+      if (entry.writer !== undefined) writer = entry.writer;
       if (state === undefined) {
         throw new CheckpointError(sessionId, record.step, 'the log does not start with a snapshot');
       }
@@ -292,38 +281,18 @@ export function replayLog(
       // The one reducer, as the run that made the step applied it; the state is checked at the end.
       replayed.state = replayStep(sessionId, record.step, replayed.state, step);
       replayed.length += step.append?.length ?? 0;
-      if (step.statePatch !== undefined)
+      if (step.statePatch !== undefined) {
         patched.push({ step: record.step, data: replayed.state.data });
+      }
     }
     lastStep = record.step;
   }
   if (replayed !== undefined) state = replayed.state;
-  if (state === undefined) throw new CheckpointError(sessionId, 0, 'the log is empty');
-  if (base !== undefined && state === base) return base;
-  const checked = expected.check(state);
-  if (!checked.ok && checked.path.startsWith('state')) {
-    throw stateRefusal(
-      sessionId,
-      checked,
-      { writtenWith, patched, lastStep: lastStep ?? 0 },
-      expected,
-    );
+  if (state === undefined || writer === undefined || lastStep === undefined) {
+    throw new CheckpointError(sessionId, 0, 'the log is empty');
   }
-  if (!checked.ok) {
-    throw new CheckpointError(
-      sessionId,
-      lastStep ?? 0,
-      `the state it leads to is wrong: ${checked.problem}`,
-    );
-  }
-  if (checked.state.step !== lastStep) {
-    throw new CheckpointError(
-      sessionId,
-      lastStep ?? 0,
-      `the state says step ${checked.state.step}`,
-    );
-  }
-  return checked.state;
+  if (base !== undefined && state === base.state) return { state: base.state, writer };
+  return settleLog(sessionId, state, { patched, lastStep }, writer, expected);
 }
 
 /**

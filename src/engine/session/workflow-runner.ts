@@ -5,7 +5,7 @@ import type { AnyStateMachine } from 'xstate';
 import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
 import { ConfigError, SessionBusyError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
-import { CheckpointLink, fingerprintOf } from '../log/checkpoint-link.js';
+import { CheckpointLink } from '../log/checkpoint-link.js';
 import { type Checkpointing, DEFAULT_SESSION_CACHE_SIZE } from '../log/checkpointing.js';
 import { MachineDriver } from '../run/machine-driver.js';
 import { type HandleHooks, SessionHandle } from './session-handle.js';
@@ -17,7 +17,8 @@ import { recordSession } from '../recording/record.js';
 import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from '../state/session-state.js';
 import { StateValidator } from '../state/state-validator.js';
-import { stateProblem, stateSchemaDigest } from '../../agents/conversation-state.js';
+import { stateProblem } from '../../agents/conversation-state.js';
+import { identityOf, type WorkflowIdentity } from './workflow-identity.js';
 
 /** The origin of every session kept in memory only (one object, not one per session). */
 const IN_MEMORY: SessionOrigin = Object.freeze({});
@@ -72,10 +73,9 @@ export class WorkflowRunner implements Runnable {
   readonly #sessions = new Map<string, SessionRuntime>();
   readonly #checkpointing: Checkpointing | undefined;
   readonly #validator: StateValidator;
+  readonly #identity: WorkflowIdentity;
   /** Idle sessions kept in memory when a store holds them all (`Infinity` without a store). */
   readonly #cacheSize: number;
-  /** The state schema's digest, made with the first session that has a store. */
-  #digest: { value: string | undefined } | undefined;
   /** What every handle of this runner reaches its session through (one object, not per handle). */
   readonly #hooks: HandleHooks = {
     runtime: (id) => this.#runtime(id, undefined),
@@ -99,6 +99,7 @@ export class WorkflowRunner implements Runnable {
       orchestration.progressSchema,
       orchestration.state?.schema,
     );
+    this.#identity = identityOf(orchestration);
     this.#cacheSize =
       checkpointing === undefined
         ? Number.POSITIVE_INFINITY
@@ -133,11 +134,13 @@ export class WorkflowRunner implements Runnable {
   }
 
   /**
-   * Identifies participants, topology and routing; a stored session must match it.
-   * @internal the engine's and the CLI's; not part of the public API.
+   * A digest of what a stored session depends on: participants, the states of the compiled
+   * machine, each agent's tools, the handoffs and routing, the conversation state's shape and
+   * version (not instructions, models or descriptions). Recorded with each session's records; a
+   * workflow of another fingerprint takes a stored session over when the change is compatible.
    */
   get fingerprint(): string {
-    return fingerprintOf(this.#orchestration.descriptor);
+    return this.#identity.fingerprint;
   }
 
   run(task?: Task, options?: RunOptions): Promise<TaskResult> {
@@ -244,13 +247,7 @@ export class WorkflowRunner implements Runnable {
       const link =
         checkpointing === undefined
           ? undefined
-          : new CheckpointLink(checkpointing.store, id, this.#orchestration.descriptor, {
-              ...checkpointing,
-              check: (state) => this.#validator.stored(state),
-              stateProblem: (data) => stateProblem(this.#orchestration.state?.schema, data),
-              stateDigest: this.#stateDigest(),
-              fresh: () => this.freshState(),
-            });
+          : this.#link(checkpointing.store, id, checkpointing);
       const origin: SessionOrigin =
         link === undefined && fork === undefined
           ? IN_MEMORY
@@ -267,12 +264,26 @@ export class WorkflowRunner implements Runnable {
     return runtime;
   }
 
-  /** Drops the least recently used idle sessions beyond the cache size (they stay in the store). */
-  #stateDigest(): string | undefined {
-    this.#digest ??= { value: stateSchemaDigest(this.#orchestration.state?.schema) };
-    return this.#digest.value;
+  /**
+   * Session `id` of `store` as this workflow would take it over, read without writing anything.
+   * @throws ConfigError when it cannot take it over; CheckpointError for a damaged log.
+   * @internal `checkSessions()`'s; not part of the public API.
+   */
+  loadStored(store: CheckpointStore, id: string): Promise<SessionState> {
+    return this.#link(store, id, this.#checkpointing ?? { store }).load(this.freshState());
   }
 
+  #link(store: CheckpointStore, id: string, options: Omit<Checkpointing, 'store'>): CheckpointLink {
+    return new CheckpointLink(store, id, this.#identity, {
+      ...options,
+      migrate: this.#orchestration.state?.migrate,
+      check: (state) => this.#validator.stored(state),
+      stateProblem: (data) => stateProblem(this.#orchestration.state?.schema, data),
+      fresh: () => this.freshState(),
+    });
+  }
+
+  /** Drops the least recently used idle sessions beyond the cache size (they stay in the store). */
   #trim(): void {
     let excess = this.#sessions.size - this.#cacheSize;
     if (excess <= 0) return;

@@ -27,7 +27,8 @@ export type StateUpdate =
 
 /**
  * The updates a step's state patch holds: one per call that made it (`calls`, each naming how many
- * of the next operations are its), and what no call names as the application's, made with the
+ * of the next operations are its; a number in place of the call is the application's update made
+ * with the thread that long), and what no call names as the application's, made with the
  * thread `at` long. Only the shape of `calls` is checked: the patch itself is what changes the
  * state, and a record whose calls do not cover it exactly still reads.
  * @throws Error when an entry of `calls` is no `[callId, count]` (a record's fault).
@@ -45,7 +46,8 @@ export function updatesOf(
     const call: unknown = Array.isArray(entry) ? entry[0] : undefined;
     const count: unknown = Array.isArray(entry) ? entry[1] : undefined;
     if (
-      typeof call !== 'string' ||
+      (typeof call !== 'string' &&
+        (typeof call !== 'number' || !Number.isInteger(call) || call < 0)) ||
       typeof count !== 'number' ||
       !Number.isInteger(count) ||
       count < 1
@@ -55,7 +57,7 @@ export function updatesOf(
       );
     }
     const ops = patch.slice(from, from + count);
-    if (ops.length > 0) updates.push({ call, ops });
+    if (ops.length > 0) updates.push(typeof call === 'number' ? { at: call, ops } : { call, ops });
     from += count;
   }
   if (from < patch.length) updates.push({ at, ops: from === 0 ? patch : patch.slice(from) });

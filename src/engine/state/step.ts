@@ -70,9 +70,11 @@ export interface StepBody extends StepFields {
   readonly statePatch?: readonly StatePatchOp[];
   /**
    * Which tool calls made `statePatch`: per call, in order, how many of its operations are the
-   * call's (they cover it whole). Absent for the application's update (`state_update`).
+   * call's (they cover it whole). Absent for the application's update (`state_update`). An entry
+   * whose first element is a number is an update of the application's made with the thread that
+   * long (a stored state's migration, committed with the step after it loaded).
    */
-  readonly stateCalls?: readonly (readonly [callId: string, count: number])[];
+  readonly stateCalls?: readonly (readonly [callId: string | number, count: number])[];
 }
 
 const EVENT_PREFIXES = {
