@@ -255,6 +255,10 @@ export type {
   TokenUsageTerminationOptions,
 } from './termination/budget-conditions.js';
 export { MaxMessageTermination, TokenUsageTermination } from './termination/budget-conditions.js';
+export type { CostTerminationOptions } from './termination/cost-termination.js';
+export { CostTermination } from './termination/cost-termination.js';
+export type { ModelPrice, ModelPrices, PriceFunction } from './termination/cost-prices.js';
+export type { ModelCallPlan, ModelCallRefusal, SettledUsage } from './termination/model-call.js';
 export type { TimeoutTerminationOptions } from './termination/control-conditions.js';
 export {
   ExternalTermination,

@@ -5,6 +5,8 @@ import type { AgentMessage, StopMessage } from '../messages/message.js';
 import { stopMessage } from '../messages/message-factories.js';
 import { StopMessageSchema } from '../messages/message-schema.js';
 import { firstIssue } from '../zod-issues.js';
+import { admitAll, admitAny, raiseChildren, settleChildren } from './combined-model-calls.js';
+import type { ModelCallPlan, ModelCallRefusal, SettledUsage } from './model-call.js';
 import type { TerminationConfig } from './termination-config-types.js';
 
 /**
@@ -79,6 +81,38 @@ export abstract class TerminationCondition {
 
   /** Restores what `saveState()` returned. */
   loadState(_state: unknown): void {}
+
+  /**
+   * True when the condition judges model calls before they are made (`admitModelCall`), as a
+   * budget in money does; the engine asks only such conditions. @default false
+   */
+  get limitsModelCalls(): boolean {
+    return false;
+  }
+
+  /**
+   * Asked by the engine before each model call of the session. `null` lets the call go ahead
+   * (the condition may hold what it could cost until `settleModelCall`); a refusal means the call
+   * is not made, and the session stops (or, with `ask`, waits for a `"budget"` decision).
+   * @throws ConfigError when the condition cannot judge the call (e.g. a model without a price).
+   */
+  admitModelCall(_call: ModelCallPlan): ModelCallRefusal | null {
+    return null;
+  }
+
+  /**
+   * A model call has ended: `usage` is what it used (`null` when it failed). Called for every
+   * call the session made, including calls this condition alone would have refused.
+   */
+  settleModelCall(_call: ModelCallPlan, _usage: SettledUsage): void {}
+
+  /**
+   * Raises the condition's limit by `amountUsd` (a granted `"budget"` request); true when this
+   * condition (or a child) has a limit in money to raise.
+   */
+  raiseBudget(_amountUsd: number): boolean {
+    return false;
+  }
 
   /** Rejects the current `check()` when the condition has already fired. */
   protected assertNotTerminated(): void {
@@ -193,6 +227,23 @@ export class OrTerminationCondition extends TerminationCondition {
     return new OrTerminationCondition(this.conditions.map((c) => c.clone()));
   }
 
+  override get limitsModelCalls(): boolean {
+    return this.conditions.some((c) => c.limitsModelCalls);
+  }
+
+  /** Refused when any child refuses; the children that let the call through release it then. */
+  override admitModelCall(call: ModelCallPlan): ModelCallRefusal | null {
+    return admitAny(this.conditions, call);
+  }
+
+  override settleModelCall(call: ModelCallPlan, usage: SettledUsage): void {
+    settleChildren(this.conditions, call, usage);
+  }
+
+  override raiseBudget(amountUsd: number): boolean {
+    return raiseChildren(this.conditions, amountUsd);
+  }
+
   override toJSON(): TerminationConfig {
     return { type: 'OrTerminationCondition', conditions: this.conditions.map((c) => c.toJSON()) };
   }
@@ -250,6 +301,26 @@ export class AndTerminationCondition extends TerminationCondition {
 
   override clone(): TerminationCondition {
     return new AndTerminationCondition(this.conditions.map((c) => c.clone()));
+  }
+
+  override get limitsModelCalls(): boolean {
+    return this.conditions.some((c) => c.limitsModelCalls);
+  }
+
+  /**
+   * Refused only when every child has fired or refuses (the And would fire); otherwise the call
+   * goes ahead, and the children that would have refused it still count what it costs.
+   */
+  override admitModelCall(call: ModelCallPlan): ModelCallRefusal | null {
+    return admitAll(this.conditions, call, this.#stops);
+  }
+
+  override settleModelCall(call: ModelCallPlan, usage: SettledUsage): void {
+    settleChildren(this.conditions, call, usage);
+  }
+
+  override raiseBudget(amountUsd: number): boolean {
+    return raiseChildren(this.conditions, amountUsd);
   }
 
   override toJSON(): TerminationConfig {
