@@ -142,7 +142,7 @@ export type {
   UserInputRequestedEvent,
 } from './messages/message.js';
 export { isAgentEvent, isChatMessage } from './messages/message.js';
-export type { MessageInit } from './messages/message-factories.js';
+export type { ApproveOptions, MessageInit } from './messages/message-factories.js';
 export {
   approve,
   handoffMessage,

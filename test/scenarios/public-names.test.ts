@@ -112,6 +112,7 @@ const SIGNATURE_TYPES = [
   'ModelCallPlan',
   'ModelCallRefusal',
   'SettledUsage',
+  'ApproveOptions',
   // §6–§9 orchestrations, sessions and the console
   'HandoffBuilderOptions',
   'AutonomousModeOptions',
