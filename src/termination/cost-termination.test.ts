@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { ConfigError, TerminatedError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { CostTermination } from './cost-termination.js';
 import { formatUsd } from './cost-prices.js';
 import { MaxMessageTermination } from './budget-conditions.js';
@@ -159,17 +159,19 @@ describe('CostTermination', () => {
     ).toMatchObject({ name: 'ConfigError', path: 'maxUsd' });
   });
 
-  it('keeps its spend in its saved state; a reset re-arms it and keeps the spend', async () => {
+  it('keeps its spend in its saved state and across a reset; it never fires on messages', async () => {
     const cost = new CostTermination({ maxUsd: 0.001, prices, reserveOutputTokens: 0 });
-    cost.settleModelCall(plan(2500), { promptTokens: 2500, completionTokens: 0 });
-    expect(cost.saveState()).toEqual({ spentUsd: 0.001, grantedUsd: 0, terminated: false });
-    const stop = await cost.check([textMessage({ source: 'triage', content: 'hi' })]);
-    expect(stop?.content).toBe('Cost budget of $0.001 reached');
-    await expect(cost.check([])).rejects.toBeInstanceOf(TerminatedError);
+    const call = plan(2500);
+    expect(cost.admitModelCall(call)).toBeNull();
+    cost.settleModelCall(call, { promptTokens: 2500, completionTokens: 0 });
+    expect(cost.saveState()).toEqual({ spentUsd: 0.001, grantedUsd: 0 });
+    expect(await cost.check([textMessage({ source: 'triage', content: 'hi' })])).toBeNull();
+    expect(cost.terminated).toBe(false);
+    expect(cost.admitModelCall(plan(1))?.stop.content).toBe('Cost budget of $0.001 reached');
     cost.reset();
-    expect(cost.saveState()).toEqual({ spentUsd: 0.001, grantedUsd: 0, terminated: false });
+    expect(cost.saveState()).toEqual({ spentUsd: 0.001, grantedUsd: 0 });
     const moved = cost.clone();
-    expect(moved.saveState()).toEqual({ spentUsd: 0, grantedUsd: 0, terminated: false });
+    expect(moved.saveState()).toEqual({ spentUsd: 0, grantedUsd: 0 });
     moved.loadState(cost.saveState());
     expect(moved.spentUsd).toBe(0.001);
     expect(thrown(() => moved.loadState({ spentUsd: -1 }))).toBeInstanceOf(ConfigError);
@@ -184,7 +186,7 @@ describe('CostTermination', () => {
     expect(cost.raiseBudget(0.5)).toBe(true);
     expect(cost.limitUsd).toBe(0.501);
     expect(cost.admitModelCall(plan(10))).toBeNull();
-    expect(cost.saveState()).toEqual({ spentUsd: 0, grantedUsd: 0.5, terminated: false });
+    expect(cost.saveState()).toEqual({ spentUsd: 0, grantedUsd: 0.5 });
   });
 
   it('in an Or, refuses when it refuses and releases what the others held', () => {

@@ -44,7 +44,6 @@ const ROUNDING = 1e-9;
 const costStateSchema = z.object({
   spentUsd: z.number().nonnegative(),
   grantedUsd: z.number().nonnegative(),
-  terminated: z.boolean(),
 });
 
 /**
@@ -57,7 +56,7 @@ const costStateSchema = z.object({
  *
  * The spend is part of the session's saved state, so it survives pauses, restarts and moves to
  * other processes. A stop resets the condition but not its spend: money spent stays spent, and a
- * session at its budget stops again at its next input.
+ * session at its budget stops again before its next call. It never fires on a delta.
  *
  * @example
  * new CostTermination({
@@ -78,7 +77,6 @@ export class CostTermination extends TerminationCondition {
   #reserved = 0;
   /** The calls admitted and not settled yet, with what each holds. */
   readonly #holding = new Map<ModelCallPlan, number>();
-  #terminated = false;
 
   constructor(options: CostTerminationOptions) {
     super();
@@ -135,8 +133,9 @@ export class CostTermination extends TerminationCondition {
     return this.#spent;
   }
 
+  /** Always false: the condition stops a run by refusing a call, not by firing on a delta. */
   get terminated(): boolean {
-    return this.#terminated;
+    return false;
   }
 
   override get limitsModelCalls(): boolean {
@@ -144,19 +143,16 @@ export class CostTermination extends TerminationCondition {
   }
 
   /**
-   * Fires (in `"stop"` mode) once the spend has reached the budget; in `"ask"` mode it never
-   * fires here: the next call's refusal asks instead.
+   * Never fires on messages: the budget acts before each model call (`admitModelCall`), so the
+   * run stops, or asks, before the call that could pass it rather than after.
    */
   async check(_messages: readonly AgentMessage[]): Promise<StopMessage | null> {
     this.assertNotTerminated();
-    if (this.onExhausted === 'ask' || this.#spent < this.limitUsd - ROUNDING) return null;
-    this.#terminated = true;
-    return this.#stopMessage();
+    return null;
   }
 
-  /** Re-arms the condition; the spend and the budgets granted are kept (money spent stays spent). */
+  /** Forgets the calls in flight; the spend and the budgets granted are kept (money spent stays spent). */
   reset(): void {
-    this.#terminated = false;
     this.#reserved = 0;
     this.#holding.clear();
   }
@@ -186,7 +182,6 @@ export class CostTermination extends TerminationCondition {
 
   override raiseBudget(amountUsd: number): boolean {
     this.#granted += amountUsd;
-    this.#terminated = false;
     return true;
   }
 
@@ -218,14 +213,13 @@ export class CostTermination extends TerminationCondition {
   }
 
   override saveState(): unknown {
-    return { spentUsd: this.#spent, grantedUsd: this.#granted, terminated: this.#terminated };
+    return { spentUsd: this.#spent, grantedUsd: this.#granted };
   }
 
   override loadState(state: unknown): void {
     const parsed = parseState('CostTermination', costStateSchema, state);
     this.#spent = parsed.spentUsd;
     this.#granted = parsed.grantedUsd;
-    this.#terminated = parsed.terminated;
     this.#reserved = 0;
     this.#holding.clear();
   }

@@ -45,7 +45,7 @@ describe('CostTermination with onExhausted: "ask"', () => {
     });
     expect(client.calls.length).toBe(2);
     expect(await session.saveState()).toMatchObject({
-      termination: { spentUsd: 0.2, grantedUsd: 0.5, terminated: false },
+      termination: { spentUsd: 0.2, grantedUsd: 0.5 },
     });
     // $0.65 now: four more calls fit, the fifth asks again with the new budget.
     for (const text of ['three', 'four', 'five', 'six']) await session.run(text);

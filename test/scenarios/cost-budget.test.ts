@@ -43,7 +43,7 @@ describe('CostTermination in a session', () => {
     ]);
     expect(client.calls.length).toBe(3);
     expect(await session.saveState()).toMatchObject({
-      termination: { spentUsd: 0.30000000000000004, grantedUsd: 0, terminated: false },
+      termination: { spentUsd: 0.30000000000000004, grantedUsd: 0 },
     });
   });
 
