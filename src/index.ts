@@ -196,6 +196,7 @@ export {
   type BullMQDispatcherOptions,
 } from './workers/bullmq-dispatcher.js';
 export { startWorker, type Worker, type WorkerOptions } from './workers/start-worker.js';
+export type { BudgetsOptions } from './workers/tenant-budget.js';
 export type {
   Principal,
   Servable,

@@ -74,6 +74,13 @@ export class Tenancy {
     return { owns, holders: await Promise.all(leases.map((key) => store.leaseHolder(key))) };
   }
 
+  /** The principal that owns the session, when the store (or this process) knows it. */
+  async ownerOf(id: string): Promise<string | undefined> {
+    const store = this.#store;
+    if (store === undefined) return this.#owners.get(id)?.owner;
+    return hasOwnerLookup(store) ? (await store[OWNER_OF](id)).owner : undefined;
+  }
+
   /** Notes that `owner` created the session (a store records it itself, with the first step). */
   claimed(owner: string, id: string): void {
     if (this.#store === undefined) this.#owners.set(id, { owner, at: Date.now(), step: 0 });

@@ -1,4 +1,4 @@
-import type { StopMessage } from '../messages/message.js';
+import type { StopMessage, Usage } from '../messages/message.js';
 import { stopMessage } from '../messages/message-factories.js';
 import type { ModelCallPlan, ModelCallRefusal, SettledUsage } from './model-call.js';
 import type { TerminationCondition } from './termination-condition.js';
@@ -79,6 +79,19 @@ export function raiseChildren(
   let raised = false;
   for (const c of conditions) if (c.raiseBudget(amountUsd)) raised = true;
   return raised;
+}
+
+/** The first child's price of `call` (see `TerminationCondition.priceModelCall`). */
+export function priceByChildren(
+  conditions: readonly TerminationCondition[],
+  call: ModelCallPlan,
+  usage: Usage | undefined,
+): number | undefined {
+  for (const c of conditions) {
+    const price = c.priceModelCall(call, usage);
+    if (price !== undefined) return price;
+  }
+  return undefined;
 }
 
 function release(admitted: readonly TerminationCondition[], call: ModelCallPlan): void {

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { Usage } from '../messages/message.js';
+import { fieldOf } from '../unknown-value.js';
 import { showValue } from './validate-options.js';
 
 /** What a model costs, in US dollars per million tokens. */
@@ -36,7 +37,7 @@ export function checkPrices(owner: string, prices: unknown): ModelPrices {
       );
     }
     const field = (name: 'inputPerMillion' | 'outputPerMillion'): number => {
-      const value: unknown = (price as Record<string, unknown>)[name];
+      const value = fieldOf(price, name);
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
         throw new ConfigError(
           `${owner}: \`${at}.${name}\` must be a non-negative number of US dollars per million ` +

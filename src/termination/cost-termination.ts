@@ -157,12 +157,14 @@ export class CostTermination extends TerminationCondition {
     this.#holding.clear();
   }
 
-  override admitModelCall(call: ModelCallPlan): ModelCallRefusal | null {
+  override priceModelCall(call: ModelCallPlan, usage?: Usage): number {
+    if (usage !== undefined) return this.#cost(usage, call.model);
     const answer = call.maxCompletionTokens ?? this.reserveOutputTokens ?? DEFAULT_RESERVE;
-    const reservation = this.#cost(
-      { promptTokens: call.promptTokens, completionTokens: answer },
-      call.model,
-    );
+    return this.#cost({ promptTokens: call.promptTokens, completionTokens: answer }, call.model);
+  }
+
+  override admitModelCall(call: ModelCallPlan): ModelCallRefusal | null {
+    const reservation = this.priceModelCall(call);
     if (this.#spent + this.#reserved + reservation > this.limitUsd + ROUNDING) {
       return { stop: this.#stopMessage(), ask: this.onExhausted === 'ask' };
     }
@@ -238,9 +240,11 @@ export class CostTermination extends TerminationCondition {
   }
 
   #cost(usage: Usage, model: string | undefined): number {
-    if (this.prices !== undefined)
-      return costAt(priceOf('CostTermination', this.prices, model), usage);
-    const cost: unknown = (this.price as PriceFunction)(usage, model);
+    const { prices, price } = this;
+    if (prices !== undefined || price === undefined) {
+      return costAt(priceOf('CostTermination', prices ?? {}, model), usage);
+    }
+    const cost: unknown = price(usage, model);
     if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) {
       throw new ConfigError(
         `CostTermination: \`price\` returned ${showValue(cost)} for model ` +

@@ -47,6 +47,7 @@ const SIGNATURE_TYPES = [
   'BullMQDispatcherOptions',
   'Worker',
   'WorkerOptions',
+  'BudgetsOptions',
   // §18 conversation state
   'HandoffGuard',
   'Instructions',

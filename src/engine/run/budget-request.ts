@@ -67,8 +67,8 @@ export async function continueAfterBudget(
 ): Promise<TaskResult | undefined> {
   const { host, options } = run;
   const state = host.state;
-  const pending = state.pendingRequest as PendingRequest;
-  if (task.length === 0) return run.result('awaiting_input', null);
+  const pending = state.pendingRequest;
+  if (task.length === 0 || pending === null) return run.result('awaiting_input', null);
   const decision = decisionOf(host.id, pending, task);
   const check = await untilAborted(Promise.resolve(host.checkStop(task)), options.signal);
   let termination = check.state;
@@ -76,7 +76,9 @@ export async function continueAfterBudget(
   if (reason === null && decision !== undefined) {
     // Approved: the budgets are raised (a request another limit made has none here to raise).
     const gate = decision.approved ? host.modelGate?.() : undefined;
-    if (gate?.raise !== undefined) termination = gate.raise(decision.amountUsd ?? 0, termination);
+    if (gate?.raise !== undefined) {
+      termination = await gate.raise(decision.amountUsd ?? 0, termination);
+    }
     if (!decision.approved) reason = pending.prompt;
   }
   const stops = reason !== null;

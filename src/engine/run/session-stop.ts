@@ -5,7 +5,8 @@ import { thrownText } from '../../value-text.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { StepFields } from '../state/step.js';
 import type { SessionStopRule, StopRule } from '../state/stop-rule.js';
-import { GatedSpend } from './model-gate.js';
+import { type CallLimit, LimitedGate } from './call-limit.js';
+import { GatedSpend, type ModelGate } from './model-gate.js';
 import type {
   ModelCallPlan,
   ModelCallRefusal,
@@ -49,6 +50,8 @@ export class SessionStop {
   #request: string | undefined;
   /** The condition state as the current run's model calls left it (see `gate`). */
   spend: GatedSpend | undefined;
+  /** The current run's limit beyond the session's conditions (`LIMIT_CALLS`). */
+  limit: CallLimit | undefined;
   /** The request a check has answered, kept until the stop it caused is committed. */
   #answered: string | undefined;
 
@@ -120,14 +123,20 @@ export class SessionStop {
    * The gate of the session's model calls when its rule judges them (made on first use);
    * `committed` reads the committed condition state.
    */
-  gate(committed: () => unknown): GatedSpend | undefined {
-    if (this.own()?.limitsModelCalls !== true) return undefined;
-    return (this.spend ??= new GatedSpend(this, committed));
+  gate(committed: () => unknown): ModelGate | undefined {
+    const rule = this.own();
+    const own =
+      rule?.limitsModelCalls === true
+        ? (this.spend ??= new GatedSpend(this, committed))
+        : undefined;
+    if (this.limit === undefined) return own;
+    return new LimitedGate(own, this.limit, (call, usage) => rule?.price(call, usage));
   }
 
   /** A run ended: what its calls spent was committed with its steps, or is lost with it. */
   endRun(): void {
     if (this.spend !== undefined) this.spend.pending = undefined;
+    this.limit = undefined;
   }
 
   /** The rule's verdict on a model call about to be made (see `SessionStopRule.admit`). */

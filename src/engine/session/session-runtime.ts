@@ -22,6 +22,7 @@ import type { Step } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
 import { type StopCheck, SessionStop } from '../run/session-stop.js';
 import type { ModelGate } from '../run/model-gate.js';
+import { callLimitOf } from '../run/call-limit.js';
 import { withTurnUpdates } from '../state/turn-updates.js';
 import type { StopChange } from '../state/step-changes.js';
 import {
@@ -180,6 +181,8 @@ export class SessionRuntime implements RunHost {
     return traceRun(this.orchestration.name, this.id, () =>
       this.#exclusive(async () => {
         this.#observer = observerOf(options);
+        const limit = callLimitOf(options);
+        if (limit !== undefined) this.#stops().limit = limit;
         try {
           return await new SessionRun(this, options, sink).run(task);
         } finally {
@@ -324,7 +327,7 @@ export class SessionRuntime implements RunHost {
 
   /** The gate of this session's model calls: its stop rule, when that judges them. */
   modelGate(): ModelGate | undefined {
-    if (this.orchestration.stopRule === undefined) return undefined;
+    if (this.#stop === undefined && this.orchestration.stopRule === undefined) return undefined;
     return this.#stops().gate(() => this.#state.termination);
   }
 

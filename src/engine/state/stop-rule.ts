@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import type { AgentMessage, StopMessage } from '../../messages/message.js';
+import type { AgentMessage, StopMessage, Usage } from '../../messages/message.js';
 import { stopMessage } from '../../messages/message-factories.js';
 import type {
   ModelCallPlan,
@@ -49,6 +49,8 @@ export interface SessionStopRule {
   settle(call: ModelCallPlan, usage: SettledUsage, state: unknown): unknown;
   /** The condition state with its budget raised by `amountUsd`; `raised` false when it has none. */
   raise(amountUsd: number, state: unknown): { raised: boolean; state: unknown };
+  /** What `call` costs at most (or used, with `usage`) by the conditions' prices, if they have any. */
+  price(call: ModelCallPlan, usage?: Usage): number | undefined;
 }
 
 /**
@@ -114,6 +116,10 @@ class PredicateRule implements StopRule, SessionStopRule {
 
   raise(_amountUsd: number, state: unknown) {
     return { raised: false, state };
+  }
+
+  price(): undefined {
+    return undefined;
   }
 
   problemWith(): string | null {
@@ -250,6 +256,10 @@ class SessionCondition implements SessionStopRule {
     this.#load(state);
     const raised = this.#condition.raiseBudget(amountUsd);
     return { raised, state: this.#save() };
+  }
+
+  price(call: ModelCallPlan, usage?: Usage): number | undefined {
+    return this.#condition.priceModelCall(call, usage);
   }
 
   /** Loads the session's state into the instance, as a copy: the session's own is frozen. */
