@@ -46,7 +46,12 @@ export function replayParticipants(
   const out = new Map<string, ChatAgent>();
   for (const [name, agent] of participants) {
     const options = rewiredOptions(agent, {
-      client: () => ({ create: async (request) => controller.answer(name, request) }),
+      // The recorded client keeps the original's model and answer limit: a budget prices by them.
+      client: (original) => ({
+        model: original.model,
+        maxCompletionTokens: original.maxCompletionTokens,
+        create: async (request) => controller.answer(name, request),
+      }),
       ...replayedTools(name, controller, tools),
     });
     const inner = options === undefined ? agent : new Agent(options);

@@ -70,6 +70,8 @@ export interface StopRule {
   readonly initialState: unknown;
   /** What is wrong with a saved condition state, or null. */
   problemWith(state: unknown): string | null;
+  /** What a call that used `usage` cost by the conditions' prices; undefined without prices. */
+  price(call: ModelCallPlan, usage: Usage): number | undefined;
 }
 
 /** Builds the stop rule of a workflow from what `withTerminationCondition` received. */
@@ -174,6 +176,11 @@ class ConditionRule implements StopRule {
     }
     // The object may hold any state (its session's runtime may have been unloaded): load first.
     return new SessionCondition(condition, undefined);
+  }
+
+  price(call: ModelCallPlan, usage: Usage): number | undefined {
+    // Prices are options, not state: any copy of the condition answers alike.
+    return this.#scratch.priceModelCall(call, usage);
   }
 
   problemWith(state: unknown): string | null {
