@@ -12,6 +12,7 @@ import {
   scriptedToolCall,
 } from '../../src/models/scripted-chat-client.js';
 import { HandoffBuilder } from '../../src/orchestrations/handoff/handoff-builder.js';
+import { RoundRobinGroupChat } from '../../src/orchestrations/teams/round-robin-group-chat.js';
 import { CostTermination } from '../../src/termination/cost-termination.js';
 import { costDesk, DESK_PRICES } from '../support/cost-desk.js';
 
@@ -145,5 +146,66 @@ describe('CostTermination with onExhausted: "ask"', () => {
       role: 'tool',
       content: 'order 7: shipped',
     });
+  });
+});
+
+describe('CostTermination with approvals and teams', () => {
+  it('stops before the model call that follows an approved tool, with the tool’s result kept', async () => {
+    const ran: string[] = [];
+    const refund = tool({
+      name: 'refund',
+      description: 'Refunds an invoice.',
+      parameters: z.object({ id: z.string() }),
+      needsApproval: true,
+      execute: ({ id }) => {
+        ran.push(id);
+        return `refunded ${id}`;
+      },
+    });
+    const usage = { promptTokens: 50, completionTokens: 10 };
+    const client = new ScriptedChatClient(
+      [{ ...scriptedToolCall('refund', { id: 'INV-1' }), usage }, scriptedText('Done.', usage)],
+      { model: 'desk-model', maxCompletionTokens: 10 },
+    );
+    const workflow = new HandoffBuilder({
+      participants: [new Agent({ name: 'desk', client, tools: [refund], maxToolIterations: 2 })],
+    })
+      .coordinator('desk')
+      .withCheckpointing(new MemoryCheckpointStore())
+      .withTerminationCondition(new CostTermination({ maxUsd: 0.15, prices: DESK_PRICES }))
+      .build();
+    const session = workflow.session('ap1');
+    const paused = await session.run('Refund INV-1');
+    expect(paused.pendingRequest?.kind).toBe('approval');
+    const callId = paused.pendingRequest?.calls?.[0]?.id ?? '';
+    const stopped = await session.run(approve(callId));
+    expect([stopped.status, stopped.stopReason]).toEqual([
+      'terminated',
+      'Cost budget of $0.15 reached',
+    ]);
+    expect(ran).toEqual(['INV-1']);
+    expect(client.calls.length).toBe(1);
+    expect(stopped.messages.map((m) => m.type)).toEqual([
+      'ToolApprovalResponseEvent',
+      'ToolCallExecutionEvent',
+    ]);
+  });
+
+  it('holds a round-robin team to its budget', async () => {
+    const usage = { promptTokens: 50, completionTokens: 10 };
+    const agent = (name: string) =>
+      new Agent({
+        name,
+        client: new ScriptedChatClient(
+          Array.from({ length: 5 }, (_, i) => scriptedText(`${name} ${i}`, usage)),
+          { model: 'desk-model', maxCompletionTokens: 10 },
+        ),
+      });
+    const team = new RoundRobinGroupChat([agent('writer'), agent('critic')], {
+      terminationCondition: new CostTermination({ maxUsd: 0.35, prices: DESK_PRICES }),
+    });
+    const result = await team.run('Write a slogan.');
+    expect(result.stopReason).toBe('Cost budget of $0.35 reached');
+    expect(result.messages.map((m) => m.source)).toEqual(['user', 'writer', 'critic', 'writer']);
   });
 });
