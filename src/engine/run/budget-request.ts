@@ -1,5 +1,4 @@
 import { ConfigError } from '../../errors.js';
-import { newId } from '../../ids.js';
 import type { ToolApprovalResponseEvent } from '../../messages/message.js';
 import { untilAborted } from '../../until-aborted.js';
 import type { TaskMessage, TaskResult } from '../runnable.js';
@@ -28,8 +27,10 @@ export async function refusedTurn(run: SessionRun, refused: RefusedTurn): Promis
   // The turn's events reached the stream as it ran: they are kept for the result, not resent.
   const streamed = new Set(append.map((m) => m.id));
   if (refusal.ask) {
+    // Named by the step that asks: a replay of the session asks at the same step, so a recorded
+    // decision names its request again (a fresh id would not be the one it decided).
     const pendingRequest: PendingRequest = {
-      id: newId(),
+      id: `budget-${host.state.step + 1}`,
       agent,
       prompt: refusal.stop.content,
       kind: 'budget',
