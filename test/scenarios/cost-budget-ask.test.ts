@@ -136,7 +136,13 @@ describe('CostTermination with onExhausted: "ask"', () => {
       'TextMessage',
       'ToolCallRequestEvent',
       'ToolCallExecutionEvent',
+      'UserInputRequestedEvent',
     ]);
+    expect(paused.messages.at(-1)).toMatchObject({
+      source: 'desk',
+      requestId: paused.pendingRequest?.id,
+      content: 'Cost budget of $0.15 reached',
+    });
     expect(ran).toEqual(['7']);
     const done = await session.run(approve(paused.pendingRequest?.id ?? '', { amountUsd: 0.1 }));
     expect(done.messages.at(-2)).toMatchObject({ content: 'Order 7 has shipped.' });

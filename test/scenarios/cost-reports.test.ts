@@ -4,6 +4,7 @@ import { Agent } from '../../src/agents/agent.js';
 import { routingText } from '../../src/cli/routing-table.js';
 import { replay } from '../../src/engine/recording/replay.js';
 import { MemoryCheckpointStore } from '../../src/checkpoint/memory-checkpoint-store.js';
+import { approve } from '../../src/messages/message-factories.js';
 import { ScriptedChatClient, scriptedText } from '../../src/models/scripted-chat-client.js';
 import { HandoffBuilder } from '../../src/orchestrations/handoff/handoff-builder.js';
 import { CostTermination } from '../../src/termination/cost-termination.js';
@@ -99,5 +100,24 @@ describe('the cost of a conversation', () => {
       .coordinator('desk')
       .build();
     expect(await replay(plain, recording)).toEqual({ ok: true, turns: 2 });
+  });
+});
+
+describe('a recorded session with a budget request', () => {
+  it('replays: the same call is refused, and the same decision raises the budget', async () => {
+    const { workflow } = costDesk(new MemoryCheckpointStore(), 0.15, 3, 'ask');
+    const session = workflow.session('rb1');
+    await session.run('one');
+    const paused = await session.run('two');
+    await session.run(approve(paused.pendingRequest?.id ?? '', { amountUsd: 0.5 }));
+    const recording = await session.record();
+    expect(await replay(costDesk(undefined, 0.15, 0, 'ask').workflow, recording)).toEqual({
+      ok: true,
+      turns: 2,
+      costUsd: 0.2,
+    });
+    // Without the budget request the same recording diverges: the second answer came too soon.
+    const report = await replay(costDesk(undefined, 5, 0, 'ask').workflow, recording);
+    expect([report.ok, report.divergence?.what]).toEqual([false, 'status']);
   });
 });

@@ -1,5 +1,6 @@
 import { ConfigError } from '../../errors.js';
 import type { ToolApprovalResponseEvent } from '../../messages/message.js';
+import { userInputRequestedEvent } from '../../messages/message-factories.js';
 import { untilAborted } from '../../until-aborted.js';
 import type { TaskMessage, TaskResult } from '../runnable.js';
 import type { PendingRequest, SessionState } from '../state/session-state.js';
@@ -27,24 +28,30 @@ export async function refusedTurn(run: SessionRun, refused: RefusedTurn): Promis
   // The turn's events reached the stream as it ran: they are kept for the result, not resent.
   const streamed = new Set(append.map((m) => m.id));
   if (refusal.ask) {
-    // Named by the step that asks: a replay of the session asks at the same step, so a recorded
-    // decision names its request again (a fresh id would not be the one it decided).
+    // Named by the step that asks (unique in the session): a replay asks at the same step, so a
+    // recorded decision names its request again, which a fresh id would not.
     const pendingRequest: PendingRequest = {
       id: `budget-${host.state.step + 1}`,
       agent,
       prompt: refusal.stop.content,
       kind: 'budget',
     };
+    // The thread shows the request, as it shows a question to the user.
+    const asked = userInputRequestedEvent({
+      source: agent,
+      requestId: pendingRequest.id,
+      content: pendingRequest.prompt,
+    });
     await host.commit({
       kind: 'budget',
       agent,
-      append,
+      append: [...append, asked],
       machineState: speaking,
       pendingRequest,
       turn: 0,
       status: 'awaiting_input',
     });
-    run.record(append, streamed);
+    run.record([...append, asked], streamed);
     return run.result('awaiting_input', null);
   }
   const stop = await host.stopChange(speaking, host.state.termination);
