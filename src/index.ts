@@ -144,7 +144,7 @@ export type {
   UserInputRequestedEvent,
 } from './messages/message.js';
 export { isAgentEvent, isChatMessage } from './messages/message.js';
-export type { MessageInit } from './messages/message-factories.js';
+export type { ApproveOptions, MessageInit } from './messages/message-factories.js';
 export {
   approve,
   handoffMessage,
@@ -200,6 +200,7 @@ export {
   type BullMQDispatcherOptions,
 } from './workers/bullmq-dispatcher.js';
 export { startWorker, type Worker, type WorkerOptions } from './workers/start-worker.js';
+export type { BudgetsOptions } from './workers/tenant-budget.js';
 export type {
   Principal,
   Servable,
@@ -261,6 +262,10 @@ export type {
   TokenUsageTerminationOptions,
 } from './termination/budget-conditions.js';
 export { MaxMessageTermination, TokenUsageTermination } from './termination/budget-conditions.js';
+export type { CostTerminationOptions } from './termination/cost-termination.js';
+export { CostTermination } from './termination/cost-termination.js';
+export type { ModelPrice, ModelPrices, PriceFunction } from './termination/cost-prices.js';
+export type { ModelCallPlan, ModelCallRefusal, SettledUsage } from './termination/model-call.js';
 export type { TimeoutTerminationOptions } from './termination/control-conditions.js';
 export {
   ExternalTermination,

@@ -15,8 +15,7 @@ import { applyContextWindow } from '../messages/context-window.js';
 import { type ModelViewOptions, threadModelMessages } from '../messages/model-view.js';
 import { carriedThread, Thread } from '../messages/thread.js';
 import { type HandoffInfo, handoffContext } from '../messages/handoff-brief.js';
-import type { ChatClient, ModelRequest, ModelResult } from '../models/chat-client.js';
-import { traceChat } from '../observability/gen-ai-spans.js';
+import type { ChatClient, ModelRequest } from '../models/chat-client.js';
 import {
   checkAgentName,
   checkDistinctTargets,
@@ -41,7 +40,8 @@ import type { Handoff } from './handoff.js';
 import type { AgentOptions } from './agent-options.js';
 import { type CallSetup, inCallOrder, runCalls } from './run-calls.js';
 import { type TurnOffer, TurnOffers } from './turn-offer.js';
-import { answerOf, handoffAnswer, modelRequest, requestModel, turnOutput } from './model-turn.js';
+import { answerOf, handoffAnswer, modelRequest, turnOutput } from './model-turn.js';
+import { callModel } from './model-call.js';
 import { knownTools, retryableCalls, summaryAnswer } from './retry-calls.js';
 import type { Tool } from './tool.js';
 import { checkInstructions } from './agent-config.js';
@@ -235,6 +235,7 @@ export class Agent implements ChatAgent {
             output.json,
           ),
           ctx,
+          inner,
         );
         if (result.thought) record(thoughtEvent({ source: this.name, content: result.thought }));
         if (result.toolCalls.length === 0) {
@@ -342,9 +343,7 @@ export class Agent implements ChatAgent {
     };
   }
 
-  #callModel(request: ModelRequest, ctx: AgentContext): Promise<ModelResult> {
-    return traceChat(this.#client, request.messages, () =>
-      requestModel(this.#client, this.name, this.#stream, request, ctx.emit),
-    );
+  #callModel(request: ModelRequest, ctx: AgentContext, inner: readonly AgentEvent[]) {
+    return callModel(this.#client, this.name, this.#stream, request, ctx, inner);
   }
 }

@@ -9,6 +9,7 @@ import type {
 } from '../messages/message.js';
 import type { HandoffInfo } from '../messages/handoff-brief.js';
 import type { HistoryView, ToolCallFilter } from '../messages/model-view.js';
+import type { ModelCallPlan, ModelCallRefusal, SettledUsage } from '../termination/model-call.js';
 import type { Handoff, HandoffBrief } from './handoff.js';
 import type { StateValue } from './conversation-state.js';
 import type { TurnState } from './turn-state.js';
@@ -85,6 +86,16 @@ export interface AgentContext {
   startCalls?: (events: readonly AgentEvent[]) => Promise<void>;
   /** The calls whose decision this run gave (their start): they run, they are not in doubt. */
   startedCalls?: ReadonlySet<string>;
+  /**
+   * Asked before each model call of the turn (a budget in money): a refusal means the call is not
+   * made, and the turn ends by throwing `ModelCallRefused` with what it did so far. Absent
+   * outside a session, or when nothing in it judges model calls.
+   */
+  admitModelCall?: (
+    call: ModelCallPlan,
+  ) => ModelCallRefusal | null | Promise<ModelCallRefusal | null>;
+  /** Told when a call `admitModelCall` let through has ended: what it used (`null`: it failed). */
+  settleModelCall?: (call: ModelCallPlan, usage: SettledUsage) => void | Promise<void>;
 }
 
 /** An agent's answer for one turn: one chat message, and the events that led to it. */

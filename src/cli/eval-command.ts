@@ -32,7 +32,8 @@ Measures where the workflow routes requests. Each line of the cases file is a JS
 and "expect": "none" says no specialist should answer (the coordinator keeps the case).
 Each case runs in a fresh session with the workflow's own models until the first specialist's model
 answers (its tools do not run). Prints the accuracy, a confusion matrix, and the model calls and
-tokens of each case; a progress bar on a terminal.
+tokens of each case (and their cost, when the workflow's CostTermination prices its models); a
+progress bar on a terminal.
 
   --min-accuracy <x>   exit with code 1 when the accuracy is below x
   --concurrency <n>    cases run at once (default 4)

@@ -53,6 +53,8 @@ export function routingText(
       const counts = columns.map((c) => String(row[c] ?? 0));
       return [expected, ...counts, ...(landed.has(null) ? [String(row.null ?? 0)] : [])];
     });
+  // Cost is shown when the workflow prices its models (a CostTermination).
+  const priced = report.cases.some((c) => c.costUsd !== undefined);
   const cases = report.cases.map((c, i) => [
     String(i + 1),
     c.expect,
@@ -61,8 +63,11 @@ export function routingText(
     String(c.calls),
     String(c.tokens.prompt),
     String(c.tokens.completion),
+    ...(priced ? [c.costUsd === undefined ? '?' : `$${c.costUsd.toFixed(6)}`] : []),
     shown(c.input) + (c.error === undefined ? '' : `  (error: ${c.error})`),
   ]);
+  const heads = ['#', 'expected', 'actual', '', 'calls', 'prompt', 'completion'];
+  const caseHeads = [...heads, ...(priced ? ['cost'] : []), 'input'];
   return [
     `Routing of ${name}: accuracy ${report.accuracy.toFixed(3)} (${right} of ${total} cases)`,
     '',
@@ -70,8 +75,8 @@ export function routingText(
     ...table([header, ...rows], (i) => i === 0),
     '',
     ...table(
-      [['#', 'expected', 'actual', '', 'calls', 'prompt', 'completion', 'input'], ...cases],
-      (i) => i === 1 || i === 2 || i === 3 || i === 7,
+      [caseHeads, ...cases],
+      (i) => i === 1 || i === 2 || i === 3 || i === caseHeads.length - 1,
     ),
     '',
   ].join('\n');

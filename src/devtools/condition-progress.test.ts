@@ -8,6 +8,7 @@ import {
   TimeoutTermination,
 } from '../termination/control-conditions.js';
 import { TextMentionTermination } from '../termination/message-conditions.js';
+import { CostTermination } from '../termination/cost-termination.js';
 import { conditionProgress } from './condition-progress.js';
 
 const said = (content: string, tokens = 0) =>
@@ -51,6 +52,19 @@ describe('conditionProgress()', () => {
       ['messages 1/3', false],
       ['external stop', false],
     ]);
+  });
+
+  it('shows a budget in money: what was spent of the budget and what was granted', () => {
+    const cost = new CostTermination({
+      maxUsd: 0.5,
+      prices: { m: { inputPerMillion: 1, outputPerMillion: 1 } },
+    });
+    expect(conditionProgress(cost, { spentUsd: 0.3, grantedUsd: 0.5 })).toEqual({
+      type: 'CostTermination',
+      label: 'spent $0.3000/$1.00',
+      fired: false,
+      ratio: 0.3,
+    });
   });
 
   it('reads elapsed time from the saved start of a timeout', () => {

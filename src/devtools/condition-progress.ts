@@ -118,6 +118,16 @@ function leafProgress(type: string, config: Json, state: Json, now: number): Con
         ratio: ratio(elapsed, limit),
       };
     }
+    case 'CostTermination': {
+      const spent = num(state.spentUsd);
+      const limit = num(config.maxUsd) + num(state.grantedUsd);
+      return {
+        type,
+        label: `spent $${spent.toFixed(4)}/$${limit.toFixed(2)}`,
+        fired: false,
+        ratio: ratio(spent, limit),
+      };
+    }
     default:
       return { type, label: describe(config), fired };
   }

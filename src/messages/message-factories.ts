@@ -248,6 +248,7 @@ export function toolApprovalResponseEvent(
     approved: boolean;
     reason?: string;
     result?: string;
+    amountUsd?: number;
   },
 ): ToolApprovalResponseEvent {
   return {
@@ -257,6 +258,7 @@ export function toolApprovalResponseEvent(
     approved: init.approved,
     ...(init.reason === undefined ? {} : { reason: init.reason }),
     ...(init.result === undefined ? {} : { result: init.result }),
+    ...(init.amountUsd === undefined ? {} : { amountUsd: init.amountUsd }),
   };
 }
 
@@ -267,12 +269,25 @@ export function guardrailTrippedEvent(
   return contentMessage('GuardrailTrippedEvent', init, init.content);
 }
 
+/** Options of `approve()`. */
+export interface ApproveOptions {
+  /** For a `"budget"` request: the US dollars the session's budget is raised by. */
+  amountUsd?: number;
+}
+
 /**
  * The task that approves the pending tool call `callId`: it runs, and its result goes back to
- * the model. @example await session.run(approve(result.pendingRequest.calls[0].id))
+ * the model. For a `"budget"` request, `callId` is the request's id and `amountUsd` the raise.
+ * @example await session.run(approve(result.pendingRequest.calls[0].id))
+ * @example await session.run(approve(result.pendingRequest.id, { amountUsd: 0.5 }))
  */
-export function approve(callId: string): ToolApprovalResponseEvent {
-  return toolApprovalResponseEvent({ callId, approved: true });
+export function approve(callId: string, options: ApproveOptions = {}): ToolApprovalResponseEvent {
+  const amountUsd = options.amountUsd;
+  return toolApprovalResponseEvent({
+    callId,
+    approved: true,
+    ...(amountUsd === undefined ? {} : { amountUsd }),
+  });
 }
 
 /**

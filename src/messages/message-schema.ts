@@ -90,6 +90,7 @@ const ToolApprovalResponseEventObject = z.object({
   approved: z.boolean(),
   reason: z.string().optional(),
   result: z.string().optional(),
+  amountUsd: z.number().positive().finite().optional(),
 });
 /** Validates a `ToolApprovalResponseEvent` (a decision given as a task). */
 export const ToolApprovalResponseEventSchema = exact<ToolApprovalResponseEvent>(

@@ -127,8 +127,8 @@ export interface ToolInDoubtEvent extends MessageBase {
 }
 
 /**
- * The user's decision on one call awaiting approval or in doubt (made by `approve()` / `reject()`
- * / `resolve()`).
+ * The user's decision on one call awaiting approval or in doubt, or on a `"budget"` request (whose
+ * id is then `callId`), made by `approve()` / `reject()` / `resolve()`.
  */
 export interface ToolApprovalResponseEvent extends MessageBase {
   readonly type: 'ToolApprovalResponseEvent';
@@ -137,6 +137,11 @@ export interface ToolApprovalResponseEvent extends MessageBase {
   readonly reason?: string;
   /** With `resolve()`: the result recorded as the tool's, for a call in doubt. */
   readonly result?: string;
+  /**
+   * With `approve(requestId, { amountUsd })` on a `"budget"` request: the US dollars the session's
+   * budget is raised by.
+   */
+  readonly amountUsd?: number;
   /** Never present: declared so that `message.content` reads on any `AgentMessage`. */
   readonly content?: never;
 }

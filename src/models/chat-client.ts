@@ -48,6 +48,11 @@ export interface ChatClient {
   readonly model?: string | undefined;
   /** Who serves the model, e.g. `openai` (traces: `gen_ai.provider.name`). */
   readonly provider?: string | undefined;
+  /**
+   * The longest answer, in tokens, the client asks the model for, when it sets one: a budget in
+   * money reserves this many answer tokens for each call instead of its own default.
+   */
+  readonly maxCompletionTokens?: number | undefined;
   /** Sends one request and resolves to the whole answer. */
   create(request: ModelRequest): Promise<ModelResult>;
   /** Streams the answer: text chunks as they arrive, then the whole `ModelResult` last. */

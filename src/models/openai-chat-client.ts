@@ -56,6 +56,8 @@ export class OpenAIChatClient implements ChatClient {
   readonly model: string;
   /** `gen_ai.provider.name` in traces: the OpenAI API, whichever server speaks it. */
   readonly provider = 'openai';
+  /** The answer limit given in the options (`max_completion_tokens`), if any. */
+  readonly maxCompletionTokens: number | undefined;
   readonly #connect: () => Promise<Connection>;
   #connection: Promise<Connection> | undefined;
   readonly #options: Omit<OpenAIChatClientOptions, 'apiKey' | 'client'>;
@@ -70,6 +72,7 @@ export class OpenAIChatClient implements ChatClient {
       );
     }
     this.model = options.model;
+    this.maxCompletionTokens = options.maxCompletionTokens;
     const { apiKey: _key, client: _client, ...settings } = options;
     this.#options = settings;
     this.#connect = connector(options);

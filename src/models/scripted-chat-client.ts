@@ -28,12 +28,14 @@ export type ScriptedSteps =
 /** A request as `ScriptedChatClient.calls` records it: a deep copy, without the signal. */
 export type ScriptedCall = Omit<ModelRequest, 'signal'>;
 
-/** Options of `ScriptedChatClient`: what traces call it. */
+/** Options of `ScriptedChatClient`: what traces call it, and the answer limit it says. */
 export interface ScriptedChatClientOptions {
   /** The model name traces show (`chat <model>`); none by default (`chat`). */
   model?: string;
   /** `gen_ai.provider.name` in traces. @default 'baton.scripted' */
   provider?: string;
+  /** The answer limit the client says it sets (what a budget in money reserves per call). */
+  maxCompletionTokens?: number;
 }
 
 const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0 };
@@ -53,6 +55,7 @@ const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0 };
 export class ScriptedChatClient implements ChatClient {
   readonly model: string | undefined;
   readonly provider: string;
+  readonly maxCompletionTokens: number | undefined;
   readonly #steps: ScriptedSteps;
   readonly #calls: ScriptedCall[] = [];
 
@@ -60,6 +63,7 @@ export class ScriptedChatClient implements ChatClient {
     this.#steps = typeof steps === 'function' ? steps : [...steps];
     this.model = options.model;
     this.provider = options.provider ?? 'baton.scripted';
+    this.maxCompletionTokens = options.maxCompletionTokens;
   }
 
   /** Deep copies of the requests received so far, oldest first. */

@@ -9,10 +9,16 @@ import { badRequest, HttpError } from './http-error.js';
 
 /**
  * One decision on a call awaiting approval or in doubt: `{callId, approve, reason?}`, or (for a
- * call in doubt, API.md §17) `{callId, result}`, the result it had.
+ * call in doubt, API.md §17) `{callId, result}`, the result it had. On a `"budget"` request,
+ * `callId` is the request's id and an approval gives `amountUsd`, the raise in US dollars.
  */
 export type Decision =
-  | { readonly callId: string; readonly approve: boolean; readonly reason?: string | undefined }
+  | {
+      readonly callId: string;
+      readonly approve: boolean;
+      readonly reason?: string | undefined;
+      readonly amountUsd?: number | undefined;
+    }
   | { readonly callId: string; readonly result: string };
 
 const DecisionSchema = z
@@ -21,6 +27,7 @@ const DecisionSchema = z
     approve: z.boolean().optional(),
     reason: z.string().optional(),
     result: z.string().optional(),
+    amountUsd: z.number().positive().finite().optional(),
   })
   .superRefine((d, ctx) => {
     if (d.result === undefined && d.approve === undefined) {
@@ -29,7 +36,10 @@ const DecisionSchema = z
         path: ['approve'],
         message: 'Invalid input: expected boolean, received undefined',
       });
-    } else if (d.result !== undefined && (d.approve !== undefined || d.reason !== undefined)) {
+    } else if (
+      d.result !== undefined &&
+      (d.approve !== undefined || d.reason !== undefined || d.amountUsd !== undefined)
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['result'],
@@ -40,7 +50,12 @@ const DecisionSchema = z
   .transform((d): Decision =>
     d.result !== undefined
       ? { callId: d.callId, result: d.result }
-      : { callId: d.callId, approve: d.approve === true, reason: d.reason },
+      : {
+          callId: d.callId,
+          approve: d.approve === true,
+          reason: d.reason,
+          ...(d.amountUsd === undefined ? {} : { amountUsd: d.amountUsd }),
+        },
   );
 
 const RunsBodySchema = z.object({
@@ -113,11 +128,19 @@ export function decisionsTask(
   const kind = pending?.kind;
   const waiting = kind === 'approval' || kind === 'in_doubt';
   const open = new Set(waiting ? (pending?.calls ?? []).map((c) => c.id) : []);
+  // A budget request is decided by its own id; the session checks the amount.
+  if (kind === 'budget' && pending !== undefined) open.add(pending.id);
   decisions.forEach((d, i) => {
     if ('result' in d && kind !== 'in_doubt' && open.has(d.callId)) {
       throw badRequest(
         `${field}[${i}].result`,
         `call "${d.callId}" awaits approval, not a result: give \`approve\` instead`,
+      );
+    }
+    if (kind === 'budget' && 'approve' in d && d.approve && d.amountUsd === undefined) {
+      throw badRequest(
+        `${field}[${i}].amountUsd`,
+        'approving a budget request needs `amountUsd`, the US dollars to raise the budget by',
       );
     }
     if (!open.has(d.callId)) {
@@ -133,7 +156,7 @@ export function decisionsTask(
     'result' in d
       ? resolve(d.callId, d.result)
       : d.approve
-        ? approve(d.callId)
+        ? approve(d.callId, d.amountUsd === undefined ? {} : { amountUsd: d.amountUsd })
         : reject(d.callId, d.reason),
   );
 }

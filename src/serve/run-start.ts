@@ -1,6 +1,7 @@
 import { type StepView, stepViewOf } from '../engine/log/step-messages.js';
 import { OBSERVE_RUN, type ObservedRun, type WorkerRun } from '../engine/run/run-observer.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
+import { type CallLimit, LIMIT_CALLS } from '../engine/run/call-limit.js';
 import type { LiveRun } from './live-run.js';
 import type { Dispatcher } from '../workers/dispatcher.js';
 
@@ -16,6 +17,8 @@ export interface HubOptions {
   readonly worker?: WorkerRun;
   /** Where announcements of other processes' steps come from. */
   readonly signals?: Dispatcher;
+  /** The limit of each session's runs beyond its own conditions (a tenant's daily cap). */
+  readonly limit?: (sessionId: string) => CallLimit;
 }
 
 /**
@@ -43,6 +46,7 @@ export function observedRun(
   return {
     signal: controller.signal,
     ...hub.worker,
+    ...(hub.limit === undefined ? {} : { [LIMIT_CALLS]: hub.limit(id) }),
     [OBSERVE_RUN]: {
       message: (m) => live()?.message(m),
       step: (step, appended, state, statePatch) => {

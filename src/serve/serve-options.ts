@@ -3,6 +3,7 @@ import type { CheckpointedSession, SessionOptions } from '../engine/session/work
 import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
 import { checkDispatcher, type Dispatcher } from '../workers/dispatcher.js';
+import { type BudgetsOptions, checkBudgets } from '../workers/tenant-budget.js';
 
 /** Who sends a request: sessions belong to the principal that created them (API.md §15). */
 export interface Principal {
@@ -60,6 +61,11 @@ export interface ServeOptions {
    * @internal what `baton serve --ui` uses; not part of API.md.
    */
   page?: string;
+  /**
+   * Budgets in money across sessions: `perTenantPerDayUsd`, a tenant's daily cap (see
+   * `BudgetsOptions`). With a dispatcher, give the workers the same `budgets`. @default none
+   */
+  budgets?: BudgetsOptions;
 }
 
 /** The Fetch API handler `serve()` returns. */
@@ -79,6 +85,7 @@ export interface CheckedOptions {
   readonly page: string | undefined;
   readonly basePath: string;
   readonly dispatcher: Dispatcher | undefined;
+  readonly perTenantPerDayUsd: number | undefined;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
@@ -147,5 +154,6 @@ export function checkOptions(
     busy,
     page: options?.page,
     dispatcher,
+    perTenantPerDayUsd: checkBudgets('serve()', options?.budgets),
   };
 }

@@ -18,6 +18,7 @@ import {
 import { Arrivals } from './session-access.js';
 import { Tenancy } from './tenancy.js';
 import { checkSharedStore, queueNameOf } from '../workers/dispatcher.js';
+import { tenantDayLimits } from '../workers/tenant-budget.js';
 
 /**
  * Serves a workflow's sessions over HTTP (API.md §15) as a Fetch API handler: the plain JSON/SSE
@@ -50,7 +51,13 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
       }
       const dispatch =
         dispatcher === undefined ? {} : { dispatch: { dispatcher, queue: queueNameOf(runner) } };
-      hub = new RunHub(runner, new Tenancy(runner.checkpointStore), dispatch);
+      const tenancy = new Tenancy(runner.checkpointStore);
+      const cap = checked.perTenantPerDayUsd;
+      const limit =
+        cap === undefined
+          ? {}
+          : { limit: tenantDayLimits(runner.checkpointStore, cap, (id) => tenancy.ownerOf(id)) };
+      hub = new RunHub(runner, tenancy, { ...dispatch, ...limit });
       hubs.set(runner, hub);
     }
     return hub;

@@ -17,6 +17,8 @@ export class Tenancy {
   readonly #store: CheckpointStore | undefined;
   /** Without a store: every session this process created, with its owner. */
   readonly #owners = new Map<string, { owner: string; at: number; step: number }>();
+  /** Owners found by listing a store without an owner lookup (see `ownerOf`). */
+  readonly #listed = new Map<string, string | undefined>();
 
   constructor(store: CheckpointStore | undefined) {
     this.#store = store;
@@ -72,6 +74,30 @@ export class Tenancy {
     const owns = await this.owns(owner, id);
     if (!owns || store === undefined) return { owns, holders: leases.map(() => null) };
     return { owns, holders: await Promise.all(leases.map((key) => store.leaseHolder(key))) };
+  }
+
+  /**
+   * The principal that owns the session, when the store (or this process) knows it. A store
+   * without an owner lookup is listed until the session shows up (remembered afterwards: the
+   * owner of a session never changes while it exists).
+   */
+  async ownerOf(id: string): Promise<string | undefined> {
+    const store = this.#store;
+    if (store === undefined) return this.#owners.get(id)?.owner;
+    if (hasOwnerLookup(store)) return (await store[OWNER_OF](id)).owner;
+    if (this.#listed.has(id)) return this.#listed.get(id);
+    let cursor: string | undefined;
+    do {
+      const page = await store.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+      const found = page.sessions.find((s) => s.id === id);
+      if (found !== undefined) {
+        if (this.#listed.size > 10_000) this.#listed.clear();
+        this.#listed.set(id, found.owner);
+        return found.owner;
+      }
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    return undefined;
   }
 
   /**

@@ -1,10 +1,18 @@
 import { z } from 'zod';
 
 import { ConfigError, TerminatedError } from '../errors.js';
-import type { AgentMessage, StopMessage } from '../messages/message.js';
+import type { AgentMessage, StopMessage, Usage } from '../messages/message.js';
 import { stopMessage } from '../messages/message-factories.js';
 import { StopMessageSchema } from '../messages/message-schema.js';
 import { firstIssue } from '../zod-issues.js';
+import {
+  admitAll,
+  admitAny,
+  priceByChildren,
+  raiseChildren,
+  settleChildren,
+} from './combined-model-calls.js';
+import type { ModelCallPlan, ModelCallRefusal, SettledUsage } from './model-call.js';
 import type { TerminationConfig } from './termination-config-types.js';
 
 /**
@@ -79,6 +87,40 @@ export abstract class TerminationCondition {
 
   /** Restores what `saveState()` returned. */
   loadState(_state: unknown): void {}
+
+  /** True when the condition judges model calls before they are made, as a budget does. */
+  get limitsModelCalls(): boolean {
+    return false;
+  }
+
+  /**
+   * Asked by the engine before each model call of the session. `null` lets the call go ahead
+   * (the condition may hold what it could cost until `settleModelCall`); a refusal means the call
+   * is not made, and the session stops (or, with `ask`, waits for a `"budget"` decision).
+   * @throws ConfigError when the condition cannot judge the call (e.g. a model without a price).
+   */
+  admitModelCall(_call: ModelCallPlan): ModelCallRefusal | null {
+    return null;
+  }
+
+  /**
+   * A model call has ended: `usage` is what it used (`null` when it failed). Called for every
+   * call the session made, including calls this condition alone would have refused.
+   */
+  settleModelCall(_call: ModelCallPlan, _usage: SettledUsage): void {}
+
+  /**
+   * What `call` costs by this condition's prices in US dollars: at most, or with `usage` what it
+   * used; undefined when it prices no calls. A tenant's daily cap prices calls with it.
+   */
+  priceModelCall(_call: ModelCallPlan, _usage?: Usage): number | undefined {
+    return undefined;
+  }
+
+  /** Raises the limit by `amountUsd` (a granted `"budget"` request); false when it has none. */
+  raiseBudget(_amountUsd: number): boolean {
+    return false;
+  }
 
   /** Rejects the current `check()` when the condition has already fired. */
   protected assertNotTerminated(): void {
@@ -157,11 +199,32 @@ function loadChildren(
   });
 }
 
+/** What Or and And share: their children, and the model calls judged through them. */
+abstract class CombinedCondition extends TerminationCondition {
+  abstract readonly conditions: readonly TerminationCondition[];
+
+  override get limitsModelCalls(): boolean {
+    return this.conditions.some((c) => c.limitsModelCalls);
+  }
+
+  override settleModelCall(call: ModelCallPlan, usage: SettledUsage): void {
+    settleChildren(this.conditions, call, usage);
+  }
+
+  override raiseBudget(amountUsd: number): boolean {
+    return raiseChildren(this.conditions, amountUsd);
+  }
+
+  override priceModelCall(call: ModelCallPlan, usage?: Usage): number | undefined {
+    return priceByChildren(this.conditions, call, usage);
+  }
+}
+
 /**
  * Fires when any child fires. Every child sees every delta, so counters stay current; the
  * `StopMessage` joins the firing children's contents and sources with `", "` in child order.
  */
-export class OrTerminationCondition extends TerminationCondition {
+export class OrTerminationCondition extends CombinedCondition {
   readonly conditions: readonly TerminationCondition[];
 
   constructor(conditions: readonly TerminationCondition[]) {
@@ -193,6 +256,11 @@ export class OrTerminationCondition extends TerminationCondition {
     return new OrTerminationCondition(this.conditions.map((c) => c.clone()));
   }
 
+  /** Refused when any child refuses; the children that let the call through release it then. */
+  override admitModelCall(call: ModelCallPlan): ModelCallRefusal | null {
+    return admitAny(this.conditions, call);
+  }
+
   override toJSON(): TerminationConfig {
     return { type: 'OrTerminationCondition', conditions: this.conditions.map((c) => c.toJSON()) };
   }
@@ -217,7 +285,7 @@ const andStateSchema = z.object({
  * A child that has fired is not called again; the `StopMessage` joins the children's contents and
  * sources with `", "` in the order they fired.
  */
-export class AndTerminationCondition extends TerminationCondition {
+export class AndTerminationCondition extends CombinedCondition {
   readonly conditions: readonly TerminationCondition[];
   #stops: StopMessage[] = [];
 
@@ -250,6 +318,14 @@ export class AndTerminationCondition extends TerminationCondition {
 
   override clone(): TerminationCondition {
     return new AndTerminationCondition(this.conditions.map((c) => c.clone()));
+  }
+
+  /**
+   * Refused only when every child has fired or refuses (the And would fire); otherwise the call
+   * goes ahead, and the children that would have refused it still count what it costs.
+   */
+  override admitModelCall(call: ModelCallPlan): ModelCallRefusal | null {
+    return admitAll(this.conditions, call, this.#stops);
   }
 
   override toJSON(): TerminationConfig {

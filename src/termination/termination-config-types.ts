@@ -18,5 +18,12 @@ export type TerminationConfig =
   | { type: 'StopMessageTermination' }
   | { type: 'TextMessageTermination'; source?: string }
   | { type: 'FunctionCallTermination'; functionName: string }
+  | {
+      type: 'CostTermination';
+      maxUsd: number;
+      prices: Record<string, { inputPerMillion: number; outputPerMillion: number }>;
+      onExhausted?: 'stop' | 'ask';
+      reserveOutputTokens?: number;
+    }
   | { type: 'OrTerminationCondition'; conditions: TerminationConfig[] }
   | { type: 'AndTerminationCondition'; conditions: TerminationConfig[] };

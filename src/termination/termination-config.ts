@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { firstIssue } from '../zod-issues.js';
 import { MaxMessageTermination, TokenUsageTermination } from './budget-conditions.js';
+import { CostTermination } from './cost-termination.js';
 import { ExternalTermination, TimeoutTermination } from './control-conditions.js';
 import {
   FunctionCallTermination,
@@ -60,6 +61,21 @@ const TerminationConfigSchema: z.ZodType<TerminationConfig> = z.lazy(() =>
     z.strictObject({ type: z.literal('TextMessageTermination'), source: name.optional() }),
     z.strictObject({ type: z.literal('FunctionCallTermination'), functionName: name }),
     z.strictObject({
+      type: z.literal('CostTermination'),
+      maxUsd: z.number().positive().finite(),
+      prices: z
+        .record(
+          z.string(),
+          z.strictObject({
+            inputPerMillion: z.number().nonnegative().finite(),
+            outputPerMillion: z.number().nonnegative().finite(),
+          }),
+        )
+        .refine((p) => Object.keys(p).length > 0, 'needs at least one price'),
+      onExhausted: z.enum(['stop', 'ask']).optional(),
+      reserveOutputTokens: count.optional(),
+    }),
+    z.strictObject({
       type: z.literal('OrTerminationCondition'),
       conditions: z.array(TerminationConfigSchema).min(1),
     }),
@@ -99,6 +115,10 @@ function build(config: TerminationConfig): TerminationCondition {
       return new TextMessageTermination(config.source);
     case 'FunctionCallTermination':
       return new FunctionCallTermination(config.functionName);
+    case 'CostTermination': {
+      const { type: _type, ...options } = config;
+      return new CostTermination(options);
+    }
     case 'OrTerminationCondition':
       return new OrTerminationCondition(config.conditions.map(build));
     case 'AndTerminationCondition':

@@ -4,6 +4,7 @@ import type { ChatAgent } from '../agents/chat-agent.js';
 import type { ChatClient } from '../models/chat-client.js';
 import type { Orchestration } from '../engine/orchestration.js';
 import type { TaskResult } from '../engine/runnable.js';
+import { callCost } from '../engine/recording/conversation-cost.js';
 import { WorkflowRunner } from '../engine/session/workflow-runner.js';
 import { ConfigError } from '../errors.js';
 import { messageOf } from '../unknown-value.js';
@@ -30,6 +31,11 @@ export interface RoutingCaseResult {
   readonly actual: string | null;
   readonly calls: number;
   readonly tokens: { readonly prompt: number; readonly completion: number };
+  /**
+   * What the case's model calls cost at the workflow's prices (its `CostTermination`), in US
+   * dollars; absent when they are not known for every call.
+   */
+  readonly costUsd?: number;
   /** The error that ended the case, when one did. */
   readonly error?: string;
 }
@@ -132,15 +138,21 @@ async function runCase(
   let calls = 0;
   let prompt = 0;
   let completion = 0;
+  let cost: number | undefined = 0;
   let actual: string | null = null;
   const abort = new AbortController();
   const counted = (name: string, client: ChatClient): ChatClient => ({
+    // The original's model and answer limit, by which a budget prices the calls.
+    model: client.model,
+    maxCompletionTokens: client.maxCompletionTokens,
     create: async (request) => {
       if (actual !== null) throw new Landed('a specialist has answered');
       const result = await client.create(request);
       calls++;
       prompt += result.usage.promptTokens;
       completion += result.usage.completionTokens;
+      const spent = callCost(orchestration, name, result.usage);
+      cost = cost === undefined || spent === undefined ? undefined : cost + spent;
       if (specialists.has(name)) {
         actual = name;
         abort.abort();
@@ -179,6 +191,7 @@ async function runCase(
     actual,
     calls,
     tokens: { prompt, completion },
+    ...(cost === undefined ? {} : { costUsd: cost }),
     ...(error === undefined ? {} : { error }),
   };
 }

@@ -7,6 +7,7 @@ import {
   StoreUnavailableError,
 } from '../errors.js';
 import { HAND_OVER, INPUT_ONCE, InputTaken } from '../engine/run/run-observer.js';
+import { type BudgetsOptions, checkBudgets, tenantDayLimits } from './tenant-budget.js';
 import { RunHub } from '../serve/run-hub.js';
 import { STOP_OWNER, stopKey } from '../serve/stop-signal.js';
 import { isServedWorkflow, type ServedWorkflow } from '../serve/serve-options.js';
@@ -45,6 +46,8 @@ export interface WorkerOptions {
    * the reason). @default a line on stderr
    */
   log?: (line: string) => void;
+  /** Budgets in money across sessions, as `serve()` takes them (a tenant's daily cap). */
+  budgets?: BudgetsOptions;
 }
 
 /** A running worker. */
@@ -101,7 +104,12 @@ export async function startWorker(
   }
   // Aborted by close(): the runs finish their turn and hand the rest on to another worker.
   const handOver = new AbortController();
-  const hub = new RunHub(workflow, new Tenancy(workflow.checkpointStore), {
+  const tenancy = new Tenancy(workflow.checkpointStore);
+  const cap = checkBudgets('startWorker()', options.budgets);
+  const hub = new RunHub(workflow, tenancy, {
+    ...(cap === undefined
+      ? {}
+      : { limit: tenantDayLimits(workflow.checkpointStore, cap, (id) => tenancy.ownerOf(id)) }),
     onStep: (id) => void dispatcher.announce(id).catch(() => {}),
     worker: { [HAND_OVER]: handOver.signal, [INPUT_ONCE]: true },
   });

@@ -9,7 +9,7 @@ import { readPublicSurface } from '../support/public-types.js';
 
 /** API.md's public names (the list shared/tools/api-names.txt keeps beside it, 2026-11-26). */
 const API_MD = [
-  ...'AiSdkChatClient Agent checkSessions BullMQDispatcher Dispatcher PgBossDispatcher startWorker AgentContext AgentEvent AgentMessage AgentMessageSchema AgentResponse AndTerminationCondition ChatAgent ChatClient ChatMessage CheckpointError CheckpointStore ConfigError Console ExternalTermination FileCheckpointStore FunctionCall FunctionCallTermination FunctionExecutionResult FunctionalTermination GraphBuilder GraphWorkflow GuardrailTrippedEvent Handoff HandoffBuilder HandoffMessage HandoffTermination HandoffWorkflow LLMMessage MaxMessageTermination MemoryCheckpointStore ModelClientStreamingChunkEvent ModelRequest ModelResult OpenAIChatClient OrTerminationCondition PostgresCheckpointStore RedisCheckpointStore RoundRobinGroupChat RunOptions Runnable ScriptedChatClient SelectSpeakerEvent SelectorGroupChat Session SessionBusyError SourceMatchTermination StopMessage StopMessageTermination StructuredMessage Swarm Task TaskResult TerminatedError TerminationCondition TextMentionTermination TextMessage TextMessageTermination ThoughtEvent TimeoutTermination TokenUsageTermination ToolApprovalRequestEvent ToolApprovalResponseEvent ToolCallExecutionEvent ToolCallRequestEvent ToolCallSummaryMessage ToolInDoubtEvent ToolMiddleware UserInputRequestedEvent approve asAgent guardrail handoffMessage isAgentEvent isChatMessage mcpTools messageToText reject replay resolve scriptedText scriptedToolCall selectSpeakerEvent serve stopMessage streamingChunkEvent structuredMessage terminationFromJSON textMessage thoughtEvent tool toolCallExecutionEvent toolCallRequestEvent toolCallSummaryMessage userInputRequestedEvent'.split(
+  ...'AiSdkChatClient Agent checkSessions BullMQDispatcher Dispatcher PgBossDispatcher startWorker AgentContext AgentEvent AgentMessage AgentMessageSchema AgentResponse AndTerminationCondition ChatAgent ChatClient ChatMessage CheckpointError CheckpointStore ConfigError Console CostTermination ExternalTermination FileCheckpointStore FunctionCall FunctionCallTermination FunctionExecutionResult FunctionalTermination GraphBuilder GraphWorkflow GuardrailTrippedEvent Handoff HandoffBuilder HandoffMessage HandoffTermination HandoffWorkflow LLMMessage MaxMessageTermination MemoryCheckpointStore ModelClientStreamingChunkEvent ModelRequest ModelResult OpenAIChatClient OrTerminationCondition PostgresCheckpointStore RedisCheckpointStore RoundRobinGroupChat RunOptions Runnable ScriptedChatClient SelectSpeakerEvent SelectorGroupChat Session SessionBusyError SourceMatchTermination StopMessage StopMessageTermination StructuredMessage Swarm Task TaskResult TerminatedError TerminationCondition TextMentionTermination TextMessage TextMessageTermination ThoughtEvent TimeoutTermination TokenUsageTermination ToolApprovalRequestEvent ToolApprovalResponseEvent ToolCallExecutionEvent ToolCallRequestEvent ToolCallSummaryMessage ToolInDoubtEvent ToolMiddleware UserInputRequestedEvent approve asAgent guardrail handoffMessage isAgentEvent isChatMessage mcpTools messageToText reject replay resolve scriptedText scriptedToolCall selectSpeakerEvent serve stopMessage streamingChunkEvent structuredMessage terminationFromJSON textMessage thoughtEvent tool toolCallExecutionEvent toolCallRequestEvent toolCallSummaryMessage userInputRequestedEvent'.split(
     ' ',
   ),
 ];
@@ -49,6 +49,7 @@ const SIGNATURE_TYPES = [
   'WorkerOptions',
   // §25 versions
   'SessionCheck',
+  'BudgetsOptions',
   // §18 conversation state
   'HandoffGuard',
   'Instructions',
@@ -107,6 +108,14 @@ const SIGNATURE_TYPES = [
   'TimeoutTerminationOptions',
   'TokenUsageTerminationOptions',
   'TerminationConfig',
+  'CostTerminationOptions',
+  'ModelPrice',
+  'ModelPrices',
+  'PriceFunction',
+  'ModelCallPlan',
+  'ModelCallRefusal',
+  'SettledUsage',
+  'ApproveOptions',
   // §6–§9 orchestrations, sessions and the console
   'HandoffBuilderOptions',
   'AutonomousModeOptions',

@@ -46,7 +46,12 @@ export function replayParticipants(
   const out = new Map<string, ChatAgent>();
   for (const [name, agent] of participants) {
     const options = rewiredOptions(agent, {
-      client: () => ({ create: async (request) => controller.answer(name, request) }),
+      // The recorded client keeps the original's model and answer limit: a budget prices by them.
+      client: (original) => ({
+        model: original.model,
+        maxCompletionTokens: original.maxCompletionTokens,
+        create: async (request) => controller.answer(name, request),
+      }),
       ...replayedTools(name, controller, tools),
     });
     const inner = options === undefined ? agent : new Agent(options);
@@ -60,7 +65,22 @@ export function replayParticipants(
 /** `agent` with its turns reported to the controller. */
 function turnWatcher(agent: ChatAgent, controller: ReplayController): ChatAgent {
   const take = async (ctx: AgentContext): Promise<AgentResponse | AgentPause> => {
-    controller.begin(agent.name);
+    const admit = ctx.admitModelCall;
+    if (admit === undefined) {
+      controller.begin(agent.name);
+    } else {
+      // With a budget, a turn begins at its first call admitted: a turn whose first call was
+      // refused was never a turn of the recording (it left a budget request, not an answer).
+      let begun = false;
+      ctx.admitModelCall = async (call) => {
+        const refusal = await admit(call);
+        if (refusal === null && !begun) {
+          begun = true;
+          controller.begin(agent.name);
+        }
+        return refusal;
+      };
+    }
     const response = await (agent.takeTurn === undefined
       ? agent.respond(ctx)
       : agent.takeTurn(ctx));

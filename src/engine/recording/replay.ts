@@ -2,6 +2,7 @@ import { ConfigError } from '../../errors.js';
 import type { Orchestration } from '../orchestration.js';
 import type { Runnable } from '../runnable.js';
 import { WorkflowRunner } from '../session/workflow-runner.js';
+import { answersCost } from './conversation-cost.js';
 import { type BuildRunner, errorDivergence, player, runDivergence } from './play.js';
 import { parseRecording, type Recording } from './recording.js';
 import type { Divergence } from './replay-controller.js';
@@ -23,6 +24,11 @@ export interface ReplayReport {
   readonly turns: number;
   /** The first difference; absent when `ok`. */
   readonly divergence?: Divergence;
+  /**
+   * What the recorded conversation's model calls cost at the workflow's prices (its
+   * `CostTermination`), in US dollars; absent when they are not known for every call.
+   */
+  readonly costUsd?: number;
 }
 
 /**
@@ -69,10 +75,14 @@ export async function replayRecording(
   const recording = parseRecording(value);
   checkParticipants(orchestration, recording);
   const { controller, run, updateState } = player(orchestration, recording, tools, build);
+  const answers = recording.turns.flatMap((t) => t.answers.map((a) => ({ ...a, agent: t.agent })));
+  const spent = answersCost(orchestration, answers);
+  const cost = spent === undefined ? {} : { costUsd: spent };
   const diverged = (divergence: Divergence): ReplayReport => ({
     ok: false,
     turns: divergence.turn,
     divergence,
+    ...cost,
   });
   for (const planned of recording.runs) {
     for (const ops of planned.stateUpdates ?? []) {
@@ -92,7 +102,7 @@ export async function replayRecording(
     const found = runDivergence(recording, planned, controller.started, result);
     if (found !== undefined) return diverged(found);
   }
-  return { ok: true, turns: controller.started };
+  return { ok: true, turns: controller.started, ...cost };
 }
 
 /**

@@ -164,6 +164,12 @@ export function threadPath(
       lastWasInput = false;
       continue;
     }
+    // A request the session made of someone (a budget request at a refused call) ends the input
+    // before it: the input after it is a run of its own.
+    if (m.type === 'UserInputRequestedEvent') {
+      lastWasInput = false;
+      continue;
+    }
     if (!participants.has(m.source) || !(isChatMessage(m) || TURN_EVENTS.has(m.type))) continue;
     // Calls found in doubt right after the agent's own events: a run without a task found them
     // (after a task, that run found them).

@@ -25,6 +25,13 @@ import {
 import type { SessionState } from '../state/session-state.js';
 import { threadOf } from '../state/state-thread.js';
 import type { Step } from '../state/step.js';
+import {
+  isGateError,
+  type ModelGate,
+  ModelCallRefused,
+  RefusedTurn,
+  withGate,
+} from './model-gate.js';
 
 /** Thrown inside a run when the signal aborts it; turned into a `cancelled` result. */
 export class RunCancelled extends Error {
@@ -40,6 +47,8 @@ export interface TurnContext {
   turnState?(): TurnState;
   /** The conversation state as the turns since the last commit left it (API.md §18). */
   turnData?(): StateValue;
+  /** What judges the model calls of a turn before they are made; undefined when nothing does. */
+  modelGate?(): ModelGate | undefined;
 }
 
 /**
@@ -151,6 +160,8 @@ export async function respondAs(
   // `Agent` reads the thread value the context carries instead, and copies nothing).
   carryThread(context, 'conversation', thread.since(conversationFrom));
   const committed = starts === undefined ? undefined : offerStarts(context, agentName, starts);
+  const gate = ctx.modelGate?.();
+  if (gate !== undefined) withGate(context, gate);
   let response: AgentResponse | AgentPause;
   try {
     response = await traceAgentTurn(agentName, sessionId, () =>
@@ -161,6 +172,11 @@ export async function respondAs(
     );
   } catch (error) {
     if (signal?.aborted) throw new RunCancelled();
+    if (error instanceof ModelCallRefused) {
+      throw new RefusedTurn(agentName, speaking, error, committed);
+    }
+    // A gate's own error (a model without a price) says what to fix: it is passed on as it is.
+    if (isGateError(error)) throw error;
     const reason = redactSecrets(thrownText(error));
     throw new Error(`Agent "${agentName}" failed in session "${sessionId}": ${reason}`, {
       cause: error,

@@ -15,6 +15,7 @@ import {
   type TurnContext,
 } from './agent-turn.js';
 import { continuePausedTurn, pausedForApproval } from './approval-turn.js';
+import * as budgets from './budget-request.js';
 import { turnStarts } from './tool-starts.js';
 import { groupStep } from './group-step.js';
 import { announceSpeakers } from './speakers-listener.js';
@@ -153,6 +154,7 @@ export class SessionRun {
       if (error instanceof RunCancelled || (signal?.aborted === true && error === signal.reason)) {
         return this.cancel();
       }
+      if (error instanceof budgets.RefusedTurn) return budgets.refusedTurn(this, error);
       throw error;
     }
   }
@@ -160,28 +162,25 @@ export class SessionRun {
   async #run(task: Task | undefined): Promise<TaskResult> {
     const state = this.host.state;
     const taskMessages = freshInput(toTaskMessages(task), this.options, this.host.id, state);
-    if (pausedForApproval(state)) {
-      const ended = await continuePausedTurn(this, taskMessages);
-      if (ended !== undefined) return ended;
-    } else if (taskMessages.length > 0) {
-      const ended = await takeInput(this, taskMessages);
-      if (ended !== undefined) return ended;
-    } else {
-      const { driver } = this.host;
-      const resumed = resumeWithoutTask(this.host, state);
-      const waiting = driver.meta(resumed).kind === 'input';
-      const status = waiting ? 'awaiting_input' : 'idle';
-      if (resumed !== state.machineState || status !== state.status) {
-        await this.host.commit({
-          kind: 'resume',
-          machineState: resumed,
-          resumeState: null,
-          status,
-        });
-      }
-      if (waiting) return this.result('awaiting_input', null);
+    const ended = budgets.pausedForBudget(state)
+      ? await budgets.continueAfterBudget(this, taskMessages)
+      : pausedForApproval(state)
+        ? await continuePausedTurn(this, taskMessages)
+        : taskMessages.length > 0
+          ? await takeInput(this, taskMessages)
+          : await this.#resume(state);
+    return ended ?? this.#loop();
+  }
+
+  /** A run without a task: a stopped or cancelled session goes back to where it was. */
+  async #resume(state: SessionState): Promise<TaskResult | undefined> {
+    const resumed = resumeWithoutTask(this.host, state);
+    const waiting = this.host.driver.meta(resumed).kind === 'input';
+    const status = waiting ? 'awaiting_input' : 'idle';
+    if (resumed !== state.machineState || status !== state.status) {
+      await this.host.commit({ kind: 'resume', machineState: resumed, resumeState: null, status });
     }
-    return this.#loop();
+    return waiting ? this.result('awaiting_input', null) : undefined;
   }
 
   /** Steps until the session waits, stops or is cancelled. */

@@ -5,6 +5,13 @@ import { thrownText } from '../../value-text.js';
 import type { MachineDriver } from './machine-driver.js';
 import type { StepFields } from '../state/step.js';
 import type { SessionStopRule, StopRule } from '../state/stop-rule.js';
+import { type CallLimit, LimitedGate } from './call-limit.js';
+import { GatedSpend, type ModelGate } from './model-gate.js';
+import type {
+  ModelCallPlan,
+  ModelCallRefusal,
+  SettledUsage,
+} from '../../termination/model-call.js';
 
 /** The rule's verdict on one delta; a condition that throws names the session. */
 async function ruleVerdict(
@@ -41,6 +48,10 @@ export class SessionStop {
   readonly #workflowRule: StopRule | undefined;
   #rule: SessionStopRule | undefined;
   #request: string | undefined;
+  /** The condition state as the current run's model calls left it (see `gate`). */
+  spend: GatedSpend | undefined;
+  /** The current run's limit beyond the session's conditions (`LIMIT_CALLS`). */
+  limit: CallLimit | undefined;
   /** The request a check has answered, kept until the stop it caused is committed. */
   #answered: string | undefined;
 
@@ -71,6 +82,8 @@ export class SessionStop {
     before: readonly AgentMessage[],
   ): StopCheck | Promise<StopCheck> {
     const rule = (this.#rule ??= this.#workflowRule?.forSession(this.#sessionId));
+    // The step that records this check records what the run's model calls spent.
+    if (this.spend !== undefined) conditionState = this.spend.take(conditionState);
     if (rule === undefined) {
       // No condition: the verdict is known now (a run without one awaits nothing here).
       return this.withRequest({ stop: null, state: conditionState });
@@ -101,6 +114,56 @@ export class SessionStop {
     this.#answered = undefined;
   }
 
+  /** This session's rule, made from the workflow's on first use. */
+  own(): SessionStopRule | undefined {
+    return (this.#rule ??= this.#workflowRule?.forSession(this.#sessionId));
+  }
+
+  /**
+   * The gate of the session's model calls when its rule judges them (made on first use);
+   * `committed` reads the committed condition state.
+   */
+  gate(committed: () => unknown): ModelGate | undefined {
+    const rule = this.own();
+    const own =
+      rule?.limitsModelCalls === true
+        ? (this.spend ??= new GatedSpend(this, committed))
+        : undefined;
+    if (this.limit === undefined) return own;
+    return new LimitedGate(own, this.limit, (call, usage) => rule?.price(call, usage));
+  }
+
+  /** A run ended: what its calls spent was committed with its steps, or is lost with it. */
+  endRun(): void {
+    if (this.spend !== undefined) this.spend.pending = undefined;
+    this.limit = undefined;
+  }
+
+  /** The rule's verdict on a model call about to be made (see `SessionStopRule.admit`). */
+  admit(
+    call: ModelCallPlan,
+    conditionState: unknown,
+  ): { refusal: ModelCallRefusal | null; state: unknown } {
+    const rule = this.own();
+    return rule === undefined
+      ? { refusal: null, state: conditionState }
+      : rule.admit(call, conditionState);
+  }
+
+  /** The condition state once an admitted call has ended. */
+  settle(call: ModelCallPlan, usage: SettledUsage, conditionState: unknown): unknown {
+    const rule = this.own();
+    return rule === undefined ? conditionState : rule.settle(call, usage, conditionState);
+  }
+
+  /** The condition state with its budget raised by `amountUsd` (see `SessionStopRule.raise`). */
+  raise(amountUsd: number, conditionState: unknown): { raised: boolean; state: unknown } {
+    const rule = this.own();
+    return rule === undefined
+      ? { raised: false, state: conditionState }
+      : rule.raise(amountUsd, conditionState);
+  }
+
   /** What a stop changes: the machine stops (remembering where), the condition is reset. */
   async change(
     driver: MachineDriver,
@@ -108,6 +171,7 @@ export class SessionStop {
     conditionState: unknown,
   ): Promise<StepFields> {
     const rule = (this.#rule ??= this.#workflowRule?.forSession(this.#sessionId));
+    if (this.spend !== undefined) conditionState = this.spend.take(conditionState);
     const termination = rule === undefined ? conditionState : await rule.resetState(conditionState);
     return {
       machineState: driver.next(machineState, { type: 'stop' }),

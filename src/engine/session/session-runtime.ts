@@ -21,6 +21,9 @@ import {
 import type { Step } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
 import { type StopCheck, SessionStop } from '../run/session-stop.js';
+import type { ModelGate } from '../run/model-gate.js';
+import { callLimitOf } from '../run/call-limit.js';
+import { withTurnUpdates } from '../state/turn-updates.js';
 import type { StopChange } from '../state/step-changes.js';
 import {
   EMPTY_STATE,
@@ -178,11 +181,14 @@ export class SessionRuntime implements RunHost {
     return traceRun(this.orchestration.name, this.id, () =>
       this.#exclusive(async () => {
         this.#observer = observerOf(options);
+        const limit = callLimitOf(options);
+        if (limit !== undefined) this.#stops().limit = limit;
         try {
           return await new SessionRun(this, options, sink).run(task);
         } finally {
           this.#observer = undefined;
           this.#turns = undefined;
+          this.#stop?.endRun();
           // A paused session keeps no index of its thread (its next run builds it in one pass).
           threadOf(this.#state).releaseIndex();
         }
@@ -244,7 +250,12 @@ export class SessionRuntime implements RunHost {
    * leaves the request for the next check).
    */
   commit(made: Step): Promise<void> | undefined {
-    const step = this.#turns === undefined ? made : this.#withTurnUpdates(made);
+    const turns = this.#turns;
+    // A start commit (§17) is made mid-turn: it takes the updates so far, and the turns go on.
+    if (made.kind !== 'started') this.#turns = undefined;
+    const updated = turns === undefined ? made : withTurnUpdates(made, turns);
+    // What the run's model calls spent since the last check is recorded with the next step.
+    const step = this.#stop?.spend === undefined ? updated : this.#stop.spend.recorded(updated);
     const committed = applyStep(this.#state, step);
     const link = this.#link;
     if (link === undefined) {
@@ -258,27 +269,6 @@ export class SessionRuntime implements RunHost {
       if (step.status === 'terminated') this.#stop?.committedStop();
       if (this.#observer !== undefined) this.#told(committed);
     });
-  }
-
-  /**
-   * `step` with the state updates of the turns that led to it (API.md §18), in turn order. A
-   * start commit (§17) is made mid-turn: it takes the updates so far, and the turns go on.
-   */
-  #withTurnUpdates(step: Step): Step {
-    const turns = this.#turns ?? [];
-    if (step.kind !== 'started') this.#turns = undefined;
-    // Most steps follow no turn, and most turns change nothing: no array is made for them.
-    if (turns.length === 0) return step;
-    const only = turns.length === 1 ? turns[0]?.take() : undefined;
-    if (only !== undefined && only.ops.length === 0) return step;
-    const taken = only === undefined ? turns.map((t) => t.take()) : [only];
-    const ops = taken.flatMap((t) => t.ops);
-    if (ops.length === 0) return step;
-    return {
-      ...step,
-      statePatch: [...(step.statePatch ?? []), ...ops],
-      stateCalls: [...(step.stateCalls ?? []), ...taken.flatMap((t) => t.calls)],
-    };
   }
 
   /** The conversation state of an agent turn starting now; its updates go with the next commit. */
@@ -333,6 +323,12 @@ export class SessionRuntime implements RunHost {
 
   stopChange(machineState: string, conditionState: unknown): Promise<StopChange> {
     return this.#stops().change(this.driver, machineState, conditionState);
+  }
+
+  /** The gate of this session's model calls: its stop rule, when that judges them. */
+  modelGate(): ModelGate | undefined {
+    if (this.#stop === undefined && this.orchestration.stopRule === undefined) return undefined;
+    return this.#stops().gate(() => this.#state.termination);
   }
 
   /**

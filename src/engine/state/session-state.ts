@@ -11,13 +11,15 @@ import { StateUpdateSchema, updatesOf } from './state-updates.js';
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
  * `id` is the `UserInputRequestedEvent.requestId`); `kind: "approval"`: `calls` await a decision;
- * `kind: "in_doubt"`: `calls` may or may not have completed, and await a decision (API.md §17).
+ * `kind: "in_doubt"`: `calls` may or may not have completed, and await a decision (API.md §17);
+ * `kind: "budget"`: `agent`'s next model call would pass the budget (`prompt` says which), and
+ * awaits a decision granting more (`approve(id, { amountUsd })`) or refusing it.
  */
 export interface PendingRequest {
   readonly id: string;
   readonly agent: string;
   readonly prompt: string;
-  readonly kind: 'input' | 'approval' | 'in_doubt';
+  readonly kind: 'input' | 'approval' | 'in_doubt' | 'budget';
   /** With `kind: "approval"` or `"in_doubt"`: the calls still awaiting a decision. */
   readonly calls?: readonly FunctionCall[] | undefined;
 }
@@ -29,7 +31,7 @@ const PendingRequestSchema: z.ZodType<PendingRequest, unknown> = z
     agent: z.string().min(1),
     prompt: z.string(),
     // Sessions stored before approvals existed have no kind: theirs was an input request.
-    kind: z.enum(['input', 'approval', 'in_doubt']).default('input'),
+    kind: z.enum(['input', 'approval', 'in_doubt', 'budget']).default('input'),
     calls: z.array(FunctionCallSchema).readonly().optional(),
   })
   .readonly();

@@ -27,6 +27,11 @@ export type StepKind =
   | { readonly kind: 'started'; readonly agent: string }
   /** A selector gave the floor to the user, asked by `agent` (`user_asked:<a>`). */
   | { readonly kind: 'ask'; readonly agent: string }
+  /**
+   * A model call of `agent`'s turn was refused before it was made (a budget in money): the turn so
+   * far is recorded, and the session stops or waits for a `"budget"` decision (`budget:<a>`).
+   */
+  | { readonly kind: 'budget'; readonly agent: string }
   /** An output guardrail tripped on an answer; the session stops (`guardrail:<name>`). */
   | { readonly kind: 'tripped'; readonly guardrail: string }
   /** The session stops: `maxTurns` reached (`stop`), or a group state found nobody due (`complete`). */
@@ -84,6 +89,7 @@ const EVENT_PREFIXES = {
   started: 'tool_calls_started:',
   ask: 'user_asked:',
   tripped: 'guardrail:',
+  budget: 'budget:',
 } as const;
 
 /** The event the step log shows for a step of this kind. */
@@ -97,6 +103,7 @@ export function eventOf(step: StepKind): string {
     case 'decided':
     case 'started':
     case 'ask':
+    case 'budget':
       return EVENT_PREFIXES[step.kind] + step.agent;
     case 'tripped':
       return EVENT_PREFIXES.tripped + step.guardrail;
@@ -141,6 +148,8 @@ export function kindOfEvent(event: string): StepKind | undefined {
       return { kind: 'ask', agent: name };
     case EVENT_PREFIXES.tripped:
       return { kind: 'tripped', guardrail: name };
+    case EVENT_PREFIXES.budget:
+      return { kind: 'budget', agent: name };
   }
   return undefined;
 }

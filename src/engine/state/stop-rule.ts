@@ -1,6 +1,11 @@
 import { ConfigError } from '../../errors.js';
-import type { AgentMessage, StopMessage } from '../../messages/message.js';
+import type { AgentMessage, StopMessage, Usage } from '../../messages/message.js';
 import { stopMessage } from '../../messages/message-factories.js';
+import type {
+  ModelCallPlan,
+  ModelCallRefusal,
+  SettledUsage,
+} from '../../termination/model-call.js';
 import { TerminationCondition, withoutClone } from '../../termination/termination-condition.js';
 import { copySavedState } from './saved-state-copy.js';
 
@@ -36,6 +41,16 @@ export interface SessionStopRule {
   ): Promise<{ stop: StopMessage | null; state: unknown }>;
   /** The saved state of a reset condition. */
   resetState(state: unknown): unknown;
+  /** True when the rule judges model calls before they are made (a budget in money). */
+  readonly limitsModelCalls: boolean;
+  /** The rule's verdict on a model call about to be made, and the condition state after it. */
+  admit(call: ModelCallPlan, state: unknown): { refusal: ModelCallRefusal | null; state: unknown };
+  /** The condition state once a call the rule admitted has ended, having used `usage`. */
+  settle(call: ModelCallPlan, usage: SettledUsage, state: unknown): unknown;
+  /** The condition state with its budget raised by `amountUsd`; `raised` false when it has none. */
+  raise(amountUsd: number, state: unknown): { raised: boolean; state: unknown };
+  /** What `call` costs at most (or used, with `usage`) by the conditions' prices, if they have any. */
+  price(call: ModelCallPlan, usage?: Usage): number | undefined;
 }
 
 /**
@@ -55,6 +70,8 @@ export interface StopRule {
   readonly initialState: unknown;
   /** What is wrong with a saved condition state, or null. */
   problemWith(state: unknown): string | null;
+  /** What a call that used `usage` cost by the conditions' prices; undefined without prices. */
+  price(call: ModelCallPlan, usage: Usage): number | undefined;
 }
 
 /** Builds the stop rule of a workflow from what `withTerminationCondition` received. */
@@ -87,6 +104,24 @@ class PredicateRule implements StopRule, SessionStopRule {
 
   resetState(): unknown {
     return null;
+  }
+
+  readonly limitsModelCalls = false;
+
+  admit(_call: ModelCallPlan, state: unknown) {
+    return { refusal: null, state };
+  }
+
+  settle(_call: ModelCallPlan, _usage: SettledUsage, state: unknown): unknown {
+    return state;
+  }
+
+  raise(_amountUsd: number, state: unknown) {
+    return { raised: false, state };
+  }
+
+  price(): undefined {
+    return undefined;
   }
 
   problemWith(): string | null {
@@ -143,6 +178,11 @@ class ConditionRule implements StopRule {
     return new SessionCondition(condition, undefined);
   }
 
+  price(call: ModelCallPlan, usage: Usage): number | undefined {
+    // Prices are options, not state: any copy of the condition answers alike.
+    return this.#scratch.priceModelCall(call, usage);
+  }
+
   problemWith(state: unknown): string | null {
     const condition = this.#scratch;
     // A condition without clone() may be its session's instance: its state is put back after.
@@ -195,6 +235,38 @@ class SessionCondition implements SessionStopRule {
     this.#load(state);
     this.#condition.reset();
     return this.#save();
+  }
+
+  get limitsModelCalls(): boolean {
+    return this.#condition.limitsModelCalls;
+  }
+
+  admit(call: ModelCallPlan, state: unknown) {
+    this.#load(state);
+    try {
+      const refusal = this.#condition.admitModelCall(call);
+      return { refusal, state: this.#save() };
+    } catch (error) {
+      // As in `check`: the instance may be half-updated, so the next use reloads it.
+      this.#loaded = undefined;
+      throw error;
+    }
+  }
+
+  settle(call: ModelCallPlan, usage: SettledUsage, state: unknown): unknown {
+    this.#load(state);
+    this.#condition.settleModelCall(call, usage);
+    return this.#save();
+  }
+
+  raise(amountUsd: number, state: unknown) {
+    this.#load(state);
+    const raised = this.#condition.raiseBudget(amountUsd);
+    return { raised, state: this.#save() };
+  }
+
+  price(call: ModelCallPlan, usage?: Usage): number | undefined {
+    return this.#condition.priceModelCall(call, usage);
   }
 
   /** Loads the session's state into the instance, as a copy: the session's own is frozen. */
