@@ -1,13 +1,11 @@
+import type { Principal } from '../agents/approvers.js';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { CheckpointedSession, SessionOptions } from '../engine/session/workflow-runner.js';
 import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
 import { checkDispatcher, type Dispatcher } from '../workers/dispatcher.js';
 
-/** Who sends a request: sessions belong to the principal that created them (API.md §15). */
-export interface Principal {
-  readonly id: string;
-}
+export type { Principal } from '../agents/approvers.js';
 
 /** A built workflow or team (`HandoffWorkflow`, `GraphWorkflow`, `RoundRobinGroupChat`, ...). */
 export interface ServedWorkflow {
