@@ -2,6 +2,7 @@ import { type StepView, stepViewOf } from '../engine/log/step-messages.js';
 import { OBSERVE_RUN, type ObservedRun, type WorkerRun } from '../engine/run/run-observer.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
 import type { LiveRun } from './live-run.js';
+import type { Principal } from '../agents/approvers.js';
 import type { Dispatcher } from '../workers/dispatcher.js';
 
 // What a run's start in `RunHub` reads and sets up.
@@ -26,6 +27,8 @@ export interface Opening {
   readonly stopAsked?: boolean;
   readonly lastStep?: number | undefined;
   readonly owner?: string;
+  /** Who sends the input: the run checks and records it as the decider (`RunOptions.principal`). */
+  readonly principal?: Principal | undefined;
 }
 
 /**
@@ -39,9 +42,11 @@ export function observedRun(
   controller: AbortController,
   log: StepView[] | undefined,
   hub: HubOptions,
+  principal?: Principal,
 ): ObservedRun {
   return {
     signal: controller.signal,
+    ...(principal === undefined ? {} : { principal }),
     ...hub.worker,
     [OBSERVE_RUN]: {
       message: (m) => live()?.message(m),

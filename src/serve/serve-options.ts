@@ -54,6 +54,13 @@ export interface ServeOptions {
    */
   basePath?: string;
   /**
+   * The people of the desk: principals holding one of `roles` see and stream every session of
+   * their own tenant through the session routes (other tenants' sessions stay 404). A request
+   * that waits for a role (a tool's `approvers`) is seen by that role's holders in its tenant
+   * whether or not it is listed here. @default none: each session is seen by its owner only
+   */
+  operators?: { roles?: readonly string[] };
+  /**
    * HTML served at `GET /` without authentication (e.g. a chat page that asks for the token).
    * @internal what `baton serve --ui` uses; not part of API.md.
    */
@@ -77,6 +84,7 @@ export interface CheckedOptions {
   readonly page: string | undefined;
   readonly basePath: string;
   readonly dispatcher: Dispatcher | undefined;
+  readonly operatorRoles: readonly string[];
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
@@ -130,6 +138,17 @@ export function checkOptions(
       { path: 'busy' },
     );
   }
+  const operatorRoles = options?.operators?.roles ?? [];
+  if (
+    (options?.operators !== undefined && typeof options.operators !== 'object') ||
+    !Array.isArray(operatorRoles) ||
+    operatorRoles.some((r) => typeof r !== 'string' || r === '')
+  ) {
+    throw new ConfigError(
+      'serve(): `operators.roles` must be a list of roles, e.g. { roles: ["supervisor"] }.',
+      { path: 'operators.roles' },
+    );
+  }
   const basePath = options?.basePath ?? '';
   if (typeof basePath !== 'string' || !/^(\/[\w.~-]+)*$/.test(basePath)) {
     throw new ConfigError(
@@ -145,5 +164,6 @@ export function checkOptions(
     busy,
     page: options?.page,
     dispatcher,
+    operatorRoles: [...operatorRoles],
   };
 }

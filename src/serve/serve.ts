@@ -50,7 +50,11 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
       }
       const dispatch =
         dispatcher === undefined ? {} : { dispatch: { dispatcher, queue: queueNameOf(runner) } };
-      hub = new RunHub(runner, new Tenancy(runner.checkpointStore), dispatch);
+      hub = new RunHub(
+        runner,
+        new Tenancy(runner.checkpointStore, checked.operatorRoles),
+        dispatch,
+      );
       hubs.set(runner, hub);
     }
     return hub;

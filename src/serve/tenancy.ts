@@ -1,3 +1,4 @@
+import type { Principal } from '../agents/approvers.js';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import {
   hasOwnerLookup,
@@ -7,6 +8,39 @@ import {
   pageOf,
   type SessionPage,
 } from '../checkpoint/session-list.js';
+
+/** Between a tenant and an id in an owner key: a character no principal's id or tenant holds. */
+const TENANT_SEPARATOR = '\u001f';
+
+/**
+ * The owner a session of `principal`'s is recorded under: its id, within its tenant when it has
+ * one (so two tenants' principals of the same id own different sessions).
+ */
+export function ownerKey(principal: Principal): string {
+  return principal.tenant === undefined
+    ? principal.id
+    : `${principal.tenant}${TENANT_SEPARATOR}${principal.id}`;
+}
+
+/** The tenant of the session an owner key owns (undefined: no tenant). */
+export function tenantOfOwner(owner: string): string | undefined {
+  const at = owner.indexOf(TENANT_SEPARATOR);
+  return at < 0 ? undefined : owner.slice(0, at);
+}
+
+/** A reason `principal` cannot be a principal of `serve()`, or undefined when it can. */
+export function badPrincipal(principal: Principal): string | undefined {
+  const { tenant, roles } = principal;
+  if (principal.id.includes(TENANT_SEPARATOR)) return 'its `id` holds the character U+001F';
+  if (tenant !== undefined && (typeof tenant !== 'string' || tenant === '')) {
+    return '`tenant` must be a non-empty string';
+  }
+  if (tenant?.includes(TENANT_SEPARATOR) === true) return 'its `tenant` holds the character U+001F';
+  if (roles !== undefined && (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string'))) {
+    return '`roles` must be a list of strings';
+  }
+  return undefined;
+}
 
 /**
  * Who owns which session. With a checkpoint store the owner is recorded with the session's first
@@ -18,8 +52,12 @@ export class Tenancy {
   /** Without a store: every session this process created, with its owner. */
   readonly #owners = new Map<string, { owner: string; at: number; step: number }>();
 
-  constructor(store: CheckpointStore | undefined) {
+  /** The roles whose holders see every session of their tenant (`serve()`'s `operators`). */
+  readonly operatorRoles: readonly string[];
+
+  constructor(store: CheckpointStore | undefined, operatorRoles: readonly string[] = []) {
     this.#store = store;
+    this.operatorRoles = operatorRoles;
   }
 
   get stored(): boolean {
@@ -52,6 +90,24 @@ export class Tenancy {
       cursor = page.cursor;
     } while (cursor !== undefined);
     return false;
+  }
+
+  /**
+   * The owner key the session is recorded under, undefined when it does not exist (or has none).
+   * A store without an owner lookup is asked through `list()`.
+   */
+  async ownerOf(id: string): Promise<string | undefined> {
+    const store = this.#store;
+    if (store === undefined) return this.#owners.get(id)?.owner;
+    if (hasOwnerLookup(store)) return (await store[OWNER_OF](id)).owner;
+    let cursor: string | undefined;
+    do {
+      const page = await store.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+      const found = page.sessions.find((s) => s.id === id);
+      if (found !== undefined) return found.owner;
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    return undefined;
   }
 
   /**
