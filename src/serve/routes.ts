@@ -8,6 +8,7 @@ import { chatRoutes } from './chat-route.js';
 import { corsMiddleware } from './cors.js';
 import { errorResponse, HttpError, sessionBusy } from './http-error.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
+import { operatorRoutes } from './operator-inbox.js';
 import { sessionRoutes } from './session-routes.js';
 import { badPrincipal } from './tenancy.js';
 
@@ -24,6 +25,7 @@ const ROUTES: readonly [path: string, methods: string][] = [
   ['/chat', 'POST'],
   ['/chat/:id/stream', 'GET'],
   ['/ag-ui', 'POST'],
+  ['/operator/requests', 'GET'],
   ['/healthz', 'GET'],
 ];
 
@@ -62,6 +64,7 @@ export function routes(ctx: ServeContext): Hono<ServeEnv> {
   sessionRoutes(app, ctx);
   chatRoutes(app, ctx);
   agUiRoute(app, ctx);
+  operatorRoutes(app, ctx);
   for (const [path, methods] of ROUTES) {
     app.all(path, (c) => {
       throw new HttpError(

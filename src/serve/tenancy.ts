@@ -153,6 +153,23 @@ export class Tenancy {
     this.#owners.delete(id);
   }
 
+  /** Every session with its owner key and last commit time, from the store or this process. */
+  async *all(): AsyncGenerator<{ id: string; owner: string | undefined; updatedAt: string }> {
+    const store = this.#store;
+    if (store === undefined) {
+      for (const [id, e] of this.#owners) {
+        yield { id, owner: e.owner, updatedAt: new Date(e.at).toISOString() };
+      }
+      return;
+    }
+    let cursor: string | undefined;
+    do {
+      const page = await store.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+      for (const s of page.sessions) yield { id: s.id, owner: s.owner, updatedAt: s.updatedAt };
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  }
+
   /** A page of `owner`'s sessions, newest first. @throws ConfigError for a bad cursor or limit. */
   async list(
     owner: string,

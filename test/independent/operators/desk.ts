@@ -20,7 +20,10 @@ export function refundCall(id: string, invoiceId: string): ModelResult {
 }
 
 /** A desk agent whose `refund` needs the approval of a "supervisor"; counts the refunds run. */
-export function supervisedDesk(store?: CheckpointStore, script?: ModelResult[]) {
+export function supervisedDesk(
+  store?: CheckpointStore,
+  script?: ConstructorParameters<typeof ScriptedChatClient>[0],
+) {
   const runs: string[] = [];
   const refund = tool({
     name: 'refund',
