@@ -27,6 +27,7 @@ import {
 } from './agent-config.js';
 import { agentOptions } from './agent-rewire.js';
 import { approvalNeeded } from './approvals.js';
+import { pauseOf } from './approvers.js';
 import { findOpenBatch } from './open-batch.js';
 import { type Batch, pauseEventOf, readyCalls, startBatch } from './tool-batch.js';
 import { withUniqueIds } from './call-ids.js';
@@ -217,7 +218,7 @@ export class Agent implements ChatAgent {
           }
           // The thread has a waiting event already; a new one (calls in doubt) is recorded.
           if (event !== open.waiting) record(event);
-          return { approvalRequest: event, innerMessages: inner };
+          return pauseOf(event, inner, this.#tools);
         }
       } else {
         if (i > 0) {
@@ -275,7 +276,7 @@ export class Agent implements ChatAgent {
         }
         const approvalRequest = toolApprovalRequestEvent({ source: this.name, content: waiting });
         record(approvalRequest);
-        return { approvalRequest, innerMessages: inner };
+        return pauseOf(approvalRequest, inner, this.#tools);
       }
       await startBatch(ctx, toRun, batch, inner);
       let chosen: { handoff: Handoff; brief: unknown } | undefined;

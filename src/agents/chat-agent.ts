@@ -113,6 +113,8 @@ export interface AgentPause {
   /** The calls awaiting approval, or (API.md §17) the calls in doubt. */
   approvalRequest: ToolApprovalRequestEvent | ToolInDoubtEvent;
   innerMessages: AgentEvent[];
+  /** The roles that may decide these calls (their tools' `approvers`); none: the owner. */
+  waitingFor?: readonly string[] | undefined;
 }
 
 /**

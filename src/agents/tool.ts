@@ -4,6 +4,7 @@ import { ConfigError } from '../errors.js';
 import type { ToolSchema } from '../models/chat-client.js';
 import type { HandoffInfo } from '../messages/handoff-brief.js';
 import { isRecord } from '../unknown-value.js';
+import { checkedApprovers } from './approvers.js';
 import type { StateRecipe, StateValue } from './conversation-state.js';
 import { type JsonSchemaObject, jsonSchemaArguments } from './json-schema-arguments.js';
 import { zodJsonSchema } from './zod-json-schema.js';
@@ -72,6 +73,12 @@ export interface ToolOptions<S extends ToolParameters> {
    */
   needsApproval?: NeedsApproval<ToolArguments<S>>;
   /**
+   * The role (or roles) whose holders may decide the call's approval, or decide it when it is in
+   * doubt: anyone else, the session's owner included, is refused. Needs `needsApproval`.
+   * @default none: the session's owner (or the application) decides
+   */
+  approvers?: string | readonly string[];
+  /**
    * What running the call again after a crash would do (API.md §17): `"read"` nothing, so it may;
    * `"idempotent"` nothing more when keyed by `ctx.callId`, so it may; `"once"` something that
    * must not happen twice, so the call's start is committed before it runs, and a call whose
@@ -94,6 +101,8 @@ export interface Tool<Args = unknown> {
   readonly schema: ToolSchema;
   readonly timeoutMs: number;
   readonly needsApproval: NeedsApproval<Args>;
+  /** The roles that may decide its calls (see `ToolOptions.approvers`); none: the owner. */
+  readonly approvers?: readonly string[];
   /** See `ToolOptions.effect`; a tool made without `tool()` that lacks it counts as `"once"`. */
   readonly effect?: ToolEffect;
   execute(args: Args, ctx: ToolContext): unknown;
@@ -167,6 +176,7 @@ export function tool<S extends ToolParameters>(options: ToolOptions<S>): Tool<To
       { path: 'effect' },
     );
   }
+  const approvers = checkedApprovers(name, options.approvers, needsApproval);
   const checked = isZodSchema(parameters)
     ? { validator: parameters, jsonSchema: toObjectSchema(name, parameters) }
     : fromJsonSchema(name, parameters);
@@ -178,6 +188,7 @@ export function tool<S extends ToolParameters>(options: ToolOptions<S>): Tool<To
     timeoutMs,
     needsApproval,
     effect,
+    ...(approvers === undefined ? {} : { approvers }),
     execute,
   });
 }

@@ -3,6 +3,7 @@ import type { AgentMessage, ChatMessage, ToolApprovalResponseEvent } from '../me
 import type { RecordOptions } from './recording/record.js';
 import type { Recording } from './recording/recording.js';
 import type { PendingRequest } from './state/session-state.js';
+import type { Principal } from '../agents/approvers.js';
 
 /**
  * What a run starts from: a string becomes a `TextMessage` from `"user"`; `approve()` /
@@ -23,6 +24,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Put the task messages first in `TaskResult.messages` and the stream. @default true */
   outputTaskMessages?: boolean;
+  /**
+   * Who decides: a decision on a request that waits for a role (a tool's `approvers`) is refused
+   * when this principal holds none of them; recorded on each decision as `metadata.principal`.
+   * @default none: the decision is the application's own, and allowed
+   */
+  principal?: Principal;
 }
 
 /** The outcome of one run: a normal result whether the session stopped, paused or was cancelled. */

@@ -41,6 +41,7 @@ function spanStopReason(result: RunOutcome): string | undefined {
 export function traceRun<R extends RunOutcome>(
   workflow: string,
   sessionId: string,
+  principalId: string | undefined,
   run: () => Promise<R>,
 ): Promise<R> {
   if (!tracing.active) return run();
@@ -54,6 +55,7 @@ export function traceRun<R extends RunOutcome>(
         'gen_ai.operation.name': 'invoke_workflow',
         'gen_ai.conversation.id': sessionId,
         'baton.workflow.name': workflow,
+        'baton.principal.id': principalId,
       },
     },
     async (span) => {

@@ -75,7 +75,8 @@ export function interruptsOf(result: TaskResult): Interrupt[] {
 /**
  * AG-UI 1.0 events of a run: `RUN_STARTED`, `STEP_STARTED`/`STEP_FINISHED` around each agent
  * turn (`stepName` = the agent), `TEXT_MESSAGE_*` (streamed chunk by chunk when the model
- * streams), `TOOL_CALL_*` and `TOOL_CALL_RESULT`, a `CUSTOM` `baton.handoff` per handoff, then
+ * streams), `TOOL_CALL_*` and `TOOL_CALL_RESULT`, a `CUSTOM` `baton.handoff` per handoff, a
+ * `CUSTOM` `baton.waiting` `{requestId, kind, waitingFor}` when the pause waits for a role, then
  * `RUN_FINISHED` (with the interrupt outcome for a pause) or `RUN_ERROR`.
  */
 export class AgUiEncoder {
@@ -117,9 +118,21 @@ export class AgUiEncoder {
           : event.result.status === 'cancelled'
             ? { type: 'cancelled' }
             : undefined;
-      const { status, stopReason } = event.result;
+      const { status, stopReason, pendingRequest } = event.result;
+      const waitingFor = status === 'awaiting_input' ? pendingRequest?.waitingFor : undefined;
+      // The customer's page learns that someone else (a supervisor) must answer the request.
+      const waiting =
+        waitingFor === undefined || pendingRequest === undefined
+          ? []
+          : [
+              ev('CUSTOM', {
+                name: 'baton.waiting',
+                value: { requestId: pendingRequest.id, kind: pendingRequest.kind, waitingFor },
+              }),
+            ];
       return [
         ...this.#endTurn(),
+        ...waiting,
         ev('RUN_FINISHED', {
           threadId: this.#threadId,
           runId: this.#runId,

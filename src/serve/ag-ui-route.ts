@@ -9,6 +9,7 @@ import { badRequest, HttpError } from './http-error.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
 import { readJsonBody } from './request-body.js';
 import { admit, sessionOnFirstUse } from './session-access.js';
+import type { Principal } from './serve-options.js';
 import { liveFeed } from './session-events.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { type SseFrame, sseResponse } from './sse-response.js';
@@ -45,7 +46,11 @@ function textOf(content: unknown): string {
  * with `{approved, reason?}`, a question with `{text}`); otherwise the last user message. `null`
  * when tool-call interrupts are open and the request does not answer them (the run errs).
  */
-function agUiTask(input: RunAgentInput, pending: PendingRequest | undefined): Task | null {
+function agUiTask(
+  input: RunAgentInput,
+  pending: PendingRequest | undefined,
+  by: { readonly principal: Principal; readonly owns: boolean },
+): Task | null {
   const resume = input.resume ?? [];
   if (resume.length > 0) {
     if (pending?.kind === 'input' && resume.length === 1 && resume[0]?.interruptId === pending.id) {
@@ -77,7 +82,7 @@ function agUiTask(input: RunAgentInput, pending: PendingRequest | undefined): Ta
         reason,
       };
     });
-    return decisionsTask(decisions, pending, 'body.resume');
+    return decisionsTask(decisions, pending, 'body.resume', by);
   }
   if (pending?.kind === 'approval' || pending?.kind === 'in_doubt') return null;
   const i = input.messages.findLastIndex((message) => message.role === 'user');
@@ -108,16 +113,16 @@ export function agUiRoute(app: Hono<ServeEnv>, ctx: ServeContext): void {
       const hub = await ctx.hub(principal);
       // Queued for workers, the first of them creates the session before the others look.
       if (hub.dispatched) await turn.ready;
-      await sessionOnFirstUse(hub, principal, id);
+      const owns = await sessionOnFirstUse(hub, principal, id, (input.resume ?? []).length > 0);
       live = await admit(
         hub,
         id,
         options.busy,
         async () => {
           const info = await hub.session(id).info();
-          const task = agUiTask(input, info.pendingRequest);
+          const task = agUiTask(input, info.pendingRequest, { principal, owns });
           encoder.snapshot = info.state;
-          if (task !== null) return hub.start(id, task);
+          if (task !== null) return hub.start(id, task, { principal });
           return new HttpError(
             409,
             'approvals_pending',

@@ -6,7 +6,7 @@ import { fieldOf } from '../unknown-value.js';
 import { badRequest } from './http-error.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
 import { readJsonBody } from './request-body.js';
-import { admit, ownedBy, sessionOnFirstUse, startIfOwned } from './session-access.js';
+import { admit, sessionOnFirstUse, startIfOwned, visibleTo } from './session-access.js';
 import { liveFeed, openEvents } from './session-events.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
@@ -96,7 +96,9 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
       if ('text' in input && options.busy === 'reject' && hub.opensOwned) {
         live = await startIfOwned(hub, principal, id, input.text);
       }
-      if (live === undefined) await sessionOnFirstUse(hub, principal, id);
+      let owns = true;
+      if (live === undefined)
+        owns = await sessionOnFirstUse(hub, principal, id, !('text' in input));
       live ??= await admit(
         hub,
         id,
@@ -111,9 +113,10 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
               input.decisions,
               pending,
               `body.messages[${body.messages.length - 1}].parts.approval`,
+              { principal, owns },
             );
           }
-          return hub.start(id, task);
+          return hub.start(id, task, { principal });
         },
         undefined,
         turn,
@@ -135,7 +138,7 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
     const principal = c.get('principal');
     const hub = await ctx.hub(principal);
     const id = c.req.param('id');
-    await ownedBy(hub, principal, id);
+    await visibleTo(hub, principal, id);
     const live = hub.live(id);
     const leave = new AbortController();
     const events = await openEvents(hub, id, undefined, leave.signal);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { holdsRole, type Principal, principalRecord } from '../agents/approvers.js';
 import type { PendingRequest } from '../engine/state/session-state.js';
 import type { Task } from '../engine/runnable.js';
 import { approve, reject, resolve } from '../messages/message-factories.js';
@@ -117,14 +118,18 @@ export function runsBody(body: unknown): { input?: Task; decisions?: Decision[] 
 }
 
 /**
- * The decisions as a task, checked against the calls awaiting approval: a call id that is not
- * one of them answers 400 (before anything is run or committed).
+ * The decisions of `principal` as a task, checked against the calls awaiting approval: a call id
+ * that is not one of them answers 400, and a request that waits for a role `principal` does not
+ * hold answers 403 `not_approver` (before anything is run or committed). Each decision records
+ * the principal in `metadata.principal`.
  */
 export function decisionsTask(
   decisions: readonly Decision[],
   pending: PendingRequest | undefined,
   field: string,
+  by: { readonly principal: Principal; readonly owns: boolean },
 ): Task {
+  const { principal } = by;
   const kind = pending?.kind;
   const waiting = kind === 'approval' || kind === 'in_doubt';
   const open = new Set(waiting ? (pending?.calls ?? []).map((c) => c.id) : []);
@@ -152,12 +157,36 @@ export function decisionsTask(
       );
     }
   });
-  return decisions.map((d) =>
-    'result' in d
-      ? resolve(d.callId, d.result)
-      : d.approve
-        ? approve(d.callId, d.amountUsd === undefined ? {} : { amountUsd: d.amountUsd })
-        : reject(d.callId, d.reason),
+  // Without approvers the request is the owner's to answer; an operator who sees it may not.
+  const waitingFor = pending?.waitingFor;
+  if (waitingFor === undefined ? !by.owns : !holdsRole(principal, waitingFor)) {
+    throw notApproverError(principal, waitingFor);
+  }
+  const metadata = { principal: principalRecord(principal) };
+  return decisions.map((d) => {
+    const decision =
+      'result' in d
+        ? resolve(d.callId, d.result)
+        : d.approve
+          ? approve(d.callId, d.amountUsd === undefined ? {} : { amountUsd: d.amountUsd })
+          : reject(d.callId, d.reason);
+    return { ...decision, metadata: { ...decision.metadata, ...metadata } };
+  });
+}
+
+/** 403 for a principal that may not answer a request waiting for `waitingFor` (or its owner). */
+export function notApproverError(
+  principal: Principal,
+  waitingFor: readonly string[] | undefined,
+): HttpError {
+  const who =
+    waitingFor === undefined
+      ? "the session's owner"
+      : `a principal with the role ${waitingFor.map((r) => `"${r}"`).join(' or ')}`;
+  return new HttpError(
+    403,
+    'not_approver',
+    `This request waits for ${who}; "${principal.id}" may not answer it, so nothing was decided.`,
   );
 }
 

@@ -8,7 +8,9 @@ import { chatRoutes } from './chat-route.js';
 import { corsMiddleware } from './cors.js';
 import { errorResponse, HttpError, sessionBusy } from './http-error.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
+import { operatorRoutes } from './operator-inbox.js';
 import { sessionRoutes } from './session-routes.js';
+import { badPrincipal } from './tenancy.js';
 
 // The routes of API.md §15, loaded by serve() with its first request.
 
@@ -23,6 +25,7 @@ const ROUTES: readonly [path: string, methods: string][] = [
   ['/chat', 'POST'],
   ['/chat/:id/stream', 'GET'],
   ['/ag-ui', 'POST'],
+  ['/operator/requests', 'GET'],
   ['/healthz', 'GET'],
 ];
 
@@ -46,12 +49,22 @@ export function routes(ctx: ServeContext): Hono<ServeEnv> {
     if (principal === null || typeof principal?.id !== 'string' || principal.id === '') {
       throw UNAUTHORIZED;
     }
+    const bad = badPrincipal(principal);
+    if (bad !== undefined) {
+      // The server's own mistake (its authenticate), not the request's: 500.
+      throw new HttpError(
+        500,
+        'internal',
+        `serve(): authenticate returned a principal whose ${bad}.`,
+      );
+    }
     c.set('principal', principal);
     await next();
   });
   sessionRoutes(app, ctx);
   chatRoutes(app, ctx);
   agUiRoute(app, ctx);
+  operatorRoutes(app, ctx);
   for (const [path, methods] of ROUTES) {
     app.all(path, (c) => {
       throw new HttpError(
@@ -78,6 +91,7 @@ function asHttpError(error: unknown): HttpError {
   const message = redactSecrets(thrownText(error));
   if (error instanceof ConfigError) {
     const path = error.path;
+    if (path === 'principal') return new HttpError(403, 'not_approver', message);
     return new HttpError(400, 'bad_request', path === undefined ? message : `${path}: ${message}`);
   }
   return new HttpError(500, 'internal', message);

@@ -10,6 +10,8 @@ export async function jsonOfRun(live: LiveRun): Promise<Response> {
   const error = last?.kind === 'error' ? last.error : undefined;
   const message = last?.kind === 'error' ? last.message : 'the run ended without a result';
   if (error instanceof SessionBusyError) return errorResponse(sessionBusy(live.sessionId));
+  if (error instanceof ConfigError && error.path === 'principal')
+    return errorResponse(new HttpError(403, 'not_approver', message));
   if (error instanceof ConfigError)
     return errorResponse(new HttpError(400, 'bad_request', message));
   return errorResponse(new HttpError(500, 'run_failed', message));

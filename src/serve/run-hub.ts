@@ -197,7 +197,7 @@ export class RunHub {
       isOpen();
     };
     const log = this.store === undefined ? this.#logOf(id) : undefined;
-    const options = observedRun(id, () => live, controller, log, this.#options);
+    const options = observedRun(id, () => live, controller, log, this.#options, opening.principal);
     let ran: Promise<TaskResult>;
     try {
       if (owner === undefined) {

@@ -3,6 +3,7 @@ import { OBSERVE_RUN, type ObservedRun, type WorkerRun } from '../engine/run/run
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
 import { type CallLimit, LIMIT_CALLS } from '../engine/run/call-limit.js';
 import type { LiveRun } from './live-run.js';
+import type { Principal } from '../agents/approvers.js';
 import type { Dispatcher } from '../workers/dispatcher.js';
 
 // What a run's start in `RunHub` reads and sets up.
@@ -29,6 +30,8 @@ export interface Opening {
   readonly stopAsked?: boolean;
   readonly lastStep?: number | undefined;
   readonly owner?: string;
+  /** Who sends the input: the run checks and records it as the decider (`RunOptions.principal`). */
+  readonly principal?: Principal | undefined;
 }
 
 /**
@@ -42,9 +45,11 @@ export function observedRun(
   controller: AbortController,
   log: StepView[] | undefined,
   hub: HubOptions,
+  principal?: Principal,
 ): ObservedRun {
   return {
     signal: controller.signal,
+    ...(principal === undefined ? {} : { principal }),
     ...hub.worker,
     ...(hub.limit === undefined ? {} : { [LIMIT_CALLS]: hub.limit(id) }),
     [OBSERVE_RUN]: {

@@ -1,3 +1,4 @@
+import type { Principal } from '../agents/approvers.js';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { CheckpointedSession, SessionOptions } from '../engine/session/workflow-runner.js';
 import { ConfigError } from '../errors.js';
@@ -5,10 +6,7 @@ import { isRecord } from '../unknown-value.js';
 import { checkDispatcher, type Dispatcher } from '../workers/dispatcher.js';
 import { type BudgetsOptions, checkBudgets } from '../workers/tenant-budget.js';
 
-/** Who sends a request: sessions belong to the principal that created them (API.md §15). */
-export interface Principal {
-  readonly id: string;
-}
+export type { Principal } from '../agents/approvers.js';
 
 /** A built workflow or team (`HandoffWorkflow`, `GraphWorkflow`, `RoundRobinGroupChat`, ...). */
 export interface ServedWorkflow {
@@ -57,6 +55,13 @@ export interface ServeOptions {
    */
   basePath?: string;
   /**
+   * The people of the desk: principals holding one of `roles` see and stream every session of
+   * their own tenant through the session routes (other tenants' sessions stay 404). A request
+   * that waits for a role (a tool's `approvers`) is seen by that role's holders in its tenant
+   * whether or not it is listed here. @default none: each session is seen by its owner only
+   */
+  operators?: { roles?: readonly string[] };
+  /**
    * HTML served at `GET /` without authentication (e.g. a chat page that asks for the token).
    * @internal what `baton serve --ui` uses; not part of API.md.
    */
@@ -86,6 +91,7 @@ export interface CheckedOptions {
   readonly basePath: string;
   readonly dispatcher: Dispatcher | undefined;
   readonly perTenantPerDayUsd: number | undefined;
+  readonly operatorRoles: readonly string[];
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;
@@ -139,6 +145,17 @@ export function checkOptions(
       { path: 'busy' },
     );
   }
+  const operatorRoles = options?.operators?.roles ?? [];
+  if (
+    (options?.operators !== undefined && typeof options.operators !== 'object') ||
+    !Array.isArray(operatorRoles) ||
+    operatorRoles.some((r) => typeof r !== 'string' || r === '')
+  ) {
+    throw new ConfigError(
+      'serve(): `operators.roles` must be a list of roles, e.g. { roles: ["supervisor"] }.',
+      { path: 'operators.roles' },
+    );
+  }
   const basePath = options?.basePath ?? '';
   if (typeof basePath !== 'string' || !/^(\/[\w.~-]+)*$/.test(basePath)) {
     throw new ConfigError(
@@ -155,5 +172,6 @@ export function checkOptions(
     page: options?.page,
     dispatcher,
     perTenantPerDayUsd: checkBudgets('serve()', options?.budgets),
+    operatorRoles: [...operatorRoles],
   };
 }

@@ -51,7 +51,7 @@ export function serve(workflow: Servable, options: ServeOptions): ServeHandler {
       }
       const dispatch =
         dispatcher === undefined ? {} : { dispatch: { dispatcher, queue: queueNameOf(runner) } };
-      const tenancy = new Tenancy(runner.checkpointStore);
+      const tenancy = new Tenancy(runner.checkpointStore, checked.operatorRoles);
       const cap = checked.perTenantPerDayUsd;
       const limit =
         cap === undefined

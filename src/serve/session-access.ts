@@ -7,10 +7,41 @@ import type { RunHub } from './run-hub.js';
 import type { Opening } from './run-start.js';
 import { isStopRequest, stopKey } from './stop-signal.js';
 import type { Principal } from './serve-options.js';
+import { holdsRole } from '../agents/approvers.js';
+import { ownerKey, tenantOfOwner } from './tenancy.js';
 
 /** 404 unless `principal` owns the session: another tenant's session does not exist for it. */
 export async function ownedBy(hub: RunHub, principal: Principal, id: string): Promise<void> {
-  if (!(await hub.tenancy.owns(principal.id, id))) throw sessionNotFound(id);
+  if (!(await hub.tenancy.owns(ownerKey(principal), id))) throw sessionNotFound(id);
+}
+
+/**
+ * 404 unless `principal` may see the session: its owner; an operator (a principal holding one of
+ * `serve()`'s `operators.roles`) of the session's tenant; or, of that tenant, a holder of a role
+ * its pending request waits for (a supervisor asked to approve).
+ */
+export async function visibleTo(hub: RunHub, principal: Principal, id: string): Promise<void> {
+  if (await hub.tenancy.owns(ownerKey(principal), id)) return;
+  if (!(await reachesAsDesk(hub, principal, id, true))) throw sessionNotFound(id);
+}
+
+/**
+ * True when `principal`, not the session's owner, belongs to its tenant and holds a role its
+ * pending request waits for (or, with `operators`, an operator role).
+ */
+export async function reachesAsDesk(
+  hub: RunHub,
+  principal: Principal,
+  id: string,
+  operators: boolean,
+): Promise<boolean> {
+  const roles = principal.roles ?? [];
+  if (roles.length === 0) return false;
+  const owner = await hub.tenancy.ownerOf(id);
+  if (owner === undefined || tenantOfOwner(owner) !== principal.tenant) return false;
+  if (operators && holdsRole(principal, hub.tenancy.operatorRoles)) return true;
+  const waitingFor = (await hub.session(id).info()).pendingRequest?.waitingFor;
+  return waitingFor !== undefined && holdsRole(principal, waitingFor);
 }
 
 /**
@@ -45,31 +76,38 @@ export async function createSession(
       `The session id "${id}" is taken; choose another, or leave id out for a generated one.`,
     );
   if (hub.store === undefined) {
-    if (!hub.tenancy.claim(principal.id, id)) throw taken();
+    if (!hub.tenancy.claim(ownerKey(principal), id)) throw taken();
     return id;
   }
   if (await hub.tenancy.exists(id)) throw taken();
   // The first step records the owner in the store, so every process sharing it agrees.
-  await hub.session(id, principal.id).reset();
-  if (!(await hub.tenancy.owns(principal.id, id))) throw taken();
+  await hub.session(id, ownerKey(principal)).reset();
+  if (!(await hub.tenancy.owns(ownerKey(principal), id))) throw taken();
   return id;
 }
 
-/** The session for a protocol route that creates it on first use (`/chat`, `/ag-ui`). */
+/**
+ * The session for a protocol route that creates it on first use (`/chat`, `/ag-ui`); true when
+ * `principal` owns it. `deciding`: the request decides a pending request, which a principal of
+ * the desk (an operator, or a role the request waits for) may reach too: false then.
+ */
 export async function sessionOnFirstUse(
   hub: RunHub,
   principal: Principal,
   id: string,
-): Promise<void> {
-  if (await hub.tenancy.owns(principal.id, id)) return;
+  deciding = false,
+): Promise<boolean> {
+  if (await hub.tenancy.owns(ownerKey(principal), id)) return true;
+  if (deciding && (await reachesAsDesk(hub, principal, id, true))) return false;
   if (await hub.tenancy.exists(id)) throw sessionNotFound(id);
   try {
     await createSession(hub, principal, id);
   } catch (error) {
     // Another request created it first: whose it is decides.
-    if (error instanceof HttpError && error.status === 409) return ownedBy(hub, principal, id);
-    throw error;
+    if (!(error instanceof HttpError) || error.status !== 409) throw error;
+    await ownedBy(hub, principal, id);
   }
+  return true;
 }
 
 /**
@@ -83,7 +121,7 @@ export async function startIfOwned(
   task: Task,
 ): Promise<LiveRun | undefined> {
   try {
-    return await hub.start(id, task, { owner: principal.id });
+    return await hub.start(id, task, { owner: ownerKey(principal), principal });
   } catch (error) {
     if (error instanceof HttpError && error.status === 404) return undefined;
     throw error;

@@ -5,7 +5,17 @@ import { badRequest, HttpError, sessionBusy, sessionNotFound } from './http-erro
 import { createBody, decisionsTask, integerParam, runsBody } from './input-shapes.js';
 import { plainFrames } from './plain-events.js';
 import { readJsonBody } from './request-body.js';
-import { admit, createSession, ownedBy, ownedForRun } from './session-access.js';
+import {
+  admit,
+  createSession,
+  ownedBy,
+  ownedForRun,
+  reachesAsDesk,
+  visibleTo,
+} from './session-access.js';
+import type { RunHub } from './run-hub.js';
+import type { Principal } from './serve-options.js';
+import { ownerKey } from './tenancy.js';
 import { liveFeed, openEvents } from './session-events.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
@@ -26,7 +36,7 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
     const limit = integerParam('limit', c.req.query('limit'), 1000);
     const principal = c.get('principal');
     const hub = await ctx.hub(principal);
-    const page = await hub.tenancy.list(principal.id, c.req.query('cursor'), limit);
+    const page = await hub.tenancy.list(ownerKey(principal), c.req.query('cursor'), limit);
     const sessions = await Promise.all(
       page.sessions.map(async ({ id, updatedAt }) => {
         const info = await hub.session(id).info();
@@ -37,13 +47,13 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
   });
 
   app.get('/sessions/:id', async (c) => {
-    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+    const { hub, id } = await visible(ctx, c.get('principal'), c.req.param('id'));
     return c.json(await hub.session(id).info());
   });
 
   app.get('/sessions/:id/messages', async (c) => {
     const after = integerParam('after', c.req.query('after'));
-    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+    const { hub, id } = await visible(ctx, c.get('principal'), c.req.param('id'));
     if (after === undefined) return c.json({ messages: await hub.session(id).messages() });
     const views = await hub.views(id);
     return c.json({ messages: views.filter((v) => v.step > after).flatMap((v) => v.messages) });
@@ -63,10 +73,14 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
       // round trip for all). Decisions need the session's pending request first: the owner first.
       const opens = reject && hub.opensOwned && body.decisions === undefined;
       // Else with `reject` the owner check also reads the leases the busy check and the start need.
-      const checked = reject && !opens ? await ownedForRun(hub, principal.id, id) : undefined;
-      if (opens) live = await hub.start(id, body.input, { owner: principal.id });
-      else if (checked === undefined) await ownedBy(hub, principal, id);
-      else if (!checked.owns) throw sessionNotFound(id);
+      const owner = ownerKey(principal);
+      const checked = reject && !opens ? await ownedForRun(hub, owner, id) : undefined;
+      // A decision may also come from a principal of the tenant its request waits for.
+      const desk = () => body.decisions !== undefined && reachesAsDesk(hub, principal, id, true);
+      let owns = checked?.owns ?? true;
+      if (opens) live = await hub.start(id, body.input, { owner, principal });
+      else if (checked === undefined) owns = await decidingOwner(hub, principal, id, desk);
+      else if (!checked.owns && !(await desk())) throw sessionNotFound(id);
       const run = async () => {
         const task =
           body.decisions === undefined
@@ -75,8 +89,9 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
                 body.decisions,
                 (await hub.session(id).info()).pendingRequest,
                 'body.decisions',
+                { principal, owns },
               );
-        return hub.start(id, task, checked?.opening);
+        return hub.start(id, task, { ...checked?.opening, principal });
       };
       live ??= await admit(hub, id, options.busy, run, checked?.leased, turn);
     } finally {
@@ -98,7 +113,7 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
           `must be a cursor <step>.<n> (or <step>.0.<k> for a chunk) as sent in id:, got ${JSON.stringify(header.slice(0, 40))}`,
         );
     }
-    const { hub, id } = await owned(ctx, c.get('principal'), c.req.param('id'));
+    const { hub, id } = await visible(ctx, c.get('principal'), c.req.param('id'));
     const leave = new AbortController();
     const events = await openEvents(hub, id, cursor, leave.signal);
     if (events === undefined) return c.body(null, 204);
@@ -125,10 +140,31 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
   });
 }
 
-async function owned(ctx: ServeContext, principal: { id: string }, id: string) {
+async function owned(ctx: ServeContext, principal: Principal, id: string) {
   const hub = await ctx.hub(principal);
   await ownedBy(hub, principal, id);
   return { hub, id };
+}
+
+/** The session as its owner, an operator of its tenant, or an approver of its request sees it. */
+async function visible(ctx: ServeContext, principal: Principal, id: string) {
+  const hub = await ctx.hub(principal);
+  await visibleTo(hub, principal, id);
+  return { hub, id };
+}
+
+/**
+ * Whether `principal` owns the session; else 404 unless `desk()` (it sees it from the desk).
+ */
+async function decidingOwner(
+  hub: RunHub,
+  principal: Principal,
+  id: string,
+  desk: () => false | Promise<boolean>,
+): Promise<boolean> {
+  if (await hub.tenancy.owns(ownerKey(principal), id)) return true;
+  if (!(await desk())) throw sessionNotFound(id);
+  return false;
 }
 
 function deleteWhileRunning(id: string): HttpError {

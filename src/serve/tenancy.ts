@@ -1,3 +1,4 @@
+import type { Principal } from '../agents/approvers.js';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import {
   hasOwnerLookup,
@@ -7,6 +8,39 @@ import {
   pageOf,
   type SessionPage,
 } from '../checkpoint/session-list.js';
+
+/** Between a tenant and an id in an owner key: a character no principal's id or tenant holds. */
+const TENANT_SEPARATOR = '\u001f';
+
+/**
+ * The owner a session of `principal`'s is recorded under: its id, within its tenant when it has
+ * one (so two tenants' principals of the same id own different sessions).
+ */
+export function ownerKey(principal: Principal): string {
+  return principal.tenant === undefined
+    ? principal.id
+    : `${principal.tenant}${TENANT_SEPARATOR}${principal.id}`;
+}
+
+/** The tenant of the session an owner key owns (undefined: no tenant). */
+export function tenantOfOwner(owner: string): string | undefined {
+  const at = owner.indexOf(TENANT_SEPARATOR);
+  return at < 0 ? undefined : owner.slice(0, at);
+}
+
+/** A reason `principal` cannot be a principal of `serve()`, or undefined when it can. */
+export function badPrincipal(principal: Principal): string | undefined {
+  const { tenant, roles } = principal;
+  if (principal.id.includes(TENANT_SEPARATOR)) return 'its `id` holds the character U+001F';
+  if (tenant !== undefined && (typeof tenant !== 'string' || tenant === '')) {
+    return '`tenant` must be a non-empty string';
+  }
+  if (tenant?.includes(TENANT_SEPARATOR) === true) return 'its `tenant` holds the character U+001F';
+  if (roles !== undefined && (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string'))) {
+    return '`roles` must be a list of strings';
+  }
+  return undefined;
+}
 
 /**
  * Who owns which session. With a checkpoint store the owner is recorded with the session's first
@@ -20,8 +54,12 @@ export class Tenancy {
   /** Owners found by listing a store without an owner lookup (see `ownerOf`). */
   readonly #listed = new Map<string, string | undefined>();
 
-  constructor(store: CheckpointStore | undefined) {
+  /** The roles whose holders see every session of their tenant (`serve()`'s `operators`). */
+  readonly operatorRoles: readonly string[];
+
+  constructor(store: CheckpointStore | undefined, operatorRoles: readonly string[] = []) {
     this.#store = store;
+    this.operatorRoles = operatorRoles;
   }
 
   get stored(): boolean {
@@ -121,6 +159,23 @@ export class Tenancy {
   /** Forgets the session (it was deleted). */
   forget(id: string): void {
     this.#owners.delete(id);
+  }
+
+  /** Every session with its owner key and last commit time, from the store or this process. */
+  async *all(): AsyncGenerator<{ id: string; owner: string | undefined; updatedAt: string }> {
+    const store = this.#store;
+    if (store === undefined) {
+      for (const [id, e] of this.#owners) {
+        yield { id, owner: e.owner, updatedAt: new Date(e.at).toISOString() };
+      }
+      return;
+    }
+    let cursor: string | undefined;
+    do {
+      const page = await store.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+      for (const s of page.sessions) yield { id: s.id, owner: s.owner, updatedAt: s.updatedAt };
+      cursor = page.cursor;
+    } while (cursor !== undefined);
   }
 
   /** A page of `owner`'s sessions, newest first. @throws ConfigError for a bad cursor or limit. */

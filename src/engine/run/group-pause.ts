@@ -16,6 +16,8 @@ import type { PendingRequest } from '../state/session-state.js';
 export interface PausedMember {
   readonly agent: string;
   readonly calls: readonly FunctionCall[];
+  /** The roles that may decide its calls, when its tools name approvers. */
+  readonly waitingFor?: readonly string[] | undefined;
 }
 
 /**
@@ -29,12 +31,17 @@ export function groupApprovalRequest(
 ): PendingRequest {
   const calls = paused.flatMap((p) => p.calls);
   const agent = (paused[0] as PausedMember).agent;
+  const roles = new Set([
+    ...(previous?.waitingFor ?? []),
+    ...paused.flatMap((p) => p.waitingFor ?? []),
+  ]);
   return {
     id: previous?.id ?? newId(),
     agent,
     prompt: messageToText(toolApprovalRequestEvent({ source: agent, content: calls })),
     kind: 'approval',
     calls,
+    ...(roles.size === 0 ? {} : { waitingFor: [...roles] }),
   };
 }
 
@@ -53,10 +60,17 @@ export function memberPause(
   if (request.content.some((c) => open.has(c.id))) {
     return {
       append: done,
-      member: { agent, calls: request.content.filter((c) => open.has(c.id)) },
+      member: {
+        agent,
+        calls: request.content.filter((c) => open.has(c.id)),
+        waitingFor: pause.waitingFor,
+      },
     };
   }
-  return { append: [...done, request], member: { agent, calls: request.content } };
+  return {
+    append: [...done, request],
+    member: { agent, calls: request.content, waitingFor: pause.waitingFor },
+  };
 }
 
 /**

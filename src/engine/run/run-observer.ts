@@ -3,6 +3,7 @@ import type { AgentMessage } from '../../messages/message.js';
 import type { RunOptions, TaskMessage } from '../runnable.js';
 import type { SessionState } from '../state/session-state.js';
 import { threadOf } from '../state/state-thread.js';
+import { decidedBy } from './decider.js';
 
 /**
  * Internal, not part of API.md: a `RunOptions` key whose observer hears a run as it happens,
@@ -61,13 +62,17 @@ export interface WorkerRun {
 /** `RunOptions` with an observer, and a worker's keys. */
 export type ObservedRun = RunOptions & WorkerRun & { readonly [OBSERVE_RUN]?: RunObserver };
 
-/** `input`, unless `options` give it once (`INPUT_ONCE`) and the thread of `state` has it. */
-export function freshInput<T extends readonly TaskMessage[]>(
-  input: T,
+/**
+ * `input`, unless `options` give it once (`INPUT_ONCE`) and the thread of `state` has it; checked
+ * and signed by the run's principal (see `decidedBy()`).
+ */
+export function freshInput(
+  given: readonly TaskMessage[],
   options: RunOptions,
   sessionId: string,
   state: SessionState,
-): T {
+): readonly TaskMessage[] {
+  const input = decidedBy(given, options.principal, state, sessionId);
   const first = input[0];
   if (first === undefined || !(INPUT_ONCE in options) || options[INPUT_ONCE] !== true) return input;
   const thread = threadOf(state);

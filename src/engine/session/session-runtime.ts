@@ -178,7 +178,7 @@ export class SessionRuntime implements RunHost {
   }
 
   run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
-    return traceRun(this.orchestration.name, this.id, () =>
+    return traceRun(this.orchestration.name, this.id, options.principal?.id, () =>
       this.#exclusive(async () => {
         this.#observer = observerOf(options);
         const limit = callLimitOf(options);

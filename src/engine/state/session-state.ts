@@ -22,6 +22,11 @@ export interface PendingRequest {
   readonly kind: 'input' | 'approval' | 'in_doubt' | 'budget';
   /** With `kind: "approval"` or `"in_doubt"`: the calls still awaiting a decision. */
   readonly calls?: readonly FunctionCall[] | undefined;
+  /**
+   * The roles of the principals that may answer it, when someone else than the session's owner
+   * must (a tool's `approvers`): anyone else is refused.
+   */
+  readonly waitingFor?: readonly string[] | undefined;
 }
 
 // A public type written out for its readers; the compiler checks that the schema produces it.
@@ -33,6 +38,7 @@ const PendingRequestSchema: z.ZodType<PendingRequest, unknown> = z
     // Sessions stored before approvals existed have no kind: theirs was an input request.
     kind: z.enum(['input', 'approval', 'in_doubt', 'budget']).default('input'),
     calls: z.array(FunctionCallSchema).readonly().optional(),
+    waitingFor: z.array(z.string()).readonly().optional(),
   })
   .readonly();
 

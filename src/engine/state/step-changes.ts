@@ -27,6 +27,7 @@ export type StopChange = StepFields;
 export function approvalRequestOf(
   agent: string,
   request: ToolApprovalRequestEvent | ToolInDoubtEvent,
+  waitingFor?: readonly string[],
 ): PendingRequest {
   return {
     id: newId(),
@@ -34,6 +35,7 @@ export function approvalRequestOf(
     prompt: messageToText(request),
     kind: request.type === 'ToolInDoubtEvent' ? 'in_doubt' : 'approval',
     calls: request.content,
+    ...(waitingFor === undefined ? {} : { waitingFor }),
   };
 }
 
@@ -55,7 +57,7 @@ export function approvalPauseStep(
     agents: [agent],
     append: [...before, ...pause.innerMessages.filter((m) => m !== request), request],
     machineState: speaking,
-    pendingRequest: approvalRequestOf(agent, request),
+    pendingRequest: approvalRequestOf(agent, request, pause.waitingFor),
     turn: 0,
     ...bookmarks,
     status: 'awaiting_input',
