@@ -4,7 +4,6 @@ import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { Task } from '../engine/runnable.js';
 import type { Reading, StepView } from '../engine/log/step-messages.js';
 import { textMessage } from '../messages/message-factories.js';
-import { isRecord } from '../unknown-value.js';
 import { type Dispatcher, outcomeKey } from '../workers/dispatcher.js';
 import { LiveRun } from './live-run.js';
 import { resultOf } from './session-events.js';
@@ -91,31 +90,6 @@ export class QueuedRuns {
     await Promise.all([...this.#followers]);
   }
 
-  /**
-   * The stop reason the worker left for the run of input `inputId` (the step log does not keep a
-   * team's own), read for a short while after the run's last step: `undefined` when none came.
-   */
-  async stopReason(id: string, inputId: string | null): Promise<string | null | undefined> {
-    if (inputId === null) return undefined;
-    const until = Date.now() + 2000;
-    while (!this.#closed && Date.now() < until) {
-      const woken = this.#host.signals.next(id);
-      const outcome = await this.#host.store.leaseHolder(outcomeKey(inputId));
-      if (outcome?.startsWith('ended:') === true) {
-        const parsed: unknown = JSON.parse(outcome.slice('ended:'.length));
-        if (
-          isRecord(parsed) &&
-          (typeof parsed.stopReason === 'string' || parsed.stopReason === null)
-        ) {
-          return parsed.stopReason;
-        }
-        return undefined;
-      }
-      await Promise.race([woken, sleep(this.#host.signals.active ? 500 : 50)]);
-    }
-    return undefined;
-  }
-
   #done(id: string): void {
     const left = (this.#pending.get(id) ?? 1) - 1;
     if (left <= 0) this.#pending.delete(id);
@@ -140,9 +114,7 @@ export class QueuedRuns {
         live.step(view);
         // `cancelled`: a worker shutting down handed the run on; another worker goes on with it.
         if (view.status !== 'idle' && view.status !== 'cancelled') {
-          const result = resultOf(id, run, view.pendingRequest, view.status);
-          const stopReason = await this.stopReason(id, inputId);
-          live.finish(stopReason === undefined ? result : { ...result, stopReason });
+          live.finish(resultOf(id, run, view.pendingRequest, view.status));
           return;
         }
       }

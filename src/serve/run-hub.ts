@@ -41,8 +41,6 @@ export class RunHub {
   readonly #memoryLog = new Map<string, StepView[]>();
   /** Inputs waiting for a session to be free (`busy: "enqueue"`/`"interrupt"`), in order. */
   readonly #queues = new Map<string, Promise<unknown>>();
-  /** The result of each session's latest run here, with the step it ended on. */
-  readonly #results = new Map<string, { step: number; result: TaskResult }>();
   /** Where each session's latest run here left its log: its last step and that step's messages. */
   readonly #ends = new Map<string, Cursor>();
   #closing = false;
@@ -141,17 +139,6 @@ export class RunHub {
     return stepViews(id, await this.store.read(id, { from: { after: step } }), reading);
   }
 
-  /** The stop reason a worker left for the run of input `inputId` (see `QueuedRuns`). */
-  async stopReason(id: string, inputId: string): Promise<string | null | undefined> {
-    return this.#queued?.stopReason(id, inputId);
-  }
-
-  /** The result of the session's latest run here, when it ended on `step`. */
-  resultAt(id: string, step: number): TaskResult | undefined {
-    const last = this.#results.get(id);
-    return last?.step === step ? last.result : undefined;
-  }
-
   /** True when the store lets a run's start check the owner as it takes the lease (`TAKE_OWNED`). */
   get opensOwned(): boolean {
     return this.#queued === undefined && this.store !== undefined && hasOwnedLease(this.store);
@@ -234,15 +221,11 @@ export class RunHub {
         : watchStop(this.store, id, session, live, () => this.#closing);
     ran
       .then(
-        (result) => {
-          this.#results.set(id, { step: live.last.step, result });
-          live.finish(result);
-        },
+        (result) => live.finish(result),
         (error: unknown) => live.fail(redactSecrets(thrownText(error)), error),
       )
       .finally(() => {
         this.#live.delete(id);
-        if (this.#results.size > 10_000) this.#results.clear();
         if (this.#ends.size > 10_000) this.#ends.clear();
         this.#ends.set(id, live.last);
         const step = live.steps.at(-1)?.step;

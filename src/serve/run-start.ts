@@ -45,8 +45,9 @@ export function observedRun(
     ...hub.worker,
     [OBSERVE_RUN]: {
       message: (m) => live()?.message(m),
-      step: (step, appended, state, statePatch) => {
-        const view = stepViewOf(step, appended, state, statePatch);
+      step: (state, change) => {
+        const { append = [], statePatch, stopReason } = change;
+        const view = stepViewOf(state.step, append, state, statePatch, stopReason);
         log?.push(view);
         live()?.step(view);
         hub.onStep?.(id);

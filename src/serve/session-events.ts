@@ -39,7 +39,7 @@ export async function openEvents(
     else return undefined;
   }
   const replay = replayed(hub, id, views, from);
-  if (replay.ended) return listed(await finished(hub, id, views, replay.events));
+  if (replay.ended) return listed(replay.events);
   if (replay.events.length === 0 && live === undefined && !(await hub.goingOn(id, held))) {
     return undefined;
   }
@@ -90,7 +90,7 @@ async function* follow(
     log.views.push(...fresh);
     if (fresh.length > 0) lastStep = fresh.at(-1)?.step ?? lastStep;
     const step = replayed(hub, id, log.views, last);
-    for (const event of await finished(hub, id, log.views, step.events)) {
+    for (const event of step.events) {
       last = event.id;
       yield event;
     }
@@ -122,27 +122,6 @@ async function failure(hub: RunHub, views: readonly StepView[]): Promise<FeedEve
   if (outcome?.startsWith(FAILED) !== true) return undefined;
   const id = { step: last.step, n: last.messages.length + 1 };
   return { id, kind: 'error', message: outcome.slice(FAILED.length) };
-}
-
-/**
- * `events`, whose last may be the result of a run a worker made, with the stop reason the worker
- * left for it when the log does not say it (a team's own condition stopped the run).
- */
-async function finished(
-  hub: RunHub,
-  id: string,
-  views: readonly StepView[],
-  events: FeedEvent[],
-): Promise<FeedEvent[]> {
-  const end = events.at(-1);
-  if (end?.kind !== 'result' || !hub.dispatched) return events;
-  const { result } = end;
-  if (result.status !== 'terminated' || result.stopReason !== null) return events;
-  const input = inputOf(hub, views, views.findIndex((view) => view.step === end.id.step) + 1);
-  if (input?.source !== 'user') return events;
-  const stopReason = await hub.stopReason(id, input.id);
-  if (stopReason === undefined) return events;
-  return [...events.slice(0, -1), { ...end, result: { ...result, stopReason } }];
 }
 
 /** The input of the run that `views[end - 1]` belongs to (ends, or goes on with): its first message. */
@@ -210,9 +189,7 @@ function replayed(
     if (status === 'idle' || !endsRun(hub, view)) continue;
     const at = { step: view.step, n: view.messages.length + 1 };
     if (compareCursors(at, from) > 0) {
-      const result =
-        hub.resultAt(id, view.step) ??
-        resultOf(id, views.slice(runFirst, i + 1), view.pendingRequest, status);
+      const result = resultOf(id, views.slice(runFirst, i + 1), view.pendingRequest, status);
       events.push({ id: at, kind: 'result', result });
       return { events, ended: true };
     }
@@ -223,7 +200,7 @@ function replayed(
 
 /**
  * The result of a run read back from its steps, the last of which ended it with `status` and
- * `pendingRequest` (the stop reason is not in the log).
+ * `pendingRequest`.
  */
 export function resultOf(
   sessionId: string,
@@ -232,10 +209,11 @@ export function resultOf(
   status: TaskResult['status'],
 ): TaskResult {
   const messages: AgentMessage[] = steps.flatMap((s) => s.messages);
+  const recorded = steps.at(-1)?.stopReason;
   return {
     type: 'TaskResult',
     messages,
-    stopReason: status === 'terminated' ? stopReasonOf(messages) : null,
+    stopReason: status === 'terminated' ? (recorded ?? stopReasonOf(messages)) : null,
     status,
     ...(status === 'awaiting_input' && pendingRequest !== null ? { pendingRequest } : {}),
     sessionId,
@@ -243,6 +221,7 @@ export function resultOf(
   };
 }
 
+/** The stop reason of a run whose log predates recorded reasons, as far as its messages tell it. */
 function stopReasonOf(messages: readonly AgentMessage[]): string | null {
   const last = messages.at(-1);
   if (last?.type === 'StopMessage') return last.content;

@@ -144,9 +144,9 @@ export function missingPeer(pkg: string, who: string, error: unknown): ConfigErr
 }
 
 /**
- * The lease key under which a worker leaves the outcome of a queued run for the server that queued
- * it, as the key's owner: `ended:{"stopReason":…}` (what the step log does not say), or
- * `failed:<error message>`.
+ * The lease key under which a worker leaves the error of a queued run that failed for the server
+ * that queued it, as the key's owner: `failed:<error message>` (the step log keeps what the run
+ * committed, not why it failed).
  */
 export function outcomeKey(inputId: string): string {
   return `baton.outcome:${createHash('sha256').update(inputId, 'utf8').digest('hex').slice(0, 48)}`;

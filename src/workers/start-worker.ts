@@ -148,12 +148,10 @@ async function runJob(
     // Handed on or cut short by this worker's close(): another worker goes on with it at once.
     if (last?.kind === 'result' && last.result.status === 'cancelled')
       return { done: false, retryMs: 0 };
-    if (job.inputId !== null && (last?.kind === 'result' || last?.kind === 'error')) {
-      const outcome =
-        last.kind === 'result'
-          ? `ended:${JSON.stringify({ stopReason: last.result.stopReason })}`
-          : `failed:${last.message}`;
-      await store.acquireLease(outcomeKey(job.inputId), outcome, OUTCOME_TTL_MS);
+    // A run that failed leaves its error for the server that queued the input (the log keeps what
+    // the run committed, not why it failed); a result is in the log.
+    if (job.inputId !== null && last?.kind === 'error') {
+      await store.acquireLease(outcomeKey(job.inputId), `failed:${last.message}`, OUTCOME_TTL_MS);
       // The server that queued the input waits for this outcome: wake it now.
       await dispatcher.announce(id).catch(() => {});
     }

@@ -1,7 +1,7 @@
-import type { StatePatchOp } from '../../agents/conversation-state.js';
 import type { AgentMessage } from '../../messages/message.js';
 import type { RunOptions, TaskMessage } from '../runnable.js';
 import type { SessionState } from '../state/session-state.js';
+import type { StepBody } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
 
 /**
@@ -17,13 +17,8 @@ export const OBSERVE_RUN = Symbol.for('baton.observeRun');
 export interface RunObserver {
   /** A message the run streams, as it streams it. */
   message?(message: AgentMessage): void;
-  /** A step was committed: its number, the messages it appended, and the state it made. */
-  step?(
-    step: number,
-    appended: readonly AgentMessage[],
-    state: SessionState,
-    statePatch?: readonly StatePatchOp[],
-  ): void;
+  /** A step was committed: the state it made, and what it changed (what the log keeps). */
+  step?(state: SessionState, change: StepBody): void;
 }
 
 /**

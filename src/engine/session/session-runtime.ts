@@ -314,9 +314,7 @@ export class SessionRuntime implements RunHost {
   }
 
   #told({ state, change }: CommittedStep): void {
-    tell(this.#observer, (o) =>
-      o.step?.(state.step, change.append ?? NO_MESSAGES, state, change.statePatch),
-    );
+    tell(this.#observer, (o) => o.step?.(state, change));
   }
 
   checkStop(
@@ -331,8 +329,8 @@ export class SessionRuntime implements RunHost {
     return this.#stops().check(delta, conditionState, threadOf(this.#state), before);
   }
 
-  stopChange(machineState: string, conditionState: unknown): Promise<StopChange> {
-    return this.#stops().change(this.driver, machineState, conditionState);
+  stopChange(machineState: string, conditionState: unknown, reason: string): Promise<StopChange> {
+    return this.#stops().change(this.driver, machineState, conditionState, reason);
   }
 
   /**
