@@ -75,20 +75,18 @@ export interface Dispatcher {
   close(): Promise<void>;
 }
 
-/** Store classes several machines can share. */
-const SHARED_STORES = new Set(['PostgresCheckpointStore', 'RedisCheckpointStore']);
-
 /**
  * @throws ConfigError unless `store` is one several machines share: a dispatcher hands a session
  * to any worker, which must read what the others committed.
  */
 export function checkSharedStore(store: CheckpointStore | undefined, where: string): void {
-  const name = store === undefined ? undefined : store.constructor.name;
-  if (name !== undefined && SHARED_STORES.has(name)) return;
+  if (store?.shared === true) return;
   throw new ConfigError(
     `${where}: a dispatcher hands each run to any worker, so the workflow needs a checkpoint store ` +
       'that every machine shares (PostgresCheckpointStore or RedisCheckpointStore); ' +
-      (name === undefined ? 'it has none.' : `it has a ${name}, which only this process sees.`),
+      (store === undefined
+        ? 'it has none.'
+        : `it has a ${store.constructor.name || 'store'}, which only this process sees.`),
     { path: 'dispatcher' },
   );
 }
