@@ -49,7 +49,8 @@ describe('a store shared by every machine', () => {
   it('is one whose `shared` is true: the Postgres and Redis stores, and what declares it', () => {
     expect(new PostgresCheckpointStore({ connectionString: DATABASE_URL }).shared).toBe(true);
     expect(new RedisCheckpointStore({ url: 'redis://127.0.0.1:6379' }).shared).toBe(true);
-    expect(new MemoryCheckpointStore().shared).toBeUndefined();
+    const local: CheckpointStore = new MemoryCheckpointStore();
+    expect(local.shared).toBeUndefined();
   });
 
   it('a subclass of PostgresCheckpointStore runs with serve({ dispatcher }) and startWorker()', async () => {
