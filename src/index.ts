@@ -97,6 +97,8 @@ export type { CheckpointInfo } from './engine/log/session-log.js';
 export type { PendingRequest } from './engine/state/session-state.js';
 export type { ThreadPredicate } from './engine/state/stop-rule.js';
 export type { CheckpointedSession, SessionOptions } from './engine/session/workflow-runner.js';
+export type { FeedEvent } from './engine/feed/run-event.js';
+export type { FeedOptions } from './engine/feed/session-feed.js';
 export type { RecordOptions } from './engine/recording/record.js';
 export type {
   RecordedAnswer,

@@ -9,7 +9,7 @@ import { badRequest, HttpError } from './http-error.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
 import { readJsonBody } from './request-body.js';
 import { admit, sessionOnFirstUse } from './session-access.js';
-import { liveFeed } from './session-events.js';
+import { liveFeed } from '../engine/feed/log-feed.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { type SseFrame, sseResponse } from './sse-response.js';
 

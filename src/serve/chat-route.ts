@@ -7,7 +7,7 @@ import { badRequest } from './http-error.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
 import { readJsonBody } from './request-body.js';
 import { admit, ownedBy, sessionOnFirstUse, startIfOwned } from './session-access.js';
-import { liveFeed, openEvents } from './session-events.js';
+import { liveFeed, openEvents } from '../engine/feed/log-feed.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
 import {
@@ -137,7 +137,7 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
     await ownedBy(hub, principal, id);
     const live = hub.live(id);
     const leave = new AbortController();
-    const events = await openEvents(hub, id, undefined, leave.signal);
+    const events = await openEvents(hub.feed, id, undefined, leave.signal);
     if (events === undefined) return c.body(null, 204);
     const start = live?.base.step ?? (await hub.session(id).info()).step;
     const encoder = new UiMessageEncoder(`${id}:${start + 1}`);

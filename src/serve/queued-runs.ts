@@ -1,23 +1,16 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { Task } from '../engine/runnable.js';
 import type { Reading, StepView } from '../engine/log/step-messages.js';
 import { textMessage } from '../messages/message-factories.js';
-import { type Dispatcher, outcomeKey } from '../workers/dispatcher.js';
-import { LiveRun } from './live-run.js';
-import { resultOf } from './session-events.js';
-import type { StepSignals } from './step-signals.js';
-
-/** How often a queued run's server looks at the store when no announcement came. */
-const FALLBACK_POLL_MS = 1000;
-/** Without announcements (a dispatcher that cannot listen): how often it looks. */
-const POLL_MS = 200;
+import type { Dispatcher } from '../workers/dispatcher.js';
+import { LiveRun } from '../engine/feed/live-run.js';
+import { resultOf } from '../engine/feed/run-result.js';
+import type { FeedHost } from '../engine/feed/feed-host.js';
 
 /** What a queued run needs of its hub. */
 export interface QueueHost {
   readonly store: CheckpointStore;
-  readonly signals: StepSignals;
+  readonly feed: FeedHost;
   viewsAfter(id: string, step: number, reading: Reading): Promise<StepView[]>;
   step(id: string): Promise<number>;
 }
@@ -86,7 +79,7 @@ export class QueuedRuns {
   /** Stops following (the queued runs go on in the workers). */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#host.signals.wakeAll();
+    this.#host.feed.wakeAll();
     await Promise.all([...this.#followers]);
   }
 
@@ -102,7 +95,8 @@ export class QueuedRuns {
     let lastStep = base;
     let run: StepView[] | undefined;
     for (let round = 1; !this.#closed; round++) {
-      const woken = host.signals.next(id);
+      // Woken by the next announced step (waiting from before the read, so none is missed).
+      const woken = host.feed.changed(id);
       const fresh = await host.viewsAfter(id, lastStep, reading);
       for (const view of fresh) {
         lastStep = view.step;
@@ -119,13 +113,13 @@ export class QueuedRuns {
         }
       }
       if (fresh.length === 0 && inputId !== null && round % 5 === 0) {
-        const outcome = await host.store.leaseHolder(outcomeKey(inputId));
-        if (outcome?.startsWith('failed:') === true) {
-          live.fail(outcome.slice('failed:'.length));
+        const failed = await host.feed.channel?.failure?.(inputId);
+        if (failed !== undefined) {
+          live.fail(failed);
           return;
         }
       }
-      await Promise.race([woken, sleep(host.signals.active ? FALLBACK_POLL_MS : POLL_MS)]);
+      await woken;
     }
   }
 }

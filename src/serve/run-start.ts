@@ -1,7 +1,6 @@
-import { type StepView, stepViewOf } from '../engine/log/step-messages.js';
-import { OBSERVE_RUN, type ObservedRun, type WorkerRun } from '../engine/run/run-observer.js';
+import type { RunOptions } from '../engine/runnable.js';
+import type { WorkerRun } from '../engine/run/run-observer.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
-import type { LiveRun } from './live-run.js';
 import type { Dispatcher } from '../workers/dispatcher.js';
 
 // What a run's start in `RunHub` reads and sets up.
@@ -10,12 +9,8 @@ import type { Dispatcher } from '../workers/dispatcher.js';
 export interface HubOptions {
   /** Queue runs for workers instead of running them (API.md §16). */
   readonly dispatch?: { readonly dispatcher: Dispatcher; readonly queue: string };
-  /** Called after every step a run of this hub commits (a worker announces it). */
-  readonly onStep?: (sessionId: string) => void;
-  /** What a worker's runs carry: the signal that hands them on, their input given once. */
-  readonly worker?: WorkerRun;
-  /** Where announcements of other processes' steps come from. */
-  readonly signals?: Dispatcher;
+  /** A worker's hub: its runs carry the worker's keys, and their steps are announced. */
+  readonly worker?: { readonly dispatcher: Dispatcher; readonly keys: WorkerRun };
 }
 
 /**
@@ -28,32 +23,9 @@ export interface Opening {
   readonly owner?: string;
 }
 
-/**
- * The options of run `id` whose events go to `live()` (once there is one), aborted by
- * `controller`; each committed step also goes to `log` (a session without a store) and to the
- * hub's `onStep`, and a worker's keys (`HubOptions.worker`) go with it.
- */
-export function observedRun(
-  id: string,
-  live: () => LiveRun | undefined,
-  controller: AbortController,
-  log: StepView[] | undefined,
-  hub: HubOptions,
-): ObservedRun {
-  return {
-    signal: controller.signal,
-    ...hub.worker,
-    [OBSERVE_RUN]: {
-      message: (m) => live()?.message(m),
-      step: (state, change) => {
-        const { append = [], statePatch, stopReason } = change;
-        const view = stepViewOf(state.step, append, state, statePatch, stopReason);
-        log?.push(view);
-        live()?.step(view);
-        hub.onStep?.(id);
-      },
-    },
-  };
+/** The options of a run aborted by `controller` (with a worker's keys, for a worker's hub). */
+export function runOptions(controller: AbortController, hub: HubOptions): RunOptions & WorkerRun {
+  return { signal: controller.signal, ...hub.worker?.keys };
 }
 
 /** Drops a session from this process's memory, unless a run holds it. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { sessionNotFound, HttpError, sessionBusy } from './http-error.js';
 import type { Task } from '../engine/runnable.js';
-import type { LiveRun } from './live-run.js';
+import type { LiveRun } from '../engine/feed/live-run.js';
 import type { RunHub } from './run-hub.js';
 import type { Opening } from './run-start.js';
 import { stopKey } from './stop-signal.js';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
-import type { LiveRun } from './live-run.js';
+import type { LiveRun } from '../engine/feed/live-run.js';
 
 /** How long a stop request for a run in another process waits to be seen. */
 export const STOP_SIGNAL_MS = 30_000;

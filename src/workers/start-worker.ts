@@ -21,6 +21,7 @@ import {
   queueNameOf,
   type RunJob,
 } from './dispatcher.js';
+import { failedOutcome } from './run-channel.js';
 
 /** Options of `startWorker()`. */
 export interface WorkerOptions {
@@ -78,8 +79,7 @@ export async function startWorker(
   // Aborted by close(): the runs finish their turn and hand the rest on to another worker.
   const handOver = new AbortController();
   const hub = new RunHub(workflow, new Tenancy(workflow.checkpointStore), {
-    onStep: (id) => void dispatcher.announce(id).catch(() => {}),
-    worker: { [HAND_OVER]: handOver.signal, [INPUT_ONCE]: true },
+    worker: { dispatcher, keys: { [HAND_OVER]: handOver.signal, [INPUT_ONCE]: true } },
   });
   const store = workflow.checkpointStore;
   const consumer = await dispatcher.consume(
@@ -151,7 +151,11 @@ async function runJob(
     // A run that failed leaves its error for the server that queued the input (the log keeps what
     // the run committed, not why it failed); a result is in the log.
     if (job.inputId !== null && last?.kind === 'error') {
-      await store.acquireLease(outcomeKey(job.inputId), `failed:${last.message}`, OUTCOME_TTL_MS);
+      await store.acquireLease(
+        outcomeKey(job.inputId),
+        failedOutcome(last.message),
+        OUTCOME_TTL_MS,
+      );
       // The server that queued the input waits for this outcome: wake it now.
       await dispatcher.announce(id).catch(() => {});
     }

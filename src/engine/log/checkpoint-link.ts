@@ -177,6 +177,7 @@ export class CheckpointLink {
           eventOf(step.step),
           this.#fingerprint,
           this.#descriptor,
+          step.change.stopReason,
         )
       : encodeStep(this.#sessionId, step);
     await this.#append(record, () =>

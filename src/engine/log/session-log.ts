@@ -35,6 +35,8 @@ const SnapshotSchema = z.object({
   fp: z.string(),
   workflow: z.record(z.string(), z.unknown()),
   state: z.unknown(),
+  /** Why the run stopped, when the step this snapshot records stopped it. */
+  stopReason: z.string().optional(),
 });
 
 type Snapshot = z.infer<typeof SnapshotSchema>;
@@ -65,6 +67,7 @@ export function encodeSnapshot(
   event: string,
   fingerprint: string,
   workflow: WorkflowDescriptor,
+  stopReason?: string,
 ): CheckpointRecord {
   const record: Snapshot = {
     v: RECORD_VERSION,
@@ -75,6 +78,7 @@ export function encodeSnapshot(
     fp: fingerprint,
     workflow,
     state,
+    ...(stopReason === undefined ? {} : { stopReason }),
   };
   return {
     step: record.step,

@@ -73,6 +73,7 @@ export function stepViews(
       reading.length = thread.length;
       reading.status = state.status;
       reading.pending = state.pendingRequest;
+      stopReason = entry.stopReason;
     } else {
       const step = entry.typed(reading.length);
       if (typeof step === 'string') throw new CheckpointError(sessionId, record.step, step);

@@ -23,7 +23,7 @@ import type { RunOptions, Task, TaskResult } from '../runnable.js';
 import { NO_MESSAGES, type SessionState, withThread } from '../state/session-state.js';
 import type { Step } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
-import { freshInput, handOverOf, observedSink } from './run-observer.js';
+import { freshInput, handOverOf } from './run-observer.js';
 import type { StopCheck } from './session-stop.js';
 import {
   answerStep,
@@ -87,7 +87,6 @@ export class SessionRun {
   constructor(host: RunHost, options: RunOptions, sink: MessageSink | undefined) {
     this.host = host;
     this.options = options;
-    sink = observedSink(options, sink);
     this.sink =
       sink === undefined
         ? undefined

@@ -9,7 +9,6 @@ import type { MachineDriver } from '../run/machine-driver.js';
 import type { Orchestration } from '../orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/session-log.js';
-import { observerOf, type RunObserver, tell } from '../run/run-observer.js';
 import { type MessageSink, type RunHost, SessionRun } from '../run/session-run.js';
 import {
   applyStep,
@@ -29,6 +28,11 @@ import {
   type StateValue,
 } from '../../agents/conversation-state.js';
 import { TurnState } from '../../agents/turn-state.js';
+import { withTurnUpdates } from '../state/turn-updates.js';
+import { redactSecrets } from '../../redact.js';
+import { thrownText } from '../../value-text.js';
+import { draftSink, type FeedHost } from '../feed/feed-host.js';
+import type { LiveRun } from '../feed/live-run.js';
 
 export type { MessageSink } from '../run/session-run.js';
 
@@ -63,19 +67,23 @@ export class SessionRuntime implements RunHost {
   #running = false;
   /** This session's own stop rule and `stop()` requests. */
   #stop: SessionStop | undefined;
-  /** The observer of the run in progress (see `OBSERVE_RUN`), told of each committed step. */
-  #observer: RunObserver | undefined;
   /** The conversation states of the turns since the last commit, whose updates it records. */
   #turns: TurnState[] | undefined;
+  /** Where this process's runs report what they do (the session's feed). */
+  readonly #feed: FeedHost;
+  /** The run in progress, as the feed shows it. */
+  #live: LiveRun | undefined;
 
   constructor(
     id: string,
     orchestration: Orchestration,
     driver: MachineDriver,
     fresh: SessionState,
-    origin: SessionOrigin = {},
+    origin: SessionOrigin,
+    feed: FeedHost,
   ) {
     this.id = id;
+    this.#feed = feed;
     this.orchestration = orchestration;
     this.driver = driver;
     this.#state = fresh;
@@ -100,7 +108,6 @@ export class SessionRuntime implements RunHost {
     );
   }
 
-  /** True while a run (or a reset, a loadState) is in progress here. */
   /** Where the session is checkpointed, when its workflow has a store. */
   get link(): CheckpointLink | undefined {
     return this.#link;
@@ -174,20 +181,33 @@ export class SessionRuntime implements RunHost {
     return this.#link.checkpoints();
   }
 
-  run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
-    return traceRun(this.orchestration.name, this.id, () =>
-      this.#exclusive(async () => {
-        this.#observer = observerOf(options);
-        try {
-          return await new SessionRun(this, options, sink).run(task);
-        } finally {
-          this.#observer = undefined;
-          this.#turns = undefined;
-          // A paused session keeps no index of its thread (its next run builds it in one pass).
-          threadOf(this.#state).releaseIndex();
-        }
-      }, openingOf(options)),
-    );
+  async run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
+    const feed = this.#feed;
+    let live: LiveRun | undefined;
+    try {
+      const result = await traceRun(this.orchestration.name, this.id, () =>
+        this.#exclusive(async () => {
+          live = feed.begin(this.id, this.#state.step);
+          this.#live = live;
+          try {
+            return await new SessionRun(this, options, draftSink(feed, live, sink)).run(task);
+          } finally {
+            this.#live = undefined;
+            this.#turns = undefined;
+            // A paused session keeps no index of its thread (its next run builds it in one pass).
+            threadOf(this.#state).releaseIndex();
+          }
+        }, openingOf(options)),
+      );
+      // The feed's readers hear the end once the lease is let go: the session is free then.
+      if (live !== undefined) await feed.end(live, { result });
+      return result;
+    } catch (error) {
+      if (live !== undefined) {
+        await feed.end(live, { error: redactSecrets(thrownText(error)), thrown: error });
+      }
+      throw error;
+    }
   }
 
   /** Runs `work` as the only activity on this session, here and in every process sharing the store. */
@@ -248,37 +268,23 @@ export class SessionRuntime implements RunHost {
     const committed = applyStep(this.#state, step);
     const link = this.#link;
     if (link === undefined) {
-      this.#state = committed.state;
-      if (step.status === 'terminated') this.#stop?.committedStop();
-      if (this.#observer !== undefined) this.#told(committed);
+      this.#committed(committed);
       return undefined;
     }
-    return link.commit(committed).then(() => {
-      this.#state = committed.state;
-      if (step.status === 'terminated') this.#stop?.committedStop();
-      if (this.#observer !== undefined) this.#told(committed);
-    });
+    return link.commit(committed).then(() => this.#committed(committed));
   }
 
-  /**
-   * `step` with the state updates of the turns that led to it (API.md §18), in turn order. A
-   * start commit (§17) is made mid-turn: it takes the updates so far, and the turns go on.
-   */
+  #committed(committed: CommittedStep): void {
+    this.#state = committed.state;
+    if (committed.step.status === 'terminated') this.#stop?.committedStop();
+    if (this.#live !== undefined)
+      this.#feed.committed(this.#live, committed.state, committed.change);
+  }
+
   #withTurnUpdates(step: Step): Step {
     const turns = this.#turns ?? [];
     if (step.kind !== 'started') this.#turns = undefined;
-    // Most steps follow no turn, and most turns change nothing: no array is made for them.
-    if (turns.length === 0) return step;
-    const only = turns.length === 1 ? turns[0]?.take() : undefined;
-    if (only !== undefined && only.ops.length === 0) return step;
-    const taken = only === undefined ? turns.map((t) => t.take()) : [only];
-    const ops = taken.flatMap((t) => t.ops);
-    if (ops.length === 0) return step;
-    return {
-      ...step,
-      statePatch: [...(step.statePatch ?? []), ...ops],
-      stateCalls: [...(step.stateCalls ?? []), ...taken.flatMap((t) => t.calls)],
-    };
+    return withTurnUpdates(step, turns);
   }
 
   /** The conversation state of an agent turn starting now; its updates go with the next commit. */
@@ -311,10 +317,6 @@ export class SessionRuntime implements RunHost {
       if (ops.length === 0) return;
       await this.commit({ kind: 'state', statePatch: ops });
     });
-  }
-
-  #told({ state, change }: CommittedStep): void {
-    tell(this.#observer, (o) => o.step?.(state, change));
   }
 
   checkStop(

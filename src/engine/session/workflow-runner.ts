@@ -18,6 +18,7 @@ import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from '../state/session-state.js';
 import { StateValidator } from '../state/state-validator.js';
 import { stateProblem } from '../../agents/conversation-state.js';
+import { FeedHost, feedHostOf } from '../feed/feed-host.js';
 
 /** The origin of every session kept in memory only (one object, not one per session). */
 const IN_MEMORY: SessionOrigin = Object.freeze({});
@@ -74,6 +75,8 @@ export class WorkflowRunner implements Runnable {
   readonly #validator: StateValidator;
   /** Idle sessions kept in memory when a store holds them all (`Infinity` without a store). */
   readonly #cacheSize: number;
+  /** What the runs of this workflow's sessions report to their feeds (shared per store). */
+  readonly #feed: FeedHost;
   /** What every handle of this runner reaches its session through (one object, not per handle). */
   readonly #hooks: HandleHooks = {
     runtime: (id) => this.#runtime(id, undefined),
@@ -83,6 +86,7 @@ export class WorkflowRunner implements Runnable {
     fresh: () => this.freshState(),
     parse: (state, id) => this.parseState(state, id),
     bounded: false,
+    feed: () => this.#feed,
     record: async (id, session, options) =>
       recordSession(id, this.#orchestration, session, options, (o) => new WorkflowRunner(o)),
   };
@@ -102,6 +106,16 @@ export class WorkflowRunner implements Runnable {
         ? Number.POSITIVE_INFINITY
         : (checkpointing.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
     this.#hooks.bounded = checkpointing !== undefined;
+    this.#feed =
+      checkpointing === undefined ? new FeedHost(undefined) : feedHostOf(checkpointing.store);
+  }
+
+  /**
+   * Where the runs of this workflow's sessions report what they do, and their feeds read.
+   * @internal for serve() and the workers; not part of the public API.
+   */
+  get feedHost(): FeedHost {
+    return this.#feed;
   }
 
   /**
@@ -258,6 +272,7 @@ export class WorkflowRunner implements Runnable {
         this.#driver,
         this.freshState(),
         origin,
+        this.#feed,
       );
       this.#sessions.set(id, runtime);
     }
@@ -283,6 +298,7 @@ export class WorkflowRunner implements Runnable {
       throw new SessionBusyError(id, { detail: 'dispose() waits until it is idle' });
     }
     this.#sessions.delete(id);
+    if (this.#checkpointing === undefined) this.#feed.forget(id);
   }
 
   #checkOwner(id: string, owner: string): void {
@@ -307,6 +323,7 @@ export class WorkflowRunner implements Runnable {
     const checkpointing = this.#checkpointing;
     if (checkpointing === undefined) {
       this.#sessions.delete(id);
+      this.#feed.forget(id);
       return;
     }
     // The lease keeps other processes (and this one's runs) from starting the session meanwhile.
