@@ -3,10 +3,11 @@ import { z } from 'zod';
 
 import type { Task } from '../engine/runnable.js';
 import { fieldOf } from '../unknown-value.js';
-import { badRequest } from './http-error.js';
+import { badRequest, sessionNotFound } from './http-error.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
 import { readJsonBody } from './request-body.js';
 import { admit, ownedBy, sessionOnFirstUse, startIfOwned } from './session-access.js';
+import { threadUiMessages } from './ui-messages.js';
 import { liveFeed, openEvents } from '../engine/feed/log-feed.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
@@ -130,11 +131,24 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
     );
   });
 
-  app.get('/chat/:id/stream', async (c) => {
+  app.get('/chat/:id/messages', async (c) => {
     const principal = c.get('principal');
     const hub = await ctx.hub(principal);
     const id = c.req.param('id');
     await ownedBy(hub, principal, id);
+    return c.json(threadUiMessages(id, await hub.views(id)));
+  });
+
+  app.get('/chat/:id/stream', async (c) => {
+    const principal = c.get('principal');
+    const hub = await ctx.hub(principal);
+    const id = c.req.param('id');
+    // A chat not made yet runs nothing (`useChat({ resume: true })` on a new chat): 204. Another
+    // principal's session does not exist for this one: 404.
+    if (!(await hub.tenancy.owns(principal.id, id))) {
+      if (await hub.tenancy.exists(id)) throw sessionNotFound(id);
+      return c.body(null, 204);
+    }
     const live = hub.live(id);
     const leave = new AbortController();
     const events = await openEvents(hub.feed, id, undefined, leave.signal);

@@ -25,6 +25,7 @@ import {
   tool,
 } from '../../src/index.js';
 import type { Listening } from '../../src/serve/node-listen.js';
+import { serveDesk } from '../support/serve-desk.js';
 import { listen, TOKEN, twoTenants } from './serve-http.js';
 
 let server: Listening | undefined;
@@ -147,5 +148,75 @@ describe('the feed encoders show each answer once, in log order', () => {
     expect(text.join('')).toBe('Your order has shipped.');
     const assistant = agent.messages.filter((m) => m.role === 'assistant' && m.content);
     expect(assistant.map((m) => m.content)).toEqual(['Your order has shipped.']);
+  });
+
+  it('GET /chat/:id/stream answers 204 for a chat not made yet (useChat resume: true on a new chat)', async () => {
+    server = await listen(serve(orderDesk(), { authenticate: twoTenants }));
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    expect((await fetch(`${server.url}/chat/brand-new/stream`, { headers })).status).toBe(204);
+  });
+
+  it('GET /chat/:id/messages gives the thread as UIMessages: useChat starts from it after a reload', async () => {
+    server = await listen(serve(orderDesk(), { authenticate: twoTenants }));
+    const state = new ArrayState();
+    const transport = new DefaultChatTransport<UIMessage>({
+      api: `${server.url}/chat`,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const chat = new TestChat({ id: 'orders-3', state, transport });
+    await chat.sendMessage({ text: 'where is order 7?' });
+    const response = await fetch(`${server.url}/chat/orders-3/messages`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(response.status).toBe(200);
+    const messages = (await response.json()) as UIMessage[];
+    expect(messages.map((m) => [m.role, shown(m)])).toEqual([
+      ['user', ['text: where is order 7?']],
+      ['assistant', shown(state.messages[1])],
+    ]);
+    expect(messages[1]?.id).toBe(state.messages[1]?.id);
+    expect(messages[1]?.metadata).toEqual(state.messages[1]?.metadata);
+    // A chat started from them goes on: the next answer is a new assistant message after them.
+    const reloaded = new ArrayState();
+    reloaded.messages = messages;
+    const again = new TestChat({ id: 'orders-3', state: reloaded, transport });
+    await again.sendMessage({ text: 'and order 8?' });
+    expect(reloaded.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(shown(reloaded.messages[3])).toEqual([
+      'tool-read_order output-available -> "order 7: shipped"',
+      'text: Your order has shipped.',
+    ]);
+  });
+
+  it('AG-UI: a question withdrawn ("cancelled") beside a new user message takes that message as the answer', async () => {
+    const desk = serveDesk({ store: new MemoryCheckpointStore() });
+    server = await listen(serve(desk.workflow, { authenticate: twoTenants }));
+    const agent = new HttpAgent({
+      url: `${server.url}/ag-ui`,
+      headers: { authorization: `Bearer ${TOKEN}` },
+      threadId: 'ag-cancel',
+    });
+    let finished: { outcome?: { interrupts?: { id: string }[] } } | undefined;
+    const onEvent = ({ event }: { event: { type: string } }) => {
+      expect(EventSchemas.safeParse(event).success).toBe(true);
+      if (event.type === 'RUN_FINISHED') finished = event as typeof finished;
+    };
+    agent.addMessage({ id: 'u1', role: 'user', content: 'hello' });
+    await agent.runAgent({}, { onEvent });
+    const question = finished?.outcome?.interrupts?.[0]?.id ?? '';
+    agent.addMessage({ id: 'u2', role: 'user', content: 'I want a refund' });
+    await agent.runAgent({ resume: [{ interruptId: question, status: 'cancelled' }] }, { onEvent });
+    const said = (await desk.workflow.session('ag-cancel').messages())
+      .filter((m) => m.source === 'user')
+      .map((m) => (m as { content: unknown }).content);
+    expect(said).toEqual(['hello', 'I want a refund']);
+    expect(finished?.outcome?.interrupts?.map((i) => (i as { reason?: string }).reason)).toEqual([
+      'tool_call',
+    ]);
   });
 });
