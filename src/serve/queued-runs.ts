@@ -94,10 +94,21 @@ export class QueuedRuns {
     const reading: Reading = { length: 0, status: 'idle', pending: null };
     let lastStep = base;
     let run: StepView[] | undefined;
+    let drafted = 0;
     for (let round = 1; !this.#closed; round++) {
       // Woken by the next announced step (waiting from before the read, so none is missed).
       const woken = host.feed.changed(id);
+      const making = lastStep + 1;
       const fresh = await host.viewsAfter(id, lastStep, reading);
+      // The drafts the worker published of the step it was making (committed since, maybe) come
+      // before that step, each once.
+      if (run !== undefined) {
+        const drafts = host.feed.remoteDrafts(id, making);
+        for (const draft of drafts.slice(drafted)) {
+          if (draft.kind === 'message') live.message(draft.message);
+        }
+        drafted = drafts.length;
+      }
       for (const view of fresh) {
         lastStep = view.step;
         if (run === undefined) {
@@ -106,6 +117,7 @@ export class QueuedRuns {
         }
         run.push(view);
         live.step(view);
+        drafted = 0;
         // `cancelled`: a worker shutting down handed the run on; another worker goes on with it.
         if (view.status !== 'idle' && view.status !== 'cancelled') {
           live.finish(resultOf(id, run, view.pendingRequest, view.status));

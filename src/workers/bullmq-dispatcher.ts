@@ -45,6 +45,8 @@ interface RedisLike {
 
 /** The channel on which workers announce steps (the message is the session id). */
 const CHANNEL = 'baton:steps';
+/** The channel of the drafts of steps being made (the message is the draft as JSON). */
+const DRAFTS = 'baton:drafts';
 interface BullJob {
   data: unknown;
   moveToDelayed(timestamp: number, token?: string): Promise<void>;
@@ -225,15 +227,31 @@ export class BullMQDispatcher implements Dispatcher {
     await redis.publish(CHANNEL, sessionId);
   }
 
-  async listen(listener: (sessionId: string) => void): Promise<() => Promise<void>> {
+  listen(listener: (sessionId: string) => void): Promise<() => Promise<void>> {
+    return this.#subscribe(CHANNEL, listener);
+  }
+
+  async publishDraft(text: string): Promise<void> {
+    const { redis } = await this.#load();
+    await redis.publish(DRAFTS, text);
+  }
+
+  listenDrafts(listener: (text: string) => void): Promise<() => Promise<void>> {
+    return this.#subscribe(DRAFTS, listener);
+  }
+
+  async #subscribe(
+    name: string,
+    listener: (message: string) => void,
+  ): Promise<() => Promise<void>> {
     const { Redis } = await this.#load();
     const subscriber = new Redis(this.#connection);
     subscriber.on('error', () => {});
     subscriber.on('message', (channel, message) => {
-      if (channel === CHANNEL) listener(message);
+      if (channel === name) listener(message);
     });
     this.#subscribers.add(subscriber);
-    await subscriber.subscribe(CHANNEL);
+    await subscriber.subscribe(name);
     return async () => {
       if (this.#subscribers.delete(subscriber)) await subscriber.quit().catch(() => {});
     };

@@ -71,6 +71,13 @@ export interface Dispatcher {
    * function that stops listening. Servers still look at the store now and then without one.
    */
   listen(listener: (sessionId: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Sends `text` (a draft of a step being made, as JSON) to every process listening for drafts,
+   * on the queue engine's own channel; a draft may be dropped (the committed step repeats it).
+   */
+  publishDraft?(text: string): Promise<void>;
+  /** Calls `listener` with the text of every draft published, by any process. */
+  listenDrafts?(listener: (text: string) => void): Promise<() => Promise<void>>;
   /** Closes the connections it opened. */
   close(): Promise<void>;
 }

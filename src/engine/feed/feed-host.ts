@@ -8,11 +8,23 @@ import type { SessionState } from '../state/session-state.js';
 import type { StepBody } from '../state/step.js';
 import { LiveRun } from './live-run.js';
 import type { RunChannel } from './run-channel.js';
+import type { RunEvent } from './run-event.js';
 
 /** How often a reader looks at the store for what another process does, without a channel. */
 export const POLL_MS = 50;
 /** With a channel that announces steps: the store is looked at only as a slow fallback. */
 const FALLBACK_POLL_MS = 1000;
+
+/** How many sessions' drafts from other processes a host keeps at most (one step each). */
+const MAX_REMOTE_SESSIONS = 1000;
+
+/** The drafts another process published of the step a session is making, with their cursors. */
+interface RemoteDrafts {
+  readonly step: number;
+  chunks: number;
+  others: number;
+  readonly events: RunEvent[];
+}
 
 /** The hosts of the stores in this process: every workflow on one store object shares one. */
 const HOSTS = new WeakMap<CheckpointStore, FeedHost>();
@@ -45,6 +57,9 @@ export class FeedHost {
   #watched = false;
   #channel: RunChannel | undefined;
   #listening: Promise<(() => Promise<void>) | undefined> | undefined;
+  #listeningDrafts: Promise<(() => Promise<void>) | undefined> | undefined;
+  /** The drafts other processes published of the step each session is making. */
+  readonly #remote = new Map<string, RemoteDrafts>();
   #heard = false;
 
   constructor(store: CheckpointStore | undefined) {
@@ -128,9 +143,25 @@ export class FeedHost {
     if (channel !== undefined) void channel.announce(live.sessionId).catch(() => {});
   }
 
-  /** A message the run streamed (a draft until its step is committed). */
+  /** A message the run streamed (a draft until its step is committed), sent on to the channel. */
   streamed(live: LiveRun, message: AgentMessage): void {
-    live.message(message);
+    if (!live.message(message)) return;
+    this.#channel?.publishDraft?.(live.sessionId, live.last.step + 1, message);
+  }
+
+  /**
+   * The drafts other processes published of step `step` of the session (the one being made after
+   * the last committed step a reader has), listening for them from the first call on.
+   */
+  remoteDrafts(id: string, step: number): readonly RunEvent[] {
+    this.#listenDrafts();
+    const drafts = this.#remote.get(id);
+    if (drafts === undefined) return [];
+    if (drafts.step < step) {
+      this.#remote.delete(id);
+      return [];
+    }
+    return drafts.step === step ? drafts.events : [];
   }
 
   /** The run `live` ended with `result` (or failed with `error`). */
@@ -217,8 +248,10 @@ export class FeedHost {
     const listening = this.#listening;
     this.#listening = undefined;
     this.#heard = false;
-    const stop = await listening;
-    await stop?.().catch(() => {});
+    const drafts = this.#listeningDrafts;
+    this.#listeningDrafts = undefined;
+    this.#remote.clear();
+    for (const stop of await Promise.all([listening, drafts])) await stop?.().catch(() => {});
   }
 
   #listen(): void {
@@ -233,6 +266,36 @@ export class FeedHost {
         },
         () => undefined,
       );
+  }
+
+  #listenDrafts(): void {
+    const listen = this.#channel?.listenDrafts;
+    if (listen === undefined || this.#listeningDrafts !== undefined) return;
+    this.#listeningDrafts = listen
+      .call(this.#channel, (id, step, message) => this.#heardDraft(id, step, message))
+      .catch(() => undefined);
+  }
+
+  #heardDraft(id: string, step: number, message: AgentMessage): void {
+    if (this.#live.has(id)) return;
+    let drafts = this.#remote.get(id);
+    if (drafts === undefined || drafts.step < step) {
+      this.#remote.delete(id);
+      // The sessions whose drafts are kept are bounded: the oldest go first.
+      if (this.#remote.size >= MAX_REMOTE_SESSIONS) {
+        const oldest = this.#remote.keys().next().value;
+        if (oldest !== undefined) this.#remote.delete(oldest);
+      }
+      drafts = { step, chunks: 0, others: 0, events: [] };
+      this.#remote.set(id, drafts);
+    } else if (drafts.step > step) return;
+    const chunk = message.type === 'ModelClientStreamingChunkEvent';
+    if (chunk) drafts.others = 0;
+    const cursor = chunk
+      ? { step, n: 0, chunk: ++drafts.chunks }
+      : { step, n: 0, chunk: drafts.chunks, draft: ++drafts.others };
+    drafts.events.push({ id: cursor, kind: 'message', message, draft: true });
+    this.#wake(id);
   }
 
   #wake(id: string): void {

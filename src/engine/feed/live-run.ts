@@ -58,9 +58,10 @@ export class LiveRun {
   /**
    * A streamed message: a draft of the step being made (a chunk, or a tool event streamed before
    * its step), unless its step was committed already (that step's messages are the record).
+   * True when it is kept as a draft.
    */
-  message(message: AgentMessage): void {
-    if (message.source === 'user' || this.#committed.has(message.id)) return;
+  message(message: AgentMessage): boolean {
+    if (message.source === 'user' || this.#committed.has(message.id)) return false;
     const step = this.#last.step + 1;
     let id: Cursor;
     if (message.type === 'ModelClientStreamingChunkEvent') {
@@ -68,6 +69,7 @@ export class LiveRun {
       id = { step, n: 0, chunk: ++this.#chunks };
     } else id = { step, n: 0, chunk: this.#chunks, draft: ++this.#drafts };
     this.#push({ id, kind: 'message', message, draft: true });
+    return true;
   }
 
   /** A committed step. */

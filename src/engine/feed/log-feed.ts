@@ -84,7 +84,14 @@ async function* follow(
   for (let idle = false; !signal.aborted;) {
     // Woken by the next announced step (waiting from before the read, so none is missed).
     const woken = host.changed(id, signal);
+    const making = lastStep + 1;
     const fresh = await host.viewsAfter(id, lastStep, log.reading);
+    // The drafts of the step that was being made come before it (committed since, maybe).
+    for (const draft of host.remoteDrafts(id, making)) {
+      if (!isNew(draft, last)) continue;
+      last = draft.id;
+      yield draft;
+    }
     log.views.push(...fresh);
     if (fresh.length > 0) lastStep = fresh.at(-1)?.step ?? lastStep;
     const step = replayed(host, id, log.views, last);
@@ -93,6 +100,12 @@ async function* follow(
       yield event;
     }
     if (step.ended) return;
+    // The drafts the process making the next step published on the queue engine's channel.
+    for (const draft of host.remoteDrafts(id, lastStep + 1)) {
+      if (!isNew(draft, last)) continue;
+      last = draft.id;
+      yield draft;
+    }
     if (idle) {
       // Nothing runs the session and nothing will (no lease held, no job of it queued): the run
       // ended without a result, and a worker that failed it left the error.
