@@ -19,7 +19,13 @@ import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
 import { QueuedRuns } from './queued-runs.js';
 import { channelOf } from '../workers/run-channel.js';
-import { askStop, stopAsked, stopKey, takeStopSignal, watchStop } from './stop-signal.js';
+import {
+  askStop,
+  stopAsked,
+  stopKey,
+  takeStopSignal,
+  watchStop,
+} from '../engine/feed/stop-signal.js';
 
 /** How often a process looks at the store for a session to be free. */
 const POLL_MS = 50;
@@ -44,7 +50,6 @@ export class RunHub {
   readonly #queues = new Map<string, Promise<unknown>>();
   #closing = false;
   readonly #queued: QueuedRuns | undefined;
-  readonly #options: HubOptions;
   /** Sessions whose next queued input interrupts the run before it. */
   readonly #interrupting = new Set<string>();
 
@@ -52,13 +57,11 @@ export class RunHub {
     this.workflow = workflow;
     this.store = workflow.checkpointStore;
     this.tenancy = tenancy;
-    this.#options = options;
     this.feed = workflow.feedHost;
     this.feed.watch();
     const dispatch = options.dispatch;
-    const dispatcher = dispatch?.dispatcher ?? options.worker?.dispatcher;
-    if (dispatcher !== undefined) {
-      this.feed.attach(channelOf(dispatcher, dispatch?.queue ?? null, this.store));
+    if (dispatch !== undefined) {
+      this.feed.attach(channelOf(dispatch.dispatcher, dispatch.queue, this.store));
     }
     const store = workflow.checkpointStore;
     this.#queued =
@@ -139,7 +142,7 @@ export class RunHub {
     this.#starting.add(id);
     const session = this.session(id);
     const controller = new AbortController();
-    const options = runOptions(controller, this.#options);
+    const options = runOptions(controller);
     let ran: Promise<TaskResult> | undefined;
     let live: LiveRun | undefined;
     let next: { begun: Promise<LiveRun>; cancel(): void } | undefined;

@@ -1,5 +1,4 @@
 import type { RunOptions } from '../engine/runnable.js';
-import type { WorkerRun } from '../engine/run/run-observer.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
 import type { Dispatcher } from '../workers/dispatcher.js';
 
@@ -9,8 +8,6 @@ import type { Dispatcher } from '../workers/dispatcher.js';
 export interface HubOptions {
   /** Queue runs for workers instead of running them (API.md §16). */
   readonly dispatch?: { readonly dispatcher: Dispatcher; readonly queue: string };
-  /** A worker's hub: its runs carry the worker's keys, and their steps are announced. */
-  readonly worker?: { readonly dispatcher: Dispatcher; readonly keys: WorkerRun };
 }
 
 /**
@@ -23,9 +20,9 @@ export interface Opening {
   readonly owner?: string;
 }
 
-/** The options of a run aborted by `controller` (with a worker's keys, for a worker's hub). */
-export function runOptions(controller: AbortController, hub: HubOptions): RunOptions & WorkerRun {
-  return { signal: controller.signal, ...hub.worker?.keys };
+/** The options of a run aborted by `controller`. */
+export function runOptions(controller: AbortController): RunOptions {
+  return { signal: controller.signal };
 }
 
 /** Drops a session from this process's memory, unless a run holds it. */

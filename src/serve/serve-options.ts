@@ -1,35 +1,17 @@
-import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import type { CheckpointedSession, SessionOptions } from '../engine/session/workflow-runner.js';
 import { ConfigError } from '../errors.js';
-import { isRecord } from '../unknown-value.js';
 import { checkDispatcher, type Dispatcher } from '../workers/dispatcher.js';
-import type { FeedHost } from '../engine/feed/feed-host.js';
+import { isServedWorkflow, type ServedWorkflow } from '../engine/session/served-workflow.js';
+
+export { isServedWorkflow, type ServedWorkflow };
 
 /** Who sends a request: sessions belong to the principal that created them (API.md §15). */
 export interface Principal {
   readonly id: string;
 }
 
-/** A built workflow or team (`HandoffWorkflow`, `GraphWorkflow`, `RoundRobinGroupChat`, ...). */
-export interface ServedWorkflow {
-  session(id?: string, options?: SessionOptions): CheckpointedSession;
-  /** The checkpoint store its sessions are kept in, if any. */
-  readonly checkpointStore?: CheckpointStore | undefined;
-  /**
-   * Where its runs report what they do, and their feeds read.
-   * @internal the engine's; every built workflow and team has it.
-   */
-  readonly feedHost: FeedHost;
-}
-
 /** What `serve()` serves: a built workflow or team, or one per principal. */
 export type Servable =
   ServedWorkflow | ((principal: Principal) => ServedWorkflow | Promise<ServedWorkflow>);
-
-/** True for a built workflow or team (of any copy of Baton). */
-export function isServedWorkflow(value: unknown): value is ServedWorkflow {
-  return isRecord(value) && typeof value.session === 'function' && isRecord(value.feedHost);
-}
 
 /** Options of `serve()`. */
 export interface ServeOptions {

@@ -5,7 +5,7 @@ import type { Task } from '../engine/runnable.js';
 import type { LiveRun } from '../engine/feed/live-run.js';
 import type { RunHub } from './run-hub.js';
 import type { Opening } from './run-start.js';
-import { stopKey } from './stop-signal.js';
+import { stopKey } from '../engine/feed/stop-signal.js';
 import type { Principal } from './serve-options.js';
 
 /** 404 unless `principal` owns the session: another tenant's session does not exist for it. */

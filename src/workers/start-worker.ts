@@ -6,12 +6,10 @@ import {
   SessionBusyError,
   StoreUnavailableError,
 } from '../errors.js';
-import { HAND_OVER, INPUT_ONCE, InputTaken } from '../engine/run/run-observer.js';
-import { RunHub } from '../serve/run-hub.js';
-import { STOP_OWNER, stopKey } from '../serve/stop-signal.js';
-import { isServedWorkflow, type ServedWorkflow } from '../serve/serve-options.js';
-import { Tenancy } from '../serve/tenancy.js';
-import { HttpError } from '../serve/http-error.js';
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import { STOP_OWNER, stopKey } from '../engine/feed/stop-signal.js';
+import { InputTaken } from '../engine/run/run-observer.js';
+import { isServedWorkflow, type ServedWorkflow } from '../engine/session/served-workflow.js';
 import {
   checkDispatcher,
   checkSharedStore,
@@ -22,6 +20,7 @@ import {
   type RunJob,
 } from './dispatcher.js';
 import { failedOutcome } from './run-channel.js';
+import { WorkerRuns } from './worker-runs.js';
 
 /** Options of `startWorker()`. */
 export interface WorkerOptions {
@@ -78,18 +77,18 @@ export async function startWorker(
   }
   // Aborted by close(): the runs finish their turn and hand the rest on to another worker.
   const handOver = new AbortController();
-  const hub = new RunHub(workflow, new Tenancy(workflow.checkpointStore), {
-    worker: { dispatcher, keys: { [HAND_OVER]: handOver.signal, [INPUT_ONCE]: true } },
-  });
   const store = workflow.checkpointStore;
+  // `checkSharedStore()` above: there is one.
+  if (store === undefined) throw new ConfigError('startWorker(): the workflow has no store.');
+  const runs = new WorkerRuns(workflow, store, dispatcher, handOver.signal);
   const consumer = await dispatcher.consume(
     queueNameOf(workflow),
-    (job) => runJob(hub, job, dispatcher, handOver.signal),
+    (job) => runJob(workflow, store, runs, job, dispatcher, handOver.signal),
     {
       concurrency,
       // The lease a running session holds, renewed every second: none on a session whose job is
       // taken means that job's worker died (or never reached the session).
-      running: async (id) => store === undefined || (await store.leaseHolder(id)) !== null,
+      running: async (id) => (await store.leaseHolder(id)) !== null,
     },
   );
   let closing: Promise<void> | undefined;
@@ -102,7 +101,7 @@ export async function startWorker(
         if ((await Promise.race([stopped, timer])) !== 'timeout') return;
         // Turns still running are cut short (their leases let go, their jobs handed back), so
         // another worker resumes them at once rather than after the lease expires.
-        await hub.abortAll();
+        await runs.abortAll();
         await stopped;
       })();
       return closing;
@@ -115,15 +114,15 @@ export async function startWorker(
  * worker is closing: `handOver`).
  */
 async function runJob(
-  hub: RunHub,
+  workflow: ServedWorkflow,
+  store: CheckpointStore,
+  runs: WorkerRuns,
   job: RunJob,
   dispatcher: Dispatcher,
   handOver: AbortSignal,
 ): Promise<JobOutcome> {
   const id = job.sessionId;
-  const store = hub.store;
-  if (store === undefined) return { done: true };
-  const session = hub.session(id);
+  const session = workflow.session(id);
   let task = job.task ?? undefined;
   try {
     if (job.inputId !== null) {
@@ -140,17 +139,19 @@ async function runJob(
     if (job.interrupts === true) await store.releaseLease(stopKey(id), STOP_OWNER);
     // A worker closing starts no run: the job goes back to the queue for another worker.
     if (handOver.aborted) return { done: false, retryMs: 0 };
-    const live = await hub.start(id, task);
-    await live.ended;
-    const last = live.events.at(-1);
-    if (last?.kind === 'error' && retried(last.error))
+    const last = await runs.run(id, task);
+    if (last.kind === 'thrown') {
+      if (retried(last.error)) return { done: false, retryMs: BUSY_RETRY_MS };
+      throw last.error;
+    }
+    if (last.kind === 'error' && retried(last.error))
       return { done: false, retryMs: BUSY_RETRY_MS };
     // Handed on or cut short by this worker's close(): another worker goes on with it at once.
     if (last?.kind === 'result' && last.result.status === 'cancelled')
       return { done: false, retryMs: 0 };
     // A run that failed leaves its error for the server that queued the input (the log keeps what
     // the run committed, not why it failed); a result is in the log.
-    if (job.inputId !== null && last?.kind === 'error') {
+    if (job.inputId !== null && last.kind === 'error') {
       await store.acquireLease(
         outcomeKey(job.inputId),
         failedOutcome(last.message),
@@ -161,8 +162,7 @@ async function runJob(
     }
     return { done: true };
   } catch (error) {
-    if (retried(error) || error instanceof HttpError)
-      return { done: false, retryMs: BUSY_RETRY_MS };
+    if (retried(error)) return { done: false, retryMs: BUSY_RETRY_MS };
     throw error;
   }
 }

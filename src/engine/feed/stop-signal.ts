@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
-import type { LiveRun } from '../engine/feed/live-run.js';
+import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
+import type { CheckpointedSession } from '../session/workflow-runner.js';
+import type { LiveRun } from './live-run.js';
 
 /** How long a stop request for a run in another process waits to be seen. */
 export const STOP_SIGNAL_MS = 30_000;
