@@ -51,16 +51,23 @@ export class QueuedRuns {
   /** Queues `task` for the session; the returned run carries the steps of the run that takes it. */
   async start(id: string, task: Task | undefined, interrupts: boolean): Promise<LiveRun> {
     const { job, inputId } = marked(task);
-    const step = await this.#host.step(id);
+    let step = await this.#host.step(id);
+    // An input whose message id the client chose may be one sent again (a retry after a timeout):
+    // when the log has it, the answer is the run that took it, and nothing is queued again.
+    const taken =
+      typeof task === 'object' && inputId !== null ? await this.#takenAt(id, inputId) : undefined;
+    if (taken !== undefined) step = taken;
     const live = new LiveRun(id, { step, n: 0 });
     this.#pending.set(id, (this.#pending.get(id) ?? 0) + 1);
     try {
-      await this.#dispatcher.enqueue(this.#queue, {
-        sessionId: id,
-        task: job,
-        inputId,
-        ...(interrupts ? { interrupts: true } : {}),
-      });
+      if (taken === undefined) {
+        await this.#dispatcher.enqueue(this.#queue, {
+          sessionId: id,
+          task: job,
+          inputId,
+          ...(interrupts ? { interrupts: true } : {}),
+        });
+      }
     } catch (error) {
       this.#done(id);
       throw error;
@@ -81,6 +88,14 @@ export class QueuedRuns {
     this.#closed = true;
     this.#host.feed.wakeAll();
     await Promise.all([...this.#followers]);
+  }
+
+  /** The step before the one that committed message `inputId`, when the log has it. */
+  async #takenAt(id: string, inputId: string): Promise<number | undefined> {
+    const reading: Reading = { length: 0, status: 'idle', pending: null };
+    const views = await this.#host.viewsAfter(id, 0, reading);
+    const step = views.find((view) => view.messages.some((m) => m.id === inputId))?.step;
+    return step === undefined ? undefined : step - 1;
   }
 
   #done(id: string): void {
