@@ -158,7 +158,8 @@ export class RunHub {
         };
         const notOwned = () => sessionNotFound(id);
         const run: RunOpening = { owner, leases: [stopKey(id)], notOwned, opened };
-        ran = session.run(task, { ...options, [OPEN_RUN]: run } as OpenedRun);
+        const opens: OpenedRun = { ...options, [OPEN_RUN]: run };
+        ran = session.run(task, opens);
       }
       live = await Promise.race([next.begun, ran.then(() => undefined)]);
       // The answer is built in the check phase: a quick run has ended by then (its answer is one

@@ -2,6 +2,7 @@ import type { UIMessageChunk } from 'ai';
 
 import type { StepView } from '../engine/log/step-messages.js';
 import type { AgentMessage } from '../messages/message.js';
+import { isRecord } from '../unknown-value.js';
 import { UiMessageEncoder } from './ui-message-encoder.js';
 
 /** An AI SDK `UIMessage`, as `GET /chat/:id/messages` answers it (JSON). */
@@ -129,16 +130,14 @@ function apply(message: ThreadUiMessage, open: Open, chunk: UIMessageChunk): voi
       Object.assign(open.tools.get(chunk.toolCallId) ?? {}, { state: 'output-denied' });
       return;
     case 'message-metadata':
-      message.metadata = { ...message.metadata, ...(chunk.messageMetadata as object) };
+      if (isRecord(chunk.messageMetadata)) {
+        message.metadata = { ...message.metadata, ...chunk.messageMetadata };
+      }
       return;
     default:
-      if (chunk.type.startsWith('data-')) {
-        const data = chunk as { type: string; id?: string; data: unknown };
-        message.parts.push({
-          type: data.type,
-          ...(data.id === undefined ? {} : { id: data.id }),
-          data: data.data,
-        });
+      if ('data' in chunk) {
+        const { type, id, data } = chunk;
+        message.parts.push({ type, ...(id === undefined ? {} : { id }), data });
       }
   }
 }

@@ -2,8 +2,8 @@ import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { LiveRun } from '../engine/feed/live-run.js';
 import type { RunEvent } from '../engine/feed/run-event.js';
 import { stopAsked, takeStopSignal, watchStop } from '../engine/feed/stop-signal.js';
-import { HAND_OVER, INPUT_ONCE } from '../engine/run/run-observer.js';
-import type { Task } from '../engine/runnable.js';
+import { HAND_OVER, INPUT_ONCE, type WorkerRun } from '../engine/run/run-observer.js';
+import type { RunOptions, Task } from '../engine/runnable.js';
 import type { ServedWorkflow } from '../engine/session/served-workflow.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
@@ -51,11 +51,12 @@ export class WorkerRuns {
     let ran: Promise<unknown> | undefined;
     try {
       if (await stopAsked(store, id)) await takeStopSignal(store, id, session);
-      ran = session.run(task, {
+      const options: RunOptions & WorkerRun = {
         signal: controller.signal,
         [HAND_OVER]: this.#handOver,
         [INPUT_ONCE]: true,
-      } as object);
+      };
+      ran = session.run(task, options);
       live = await Promise.race([next.begun, ran.then(() => undefined)]);
     } catch (error) {
       return { kind: 'thrown', error };
