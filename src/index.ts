@@ -99,6 +99,8 @@ export type { PendingRequest } from './engine/state/session-state.js';
 export type { ThreadPredicate } from './engine/state/stop-rule.js';
 export type { CheckpointedSession, SessionOptions } from './engine/session/workflow-runner.js';
 export { checkSessions, type SessionCheck } from './engine/session/check-sessions.js';
+export type { FeedEvent } from './engine/feed/run-event.js';
+export type { FeedOptions } from './engine/feed/session-feed.js';
 export type { RecordOptions } from './engine/recording/record.js';
 export type {
   RecordedAnswer,

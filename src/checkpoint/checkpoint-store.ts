@@ -64,4 +64,10 @@ export interface CheckpointStore {
   deleteOlderThan(date: Date): Promise<number>;
   /** Releases connections and handles the store opened itself (not ones passed in). */
   close(): Promise<void>;
+  /**
+   * `true` when every machine that opens the store the same way sees the same sessions (a
+   * database server): what workers and a queueing `serve()` need. Absent or `false`: only this
+   * process sees them.
+   */
+  readonly shared?: boolean;
 }

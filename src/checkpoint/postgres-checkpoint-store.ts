@@ -79,6 +79,8 @@ function isPool(value: unknown): value is PostgresPool {
  * lowercase identifier.
  */
 export class PostgresCheckpointStore implements CheckpointStore {
+  /** Every machine reaching the database sees the same sessions. */
+  readonly shared = true;
   /** Where the server is, for error messages: host, port and database, never credentials. */
   readonly #target: string;
   readonly #connectionString: string | undefined;

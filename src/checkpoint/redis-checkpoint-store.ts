@@ -84,6 +84,8 @@ export type RedisCheckpointStoreOptions = (
  * @throws ConfigError when neither `url` nor `client` is given, or `keyPrefix` holds `{` or `}`.
  */
 export class RedisCheckpointStore implements CheckpointStore {
+  /** Every machine reaching the server sees the same sessions. */
+  readonly shared = true;
   readonly #prefix: string;
   readonly #target: string;
   readonly #url: string | undefined;

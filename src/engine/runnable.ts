@@ -1,5 +1,7 @@
 import type { StateRecipe, StateValue } from '../agents/conversation-state.js';
 import type { AgentMessage, ChatMessage, ToolApprovalResponseEvent } from '../messages/message.js';
+import type { FeedOptions } from './feed/session-feed.js';
+import type { FeedEvent } from './feed/run-event.js';
 import type { RecordOptions } from './recording/record.js';
 import type { Recording } from './recording/recording.js';
 import type { PendingRequest } from './state/session-state.js';
@@ -96,4 +98,12 @@ export interface Session extends Omit<Runnable, 'session'> {
    * @throws ConfigError when this workflow does not play the session again.
    */
   record(options?: RecordOptions): Promise<Recording>;
+  /**
+   * The session's feed: the messages committed after `after` (default: since the run going on
+   * began), then the run going on — in this process or any other sharing the store, chunks as
+   * drafts of the step being made — up to its `result`. Ends at once, empty, when nothing runs and
+   * nothing follows the cursor. A run that fails makes the feed throw its error.
+   * @throws ConfigError at once when `after` is not a cursor.
+   */
+  feed(options?: FeedOptions): AsyncIterable<FeedEvent>;
 }

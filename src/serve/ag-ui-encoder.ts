@@ -3,7 +3,7 @@ import type { EventType, Interrupt, RunFinishedOutcome } from '@ag-ui/core';
 
 import type { TaskResult } from '../engine/runnable.js';
 import type { FunctionCall } from '../messages/message.js';
-import type { FeedEvent } from './live-run.js';
+import type { RunEvent } from '../engine/feed/run-event.js';
 import type { SseFrame } from './sse-response.js';
 import { handoffData } from './handoff-data.js';
 
@@ -86,6 +86,8 @@ export class AgUiEncoder {
   #turn: { step: number; agent: string } | undefined;
   #text: string | undefined;
   readonly #calls = new Set<string>();
+  /** The messages shown as drafts (streamed before their step): their step's record is not. */
+  readonly #drafts = new Set<string>();
   /** The conversation state when the run starts (API.md §18), sent as `STATE_SNAPSHOT`. */
   snapshot: StateValue | undefined;
 
@@ -106,7 +108,7 @@ export class AgUiEncoder {
     return [...this.start(), ev('RUN_ERROR', { message, code })];
   }
 
-  event(event: FeedEvent): Event[] {
+  event(event: RunEvent): Event[] {
     if (event.kind === 'error') {
       return [...this.#endTurn(), ev('RUN_ERROR', { message: event.message, code: 'run_failed' })];
     }
@@ -143,7 +145,8 @@ export class AgUiEncoder {
     }
     if (event.kind === 'state') return [ev('STATE_DELTA', { delta: [...event.patch] })];
     const m = event.message;
-    if (m.source === 'user') return [];
+    if (m.source === 'user' || this.#drafts.delete(m.id)) return [];
+    if (event.draft === true && m.type !== 'ModelClientStreamingChunkEvent') this.#drafts.add(m.id);
     const out: Event[] = [];
     if (this.#turn?.step !== event.id.step || this.#turn.agent !== m.source) {
       out.push(...this.#endTurn(), ev('STEP_STARTED', { stepName: m.source }));
@@ -226,7 +229,7 @@ export class AgUiEncoder {
 
 /** The SSE frames of AG-UI events (each event's JSON as `data`). */
 export async function* agUiFrames(
-  events: AsyncIterable<FeedEvent>,
+  events: AsyncIterable<RunEvent>,
   encoder: AgUiEncoder,
 ): AsyncGenerator<SseFrame> {
   for (const event of encoder.start()) yield { data: JSON.stringify(event) };

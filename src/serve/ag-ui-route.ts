@@ -10,7 +10,7 @@ import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.
 import { readJsonBody } from './request-body.js';
 import { admit, sessionOnFirstUse } from './session-access.js';
 import type { Principal } from './serve-options.js';
-import { liveFeed } from './session-events.js';
+import { liveFeed } from '../engine/feed/log-feed.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { type SseFrame, sseResponse } from './sse-response.js';
 
@@ -55,10 +55,25 @@ function agUiTask(
   if (resume.length > 0) {
     if (pending?.kind === 'input' && resume.length === 1 && resume[0]?.interruptId === pending.id) {
       const text = fieldOf(resume[0].payload, 'text');
-      if (resume[0].status === 'resolved' && typeof text !== 'string') {
-        throw badRequest('body.resume[0].payload.text', 'answer the question with {text: string}');
+      if (resume[0].status === 'resolved') {
+        if (typeof text !== 'string') {
+          throw badRequest(
+            'body.resume[0].payload.text',
+            'answer the question with {text: string}',
+          );
+        }
+        return text;
       }
-      return typeof text === 'string' ? text : 'cancelled';
+      // Withdrawn ("send a new message instead"): the new user message is the answer.
+      const last = input.messages.at(-1);
+      const answer = last?.role === 'user' ? textOf(last.content) : '';
+      if (answer === '') {
+        throw badRequest(
+          'body.messages',
+          'a question withdrawn with status "cancelled" is answered by a new user message after it',
+        );
+      }
+      return answer;
     }
     const decisions = resume.map((entry, i): Decision => {
       const approved = fieldOf(entry.payload, 'approved');

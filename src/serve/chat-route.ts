@@ -7,7 +7,8 @@ import { badRequest } from './http-error.js';
 import { checked, type Decision, decisionsTask, IdSchema } from './input-shapes.js';
 import { readJsonBody } from './request-body.js';
 import { admit, sessionOnFirstUse, startIfOwned, visibleTo } from './session-access.js';
-import { liveFeed, openEvents } from './session-events.js';
+import { threadUiMessages } from './ui-messages.js';
+import { liveFeed, openEvents } from '../engine/feed/log-feed.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
 import {
@@ -134,14 +135,25 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
     );
   });
 
-  app.get('/chat/:id/stream', async (c) => {
+  app.get('/chat/:id/messages', async (c) => {
     const principal = c.get('principal');
     const hub = await ctx.hub(principal);
     const id = c.req.param('id');
     await visibleTo(hub, principal, id);
+    return c.json(threadUiMessages(id, await hub.views(id)));
+  });
+
+  app.get('/chat/:id/stream', async (c) => {
+    const principal = c.get('principal');
+    const hub = await ctx.hub(principal);
+    const id = c.req.param('id');
+    // A chat not made yet runs nothing (`useChat({ resume: true })` on a new chat): 204. A session
+    // this principal may not see does not exist for it: 404.
+    if (!(await hub.tenancy.exists(id))) return c.body(null, 204);
+    await visibleTo(hub, principal, id);
     const live = hub.live(id);
     const leave = new AbortController();
-    const events = await openEvents(hub, id, undefined, leave.signal);
+    const events = await openEvents(hub.feed, id, undefined, leave.signal);
     if (events === undefined) return c.body(null, 204);
     const start = live?.base.step ?? (await hub.session(id).info()).step;
     const encoder = new UiMessageEncoder(`${id}:${start + 1}`);

@@ -1,7 +1,7 @@
 import type { TaskResult } from '../engine/runnable.js';
 import type { AgentMessage } from '../messages/message.js';
-import { formatCursor } from './event-cursor.js';
-import type { FeedEvent } from './live-run.js';
+import { formatCursor } from '../engine/feed/feed-cursor.js';
+import type { RunEvent } from '../engine/feed/run-event.js';
 import type { SseFrame } from './sse-response.js';
 
 /**
@@ -10,11 +10,13 @@ import type { SseFrame } from './sse-response.js';
  * Every `id:` is the event's cursor. Each message is encoded once: the result's `messages` reuse
  * the text of those the stream has sent.
  */
-export async function* plainFrames(events: AsyncIterable<FeedEvent>): AsyncGenerator<SseFrame> {
+export async function* plainFrames(events: AsyncIterable<RunEvent>): AsyncGenerator<SseFrame> {
   const sent = new Map<AgentMessage, string>();
   for await (const event of events) {
     const id = formatCursor(event.id);
     if (event.kind === 'message') {
+      // A tool event streamed before its step: the step's record of it follows.
+      if (event.draft === true && event.message.type !== 'ModelClientStreamingChunkEvent') continue;
       const data = JSON.stringify(event.message);
       sent.set(event.message, data);
       yield { id, event: event.message.type, data };

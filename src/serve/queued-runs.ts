@@ -1,24 +1,19 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import type { Task } from '../engine/runnable.js';
 import type { Reading, StepView } from '../engine/log/step-messages.js';
 import { textMessage } from '../messages/message-factories.js';
-import { isRecord } from '../unknown-value.js';
-import { type Dispatcher, outcomeKey, queueOf } from '../workers/dispatcher.js';
-import { LiveRun } from './live-run.js';
-import { resultOf } from './session-events.js';
-import type { StepSignals } from './step-signals.js';
-
-/** How often a queued run's server looks at the store when no announcement came. */
-const FALLBACK_POLL_MS = 1000;
-/** Without announcements (a dispatcher that cannot listen): how often it looks. */
-const POLL_MS = 200;
+import { type Dispatcher, queueOf } from '../workers/dispatcher.js';
+import type { QueuePresence } from '../workers/queue-presence.js';
+import { LiveRun } from '../engine/feed/live-run.js';
+import { resultOf } from '../engine/feed/run-result.js';
+import type { FeedHost } from '../engine/feed/feed-host.js';
 
 /** What a queued run needs of its hub. */
 export interface QueueHost {
   readonly store: CheckpointStore;
-  readonly signals: StepSignals;
+  readonly feed: FeedHost;
+  /** Which queues the workers serve, from their announcements. */
+  readonly presence?: QueuePresence;
   viewsAfter(id: string, step: number, reading: Reading): Promise<StepView[]>;
   step(id: string): Promise<number>;
 }
@@ -59,16 +54,23 @@ export class QueuedRuns {
   /** Queues `task` for the session; the returned run carries the steps of the run that takes it. */
   async start(id: string, task: Task | undefined, interrupts: boolean): Promise<LiveRun> {
     const { job, inputId } = marked(task);
-    const step = await this.#host.step(id);
+    let step = await this.#host.step(id);
+    // An input whose message id the client chose may be one sent again (a retry after a timeout):
+    // when the log has it, the answer is the run that took it, and nothing is queued again.
+    const taken =
+      typeof task === 'object' && inputId !== null ? await this.#takenAt(id, inputId) : undefined;
+    if (taken !== undefined) step = taken;
     const live = new LiveRun(id, { step, n: 0 });
     this.#pending.set(id, (this.#pending.get(id) ?? 0) + 1);
     try {
-      await this.#dispatcher.enqueue(this.#queue, {
-        sessionId: id,
-        task: job,
-        inputId,
-        ...(interrupts ? { interrupts: true } : {}),
-      });
+      if (taken === undefined) {
+        await this.#dispatcher.enqueue(this.#queue, {
+          sessionId: id,
+          task: job,
+          inputId,
+          ...(interrupts ? { interrupts: true } : {}),
+        });
+      }
     } catch (error) {
       this.#done(id);
       throw error;
@@ -87,33 +89,16 @@ export class QueuedRuns {
   /** Stops following (the queued runs go on in the workers). */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#host.signals.wakeAll();
+    this.#host.feed.wakeAll();
     await Promise.all([...this.#followers]);
   }
 
-  /**
-   * The stop reason the worker left for the run of input `inputId` (the step log does not keep a
-   * team's own), read for a short while after the run's last step: `undefined` when none came.
-   */
-  async stopReason(id: string, inputId: string | null): Promise<string | null | undefined> {
-    if (inputId === null) return undefined;
-    const until = Date.now() + 2000;
-    while (!this.#closed && Date.now() < until) {
-      const woken = this.#host.signals.next(id);
-      const outcome = await this.#host.store.leaseHolder(outcomeKey(inputId));
-      if (outcome?.startsWith('ended:') === true) {
-        const parsed: unknown = JSON.parse(outcome.slice('ended:'.length));
-        if (
-          isRecord(parsed) &&
-          (typeof parsed.stopReason === 'string' || parsed.stopReason === null)
-        ) {
-          return parsed.stopReason;
-        }
-        return undefined;
-      }
-      await Promise.race([woken, sleep(this.#host.signals.active ? 500 : 50)]);
-    }
-    return undefined;
+  /** The step before the one that committed message `inputId`, when the log has it. */
+  async #takenAt(id: string, inputId: string): Promise<number | undefined> {
+    const reading: Reading = { length: 0, status: 'idle', pending: null };
+    const views = await this.#host.viewsAfter(id, 0, reading);
+    const step = views.find((view) => view.messages.some((m) => m.id === inputId))?.step;
+    return step === undefined ? undefined : step - 1;
   }
 
   #done(id: string): void {
@@ -127,12 +112,21 @@ export class QueuedRuns {
     const reading: Reading = { length: 0, status: 'idle', pending: null };
     let lastStep = base;
     let run: StepView[] | undefined;
-    let announced = false;
+    let drafted = 0;
     for (let round = 1; !this.#closed; round++) {
-      const woken = host.signals.next(id).then(() => {
-        announced = true;
-      });
+      // Woken by the next announced step (waiting from before the read, so none is missed).
+      const woken = host.feed.changed(id);
+      const making = lastStep + 1;
       const fresh = await host.viewsAfter(id, lastStep, reading);
+      // The drafts the worker published of the step it was making (committed since, maybe) come
+      // before that step, each once.
+      if (run !== undefined) {
+        const drafts = host.feed.remoteDrafts(id, making);
+        for (const draft of drafts.slice(drafted)) {
+          if (draft.kind === 'message') live.message(draft.message);
+        }
+        drafted = drafts.length;
+      }
       for (const view of fresh) {
         lastStep = view.step;
         if (run === undefined) {
@@ -141,30 +135,28 @@ export class QueuedRuns {
         }
         run.push(view);
         live.step(view);
+        drafted = 0;
         // `cancelled`: a worker shutting down handed the run on; another worker goes on with it.
         if (view.status !== 'idle' && view.status !== 'cancelled') {
-          const result = resultOf(id, run, view.pendingRequest, view.status);
-          const stopReason = await this.stopReason(id, inputId);
-          live.finish(stopReason === undefined ? result : { ...result, stopReason });
+          live.finish(resultOf(id, run, view.pendingRequest, view.status));
           return;
         }
       }
-      // A worker that fails a job for good says why, and announces it: read it then (and now and
-      // then, should the announcement be lost).
-      if (fresh.length === 0 && inputId !== null && (announced || round % 5 === 0)) {
-        const outcome = await host.store.leaseHolder(outcomeKey(inputId));
-        if (outcome?.startsWith('failed:') === true) {
-          live.fail(outcome.slice('failed:'.length));
+      // A worker that fails a job for good says why, and announces it: read it when woken with
+      // nothing new (an announcement, or now and then should one be lost).
+      if (fresh.length === 0 && inputId !== null) {
+        const failed = await host.feed.channel?.failure?.(inputId);
+        if (failed !== undefined) {
+          live.fail(failed);
           return;
         }
       }
-      announced = false;
       const queue = queueOf(this.#dispatcher, this.#queue);
-      if (run === undefined && !host.signals.served(queue)) {
-        live.fail(unserved(queue, host.signals.servedQueues()));
+      if (run === undefined && host.presence !== undefined && !host.presence.served(queue)) {
+        live.fail(unserved(queue, host.presence.servedQueues()));
         return;
       }
-      await Promise.race([woken, sleep(host.signals.active ? FALLBACK_POLL_MS : POLL_MS)]);
+      await woken;
     }
   }
 }

@@ -23,6 +23,7 @@ const ROUTES: readonly [path: string, methods: string][] = [
   ['/sessions/:id/stream', 'GET'],
   ['/sessions/:id/stop', 'POST'],
   ['/chat', 'POST'],
+  ['/chat/:id/messages', 'GET'],
   ['/chat/:id/stream', 'GET'],
   ['/ag-ui', 'POST'],
   ['/operator/requests', 'GET'],

@@ -1,6 +1,6 @@
 import { ConfigError, SessionBusyError } from '../errors.js';
 import { HttpError, errorResponse, sessionBusy } from './http-error.js';
-import type { LiveRun } from './live-run.js';
+import type { LiveRun } from '../engine/feed/live-run.js';
 
 /** The JSON answer of a run once it has ended: its TaskResult, or the error it failed with. */
 export async function jsonOfRun(live: LiveRun): Promise<Response> {

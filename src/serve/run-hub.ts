@@ -1,24 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import type { FeedHost } from '../engine/feed/feed-host.js';
+
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
 import { MAX_SESSION_ID_LENGTH } from '../checkpoint/session-id.js';
 import { hasOwnedLease, type OwnedLease } from '../checkpoint/session-list.js';
 import { OPEN_RUN, type OpenedRun, type RunOpening } from '../engine/log/run-opening.js';
 import type { Task, TaskResult } from '../engine/runnable.js';
-import { type Reading, type StepView, stepViews } from '../engine/log/step-messages.js';
+import type { Reading, StepView } from '../engine/log/step-messages.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
 import { SessionBusyError } from '../errors.js';
 import { redactSecrets } from '../redact.js';
 import { thrownText } from '../value-text.js';
 import { HttpError, sessionBusy, sessionNotFound } from './http-error.js';
-import type { Cursor } from './event-cursor.js';
-import { LiveRun } from './live-run.js';
-import { logEnd } from './log-end.js';
-import { disposeQuietly, type HubOptions, observedRun, type Opening } from './run-start.js';
+import type { LiveRun } from '../engine/feed/live-run.js';
+import { disposeQuietly, type HubOptions, type Opening, runOptions } from './run-start.js';
 import type { ServedWorkflow } from './serve-options.js';
 import type { Tenancy } from './tenancy.js';
 import { QueuedRuns } from './queued-runs.js';
-import { StepSignals } from './step-signals.js';
+import { QueuePresence } from '../workers/queue-presence.js';
+import { channelOf } from '../workers/run-channel.js';
 import {
   askStop,
   isStopRequest,
@@ -26,55 +27,57 @@ import {
   stopKey,
   takeStopSignal,
   watchStop,
-} from './stop-signal.js';
+} from '../engine/feed/stop-signal.js';
 
-/** How often a process looks at the store for what another process does. */
-export const POLL_MS = 50;
+/** How often a process looks at the store for a session to be free. */
+const POLL_MS = 50;
 
 /**
- * The runs of one workflow served by this process, and what it knows of runs elsewhere: it starts
- * runs (observing every chunk and committed step), keeps the step log of sessions without a store,
- * reads it from the store otherwise, and carries `stop` to a run in another process through a
- * short-lived lease on a key of its own in the shared store.
+ * The runs of one workflow served by this process: it starts them (their events go to the
+ * engine's feed, which every stream reads), queues them for workers with a dispatcher, and
+ * carries `stop` to a run in another process through a short-lived lease on a key of its own in
+ * the shared store.
  */
 export class RunHub {
   readonly workflow: ServedWorkflow;
   readonly store: CheckpointStore | undefined;
   readonly tenancy: Tenancy;
-  readonly #live = new Map<string, LiveRun>();
+  /** What the workflow's runs report, read by every stream. */
+  readonly feed: FeedHost;
+  /** The runs started here, each with what aborts it. */
+  readonly #live = new Map<string, { live: LiveRun; controller: AbortController }>();
   /** Sessions whose run is being started (between the busy check and the run). */
   readonly #starting = new Set<string>();
-  /** Without a store: each session's steps as its runs here committed them. */
-  readonly #memoryLog = new Map<string, StepView[]>();
   /** Inputs waiting for a session to be free (`busy: "enqueue"`/`"interrupt"`), in order. */
   readonly #queues = new Map<string, Promise<unknown>>();
-  /** The result of each session's latest run here, with the step it ended on. */
-  readonly #results = new Map<string, { step: number; result: TaskResult }>();
-  /** Where each session's latest run here left its log: its last step and that step's messages. */
-  readonly #ends = new Map<string, Cursor>();
   #closing = false;
-  readonly signals: StepSignals;
   readonly #queued: QueuedRuns | undefined;
-  readonly #options: HubOptions;
   /** Sessions whose next queued input interrupts the run before it. */
   readonly #interrupting = new Set<string>();
+  readonly #options: HubOptions;
 
   constructor(workflow: ServedWorkflow, tenancy: Tenancy, options: HubOptions = {}) {
     this.workflow = workflow;
     this.store = workflow.checkpointStore;
     this.tenancy = tenancy;
+    this.feed = workflow.feedHost;
+    this.feed.watch();
     this.#options = options;
-    this.signals = new StepSignals(options.dispatch?.dispatcher ?? options.signals);
-    const store = this.store;
     const dispatch = options.dispatch;
+    const presence = dispatch === undefined ? undefined : new QueuePresence();
+    if (dispatch !== undefined) {
+      this.feed.attach(channelOf(dispatch.dispatcher, dispatch.queue, this.store, presence));
+    }
+    const store = workflow.checkpointStore;
     this.#queued =
       dispatch === undefined || store === undefined
         ? undefined
         : new QueuedRuns(
             {
               store,
-              signals: this.signals,
-              viewsAfter: (id, step, reading) => this.viewsAfter(id, step, reading),
+              feed: this.feed,
+              ...(presence === undefined ? {} : { presence }),
+              viewsAfter: (id, step, reading) => this.feed.viewsAfter(id, step, reading),
               step: async (id) => (await this.session(id).info()).step,
             },
             dispatch.dispatcher,
@@ -92,15 +95,6 @@ export class RunHub {
     this.#interrupting.add(id);
   }
 
-  /** Settles when a step of the session is announced, after a while without one, or on `signal`. */
-  async changed(id: string, signal?: AbortSignal): Promise<void> {
-    const wait = this.signals.active ? POLL_MS * 20 : POLL_MS;
-    const aborted = new Promise<void>((resolve) =>
-      signal?.addEventListener('abort', () => resolve(), { once: true }),
-    );
-    await Promise.race([this.signals.next(id), sleep(wait, undefined, { ref: false }), aborted]);
-  }
-
   session(id: string, owner?: string): CheckpointedSession {
     return this.workflow.session(
       id,
@@ -109,7 +103,7 @@ export class RunHub {
   }
 
   live(id: string): LiveRun | undefined {
-    return this.#live.get(id);
+    return this.feed.live(id);
   }
 
   /** True when a run of the session is going on, or starting, in this process. */
@@ -124,39 +118,9 @@ export class RunHub {
     return this.store !== undefined && (await this.store.leaseHolder(id)) !== null;
   }
 
-  /**
-   * True while a run of the session goes on or will go on without new input — what a stream
-   * follows: `running()`, or, with a dispatcher, a job of the session is in the queue: waiting,
-   * or (`held`) held by a worker, taken before it holds the lease or kept by a worker that died
-   * until the queue hands it to another, the dead worker's lease having expired meanwhile.
-   * False: nothing will run the session, the stream ends.
-   */
-  async goingOn(id: string, held: boolean): Promise<boolean> {
-    return (await this.running(id)) || (await this.#queued?.queued(id, held)) === true;
-  }
-
   /** Every committed step of the session, from the store's log or this process's record. */
-  async views(id: string, reading?: Reading): Promise<StepView[]> {
-    if (this.store === undefined) return [...(this.#memoryLog.get(id) ?? [])];
-    return stepViews(id, await this.store.read(id, { from: 'start' }), reading);
-  }
-
-  /** The steps committed after `step`, read on from `reading` (without a store: this process's). */
-  async viewsAfter(id: string, step: number, reading: Reading): Promise<StepView[]> {
-    if (this.store === undefined)
-      return (this.#memoryLog.get(id) ?? []).filter((v) => v.step > step);
-    return stepViews(id, await this.store.read(id, { from: { after: step } }), reading);
-  }
-
-  /** The stop reason a worker left for the run of input `inputId` (see `QueuedRuns`). */
-  async stopReason(id: string, inputId: string): Promise<string | null | undefined> {
-    return this.#queued?.stopReason(id, inputId);
-  }
-
-  /** The result of the session's latest run here, when it ended on `step`. */
-  resultAt(id: string, step: number): TaskResult | undefined {
-    const last = this.#results.get(id);
-    return last?.step === step ? last.result : undefined;
+  views(id: string, reading?: Reading): Promise<StepView[]> {
+    return this.feed.views(id, reading);
   }
 
   /** True when the store lets a run's start check the owner as it takes the lease (`TAKE_OWNED`). */
@@ -184,78 +148,65 @@ export class RunHub {
     this.#starting.add(id);
     const session = this.session(id);
     const controller = new AbortController();
+    const options = runOptions(id, controller, this.#options, opening.principal);
+    let ran: Promise<TaskResult> | undefined;
     let live: LiveRun | undefined;
-    let isOpen = () => {};
-    const open = new Promise<void>((resolve) => (isOpen = resolve));
-    const begin = async (reads: [Promise<Cursor>, boolean | Promise<boolean>]) => {
-      const [end, asked] = await Promise.all(reads);
-      const started = new LiveRun(id, end, controller);
-      if (asked) await takeStopSignal(this.store, id, session);
-      live = started;
-      this.#live.set(id, started);
-      this.#starting.delete(id);
-      isOpen();
-    };
-    const log = this.store === undefined ? this.#logOf(id) : undefined;
-    const options = observedRun(id, () => live, controller, log, this.#options, opening.principal);
-    let ran: Promise<TaskResult>;
+    let next: { begun: Promise<LiveRun>; cancel(): void } | undefined;
     try {
+      next = this.feed.nextRun(id);
       if (owner === undefined) {
-        // Independent reads: the log's end and a stop asked of the idle session, side by side.
-        await begin([
-          this.#end(id, opening.lastStep),
-          opening.stopAsked ?? stopAsked(this.store, id),
-        ]);
+        const asked = await (opening.stopAsked ?? stopAsked(this.store, id));
+        if (asked) await takeStopSignal(this.store, id, session);
         ran = session.run(task, options);
       } else {
-        const opened = ({ step, holders }: OwnedLease) =>
-          begin([this.#end(id, step), isStopRequest(holders[0])]);
+        const opened = async ({ holders }: OwnedLease) => {
+          if (isStopRequest(holders[0])) await takeStopSignal(this.store, id, session);
+        };
         const notOwned = () => sessionNotFound(id);
         const run: RunOpening = { owner, leases: [stopKey(id)], notOwned, opened };
-        const opensOwned: OpenedRun = { ...options, [OPEN_RUN]: run };
-        ran = session.run(task, opensOwned);
-        await Promise.race([open, ran]);
-        // The answer is built in the check phase: the run first sends its next store call (the
-        // catch-up), and the answer's work is done while that call is in flight.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        const opens: OpenedRun = { ...options, [OPEN_RUN]: run };
+        ran = session.run(task, opens);
       }
+      live = await Promise.race([next.begun, ran.then(() => undefined)]);
+      // The answer is built in the check phase: a quick run has ended by then (its answer is one
+      // body), a slow one has sent its next store or model call.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     } catch (error) {
-      if (owner === undefined || live !== undefined) throw error;
-      // A session of another principal's (or none) is not kept in this process's memory.
-      if (error instanceof HttpError) disposeQuietly(session);
+      if (owner !== undefined && error instanceof HttpError) disposeQuietly(session);
       // Busy before the lookup (a run here): another principal's must not learn it exists.
-      throw error instanceof SessionBusyError ? await this.#busy(id, owner) : error;
+      if (error instanceof SessionBusyError) throw await this.#busy(id, owner);
+      if (owner !== undefined || ran === undefined) throw error;
+      // The run failed before it began (its log unreadable, another workflow's session).
+      const failed = this.feed.failedRun(id, redactSecrets(thrownText(error)), error);
+      return failed;
     } finally {
+      next?.cancel();
       this.#starting.delete(id);
     }
     if (live === undefined) throw new Error(`The run of session "${id}" ended before it began.`);
-    this.#follow(id, session, live, ran);
+    this.#follow(id, session, live, controller, ran);
     return live;
   }
 
-  /** Ends `live` with the run `ran`, and carries a stop asked by another process to it meanwhile. */
-  #follow(id: string, session: CheckpointedSession, live: LiveRun, ran: Promise<TaskResult>): void {
-    const watching =
-      this.store === undefined
-        ? undefined
-        : watchStop(this.store, id, session, live, () => this.#closing);
+  /** Forgets `live` once the run `ran` ended; carries a stop asked by another process meanwhile. */
+  #follow(
+    id: string,
+    session: CheckpointedSession,
+    live: LiveRun,
+    controller: AbortController,
+    ran: Promise<TaskResult>,
+  ): void {
+    this.#live.set(id, { live, controller });
+    if (this.store !== undefined) {
+      void watchStop(this.store, id, session, live, () => this.#closing);
+    }
     ran
-      .then(
-        (result) => {
-          this.#results.set(id, { step: live.last.step, result });
-          live.finish(result);
-        },
-        (error: unknown) => live.fail(redactSecrets(thrownText(error)), error),
-      )
+      .catch(() => {})
       .finally(() => {
         this.#live.delete(id);
-        if (this.#results.size > 10_000) this.#results.clear();
-        if (this.#ends.size > 10_000) this.#ends.clear();
-        this.#ends.set(id, live.last);
         const step = live.steps.at(-1)?.step;
         if (step !== undefined) this.tenancy.touched(id, step);
       });
-    void watching;
   }
 
   /**
@@ -295,8 +246,7 @@ export class RunHub {
 
   /** Forgets a deleted session. */
   forget(id: string): void {
-    this.#memoryLog.delete(id);
-    this.#ends.delete(id);
+    this.feed.forget(id);
     this.tenancy.forget(id);
   }
 
@@ -304,8 +254,8 @@ export class RunHub {
   async close(): Promise<void> {
     this.#closing = true;
     await this.#queued?.close();
-    await Promise.all([...this.#live.values()].map((live) => live.ended));
-    await this.signals.close();
+    await Promise.all([...this.#live.values()].map(({ live }) => live.ended));
+    this.feed.wakeAll();
   }
 
   /**
@@ -314,13 +264,13 @@ export class RunHub {
    */
   async abortAll(): Promise<void> {
     const runs = [...this.#live.values()];
-    for (const live of runs) live.controller.abort();
-    await Promise.all(runs.map((live) => live.ended));
+    for (const { controller } of runs) controller.abort();
+    await Promise.all(runs.map(({ live }) => live.ended));
   }
 
   async #idle(id: string): Promise<void> {
     for (;;) {
-      const live = this.#live.get(id);
+      const live = this.#live.get(id)?.live;
       if (live !== undefined) await live.ended;
       else if (await this.running(id)) await sleep(POLL_MS);
       else return;
@@ -331,20 +281,5 @@ export class RunHub {
   async #busy(id: string, owner: string | undefined): Promise<HttpError> {
     const owns = owner === undefined || (await this.tenancy.owns(owner, id));
     return owns ? sessionBusy(id) : sessionNotFound(id);
-  }
-
-  /** Where the session's log ends (see `logEnd()`); `lastStep`: as an owner lookup just read it. */
-  async #end(id: string, lastStep?: number): Promise<Cursor> {
-    if (this.store !== undefined) {
-      return logEnd(this.store, this.session(id), this.#ends.get(id), lastStep);
-    }
-    const last = this.#memoryLog.get(id)?.at(-1);
-    return { step: last?.step ?? 0, n: last?.messages.length ?? 0 };
-  }
-
-  #logOf(id: string): StepView[] {
-    const log = this.#memoryLog.get(id) ?? [];
-    this.#memoryLog.set(id, log);
-    return log;
   }
 }

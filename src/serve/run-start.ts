@@ -1,8 +1,6 @@
-import { type StepView, stepViewOf } from '../engine/log/step-messages.js';
-import { OBSERVE_RUN, type ObservedRun, type WorkerRun } from '../engine/run/run-observer.js';
+import type { RunOptions } from '../engine/runnable.js';
 import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
 import { type CallLimit, LIMIT_CALLS } from '../engine/run/call-limit.js';
-import type { LiveRun } from './live-run.js';
 import type { Principal } from '../agents/approvers.js';
 import type { Dispatcher } from '../workers/dispatcher.js';
 
@@ -12,12 +10,6 @@ import type { Dispatcher } from '../workers/dispatcher.js';
 export interface HubOptions {
   /** Queue runs for workers instead of running them (API.md §16). */
   readonly dispatch?: { readonly dispatcher: Dispatcher; readonly queue: string };
-  /** Called after every step a run of this hub commits (a worker announces it). */
-  readonly onStep?: (sessionId: string) => void;
-  /** What a worker's runs carry: the signal that hands them on, their input given once. */
-  readonly worker?: WorkerRun;
-  /** Where announcements of other processes' steps come from. */
-  readonly signals?: Dispatcher;
   /** The limit of each session's runs beyond its own conditions (a tenant's daily cap). */
   readonly limit?: (sessionId: string) => CallLimit;
 }
@@ -35,32 +27,19 @@ export interface Opening {
 }
 
 /**
- * The options of run `id` whose events go to `live()` (once there is one), aborted by
- * `controller`; each committed step also goes to `log` (a session without a store) and to the
- * hub's `onStep`, and a worker's keys (`HubOptions.worker`) go with it.
+ * The options of run `id`, aborted by `controller`, sent by `principal` (who the run checks and
+ * records as the decider), within the hub's limit of the session's calls.
  */
-export function observedRun(
+export function runOptions(
   id: string,
-  live: () => LiveRun | undefined,
   controller: AbortController,
-  log: StepView[] | undefined,
   hub: HubOptions,
   principal?: Principal,
-): ObservedRun {
+): RunOptions {
   return {
     signal: controller.signal,
     ...(principal === undefined ? {} : { principal }),
-    ...hub.worker,
     ...(hub.limit === undefined ? {} : { [LIMIT_CALLS]: hub.limit(id) }),
-    [OBSERVE_RUN]: {
-      message: (m) => live()?.message(m),
-      step: (step, appended, state, statePatch) => {
-        const view = stepViewOf(step, appended, state, statePatch);
-        log?.push(view);
-        live()?.step(view);
-        hub.onStep?.(id);
-      },
-    },
   };
 }
 

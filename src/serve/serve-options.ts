@@ -1,28 +1,16 @@
 import type { Principal } from '../agents/approvers.js';
-import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import type { CheckpointedSession, SessionOptions } from '../engine/session/workflow-runner.js';
 import { ConfigError } from '../errors.js';
-import { isRecord } from '../unknown-value.js';
 import { checkDispatcher, type Dispatcher } from '../workers/dispatcher.js';
 import { type BudgetsOptions, checkBudgets } from '../workers/tenant-budget.js';
+import { isServedWorkflow, type ServedWorkflow } from '../engine/session/served-workflow.js';
+
+export { isServedWorkflow, type ServedWorkflow };
 
 export type { Principal } from '../agents/approvers.js';
-
-/** A built workflow or team (`HandoffWorkflow`, `GraphWorkflow`, `RoundRobinGroupChat`, ...). */
-export interface ServedWorkflow {
-  session(id?: string, options?: SessionOptions): CheckpointedSession;
-  /** The checkpoint store its sessions are kept in, if any. */
-  readonly checkpointStore?: CheckpointStore | undefined;
-}
 
 /** What `serve()` serves: a built workflow or team, or one per principal. */
 export type Servable =
   ServedWorkflow | ((principal: Principal) => ServedWorkflow | Promise<ServedWorkflow>);
-
-/** True for a built workflow or team (of any copy of Baton). */
-export function isServedWorkflow(value: unknown): value is ServedWorkflow {
-  return isRecord(value) && typeof value.session === 'function';
-}
 
 /** Options of `serve()`. */
 export interface ServeOptions {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 
 import { sessionNotFound, HttpError, sessionBusy } from './http-error.js';
 import type { Task } from '../engine/runnable.js';
-import type { LiveRun } from './live-run.js';
+import type { LiveRun } from '../engine/feed/live-run.js';
 import type { RunHub } from './run-hub.js';
 import type { Opening } from './run-start.js';
-import { isStopRequest, stopKey } from './stop-signal.js';
+import { isStopRequest, stopKey } from '../engine/feed/stop-signal.js';
 import type { Principal } from './serve-options.js';
 import { holdsRole } from '../agents/approvers.js';
 import { ownerKey, tenantOfOwner } from './tenancy.js';

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 
-import { type Cursor, parseCursor } from './event-cursor.js';
+import { type Cursor, parseCursor } from '../engine/feed/feed-cursor.js';
 import { badRequest, HttpError, sessionBusy, sessionNotFound } from './http-error.js';
 import { createBody, decisionsTask, integerParam, runsBody } from './input-shapes.js';
 import { plainFrames } from './plain-events.js';
@@ -16,7 +16,7 @@ import {
 import type { RunHub } from './run-hub.js';
 import type { Principal } from './serve-options.js';
 import { ownerKey } from './tenancy.js';
-import { liveFeed, openEvents } from './session-events.js';
+import { liveFeed, openEvents } from '../engine/feed/log-feed.js';
 import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
 import { jsonOfRun } from './run-answer.js';
@@ -115,7 +115,7 @@ export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
     }
     const { hub, id } = await visible(ctx, c.get('principal'), c.req.param('id'));
     const leave = new AbortController();
-    const events = await openEvents(hub, id, cursor, leave.signal);
+    const events = await openEvents(hub.feed, id, cursor, leave.signal);
     if (events === undefined) return c.body(null, 204);
     return sseResponse(plainFrames(events), leave);
   });

@@ -2,7 +2,7 @@ import type { UIMessageChunk } from 'ai';
 
 import type { AgentMessage, FunctionCall } from '../messages/message.js';
 import { messageToText } from '../messages/message-text.js';
-import type { FeedEvent } from './live-run.js';
+import type { RunEvent } from '../engine/feed/run-event.js';
 import type { SseFrame } from './sse-response.js';
 import { handoffData } from './handoff-data.js';
 
@@ -32,6 +32,8 @@ export class UiMessageEncoder {
   #text: string | undefined;
   #parts = 0;
   readonly #calls = new Set<string>();
+  /** The messages shown as drafts (streamed before their step): their step's record is not. */
+  readonly #drafts = new Set<string>();
 
   constructor(messageId: string, knownCalls: readonly string[] = []) {
     this.messageId = messageId;
@@ -42,7 +44,7 @@ export class UiMessageEncoder {
     return [{ type: 'start', messageId: this.messageId }];
   }
 
-  event(event: FeedEvent): UIMessageChunk[] {
+  event(event: RunEvent): UIMessageChunk[] {
     if (event.kind === 'result') {
       const { status, pendingRequest } = event.result;
       return [
@@ -66,7 +68,8 @@ export class UiMessageEncoder {
       ];
     }
     const m = event.message;
-    if (m.source === 'user') return [];
+    if (m.source === 'user' || this.#drafts.delete(m.id)) return [];
+    if (event.draft === true && m.type !== 'ModelClientStreamingChunkEvent') this.#drafts.add(m.id);
     const out: UIMessageChunk[] = [];
     if (m.source !== this.#agent && m.type !== 'GuardrailTrippedEvent') {
       this.#agent = m.source;
@@ -184,7 +187,7 @@ export class UiMessageEncoder {
 
 /** The SSE frames of a UI message stream: each chunk as JSON, then `[DONE]`. */
 export async function* uiMessageFrames(
-  events: AsyncIterable<FeedEvent>,
+  events: AsyncIterable<RunEvent>,
   encoder: UiMessageEncoder,
 ): AsyncGenerator<SseFrame> {
   for (const chunk of encoder.start()) yield { data: JSON.stringify(chunk) };

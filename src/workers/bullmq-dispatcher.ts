@@ -11,6 +11,7 @@ import {
   missingPeer,
   type RunJob,
 } from './dispatcher.js';
+import { RedisSubscribers } from './redis-subscribers.js';
 
 /** Redis connection options as ioredis takes them (`{host, port, password, db}`, ...). */
 export type BullMQConnection = Record<string, unknown>;
@@ -45,6 +46,8 @@ interface RedisLike {
 
 /** The channel on which workers announce steps (the message is the session id). */
 const CHANNEL = 'baton:steps';
+/** The channel of the drafts of steps being made (the message is the draft as JSON). */
+const DRAFTS = 'baton:drafts';
 interface BullJob {
   id?: string | undefined;
   data: unknown;
@@ -113,7 +116,10 @@ export class BullMQDispatcher implements Dispatcher {
   readonly #lockDurationMs: number;
   readonly #retryDelayMs: number;
   #loaded: Promise<{ bull: BullModule; redis: RedisLike; Redis: RedisClass }> | undefined;
-  readonly #subscribers = new Set<RedisLike>();
+  readonly #subscribers = new RedisSubscribers(async () => {
+    const { Redis } = await this.#load();
+    return new Redis(this.#connection);
+  });
   readonly #queues = new Map<string, InstanceType<BullModule['Queue']>>();
   readonly #workers = new Set<{ close(force?: boolean): Promise<void> }>();
 
@@ -230,24 +236,21 @@ export class BullMQDispatcher implements Dispatcher {
     await redis.publish(CHANNEL, sessionId);
   }
 
-  async listen(listener: (sessionId: string) => void): Promise<() => Promise<void>> {
-    const { Redis } = await this.#load();
-    const subscriber = new Redis(this.#connection);
-    subscriber.on('error', () => {});
-    subscriber.on('message', (channel, message) => {
-      if (channel === CHANNEL) listener(message);
-    });
-    this.#subscribers.add(subscriber);
-    await subscriber.subscribe(CHANNEL);
-    return async () => {
-      if (this.#subscribers.delete(subscriber)) await subscriber.quit().catch(() => {});
-    };
+  listen(listener: (sessionId: string) => void): Promise<() => Promise<void>> {
+    return this.#subscribers.subscribe(CHANNEL, listener);
+  }
+
+  async publishDraft(text: string): Promise<void> {
+    const { redis } = await this.#load();
+    await redis.publish(DRAFTS, text);
+  }
+
+  listenDrafts(listener: (text: string) => void): Promise<() => Promise<void>> {
+    return this.#subscribers.subscribe(DRAFTS, listener);
   }
 
   async close(): Promise<void> {
-    const subscribers = [...this.#subscribers];
-    this.#subscribers.clear();
-    await Promise.all(subscribers.map((s) => s.quit().catch(() => {})));
+    await this.#subscribers.close();
     const loaded = this.#loaded;
     this.#loaded = undefined;
     await Promise.all([...this.#workers].map((w) => w.close(true)));

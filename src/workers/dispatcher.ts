@@ -77,24 +77,29 @@ export interface Dispatcher {
    * function that stops listening. Servers still look at the store now and then without one.
    */
   listen(listener: (sessionId: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Sends `text` (a draft of a step being made, as JSON) to every process listening for drafts,
+   * on the queue engine's own channel; a draft may be dropped (the committed step repeats it).
+   */
+  publishDraft?(text: string): Promise<void>;
+  /** Calls `listener` with the text of every draft published, by any process. */
+  listenDrafts?(listener: (text: string) => void): Promise<() => Promise<void>>;
   /** Closes the connections it opened. */
   close(): Promise<void>;
 }
-
-/** Store classes several machines can share. */
-const SHARED_STORES = new Set(['PostgresCheckpointStore', 'RedisCheckpointStore']);
 
 /**
  * @throws ConfigError unless `store` is one several machines share: a dispatcher hands a session
  * to any worker, which must read what the others committed.
  */
 export function checkSharedStore(store: CheckpointStore | undefined, where: string): void {
-  const name = store === undefined ? undefined : store.constructor.name;
-  if (name !== undefined && SHARED_STORES.has(name)) return;
+  if (store?.shared === true) return;
   throw new ConfigError(
     `${where}: a dispatcher hands each run to any worker, so the workflow needs a checkpoint store ` +
       'that every machine shares (PostgresCheckpointStore or RedisCheckpointStore); ' +
-      (name === undefined ? 'it has none.' : `it has a ${name}, which only this process sees.`),
+      (store === undefined
+        ? 'it has none.'
+        : `it has a ${store.constructor.name || 'store'}, which only this process sees.`),
     { path: 'dispatcher' },
   );
 }
@@ -155,9 +160,9 @@ export function missingPeer(pkg: string, who: string, error: unknown): ConfigErr
 }
 
 /**
- * The lease key under which a worker leaves the outcome of a queued run for the server that queued
- * it, as the key's owner: `ended:{"stopReason":…}` (what the step log does not say), or
- * `failed:<error message>`.
+ * The lease key under which a worker leaves the error of a queued run that failed for the server
+ * that queued it, as the key's owner: `failed:<error message>` (the step log keeps what the run
+ * committed, not why it failed).
  */
 export function outcomeKey(inputId: string): string {
   return internalKey('outcome', inputId);

@@ -1,3 +1,4 @@
+import { listeningClient, loadPg, type PgClient } from './pg-notify.js';
 import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
 import {
@@ -35,25 +36,14 @@ export interface PgBossLike {
   on?(event: 'error', listener: (error: unknown) => void): unknown;
 }
 
-/** The part of `pg` the announcements use. */
-interface PgClient {
-  connect(): Promise<unknown>;
-  query(text: string, values?: unknown[]): Promise<unknown>;
-  on(event: 'notification', listener: (message: { payload?: string }) => void): unknown;
-  on(event: 'error', listener: (error: unknown) => void): unknown;
-  end(): Promise<void>;
-}
-interface PgModule {
-  Client: new (options: object) => PgClient;
-  Pool: new (options: object) => Omit<PgClient, 'connect'>;
-}
-
 interface PgBossModule {
   PgBoss: new (options: object) => PgBossLike & { start(): Promise<unknown> };
 }
 
 /** The channel on which workers announce steps (the payload is the session id). */
 const CHANNEL = 'baton_steps';
+/** The channel of the drafts of steps being made (the payload is the draft as JSON). */
+const DRAFTS = 'baton_drafts';
 
 /** Options of the queue engine as Baton sets it up. */
 export interface PgBossDispatcherOptions {
@@ -210,25 +200,39 @@ export class PgBossDispatcher implements Dispatcher {
     return pendingJob(await this.#queue(name), name, sessionId, held);
   }
 
-  async announce(sessionId: string): Promise<void> {
-    // Through the boss's own pool (no connections of their own; a boss passed in announces too).
-    const sql = this.#sql(await this.#started());
-    if (sql !== undefined) await sql('SELECT pg_notify($1, $2)', [CHANNEL, sessionId]);
-    else await (await this.#announcer())?.query('SELECT pg_notify($1, $2)', [CHANNEL, sessionId]);
+  announce(sessionId: string): Promise<void> {
+    return this.#notify(CHANNEL, sessionId);
   }
 
-  async listen(listener: (sessionId: string) => void): Promise<() => Promise<void>> {
+  listen(listener: (sessionId: string) => void): Promise<() => Promise<void>> {
+    return this.#listenOn(CHANNEL, listener);
+  }
+
+  /** A draft over NOTIFY's 8000 bytes is dropped: the committed step repeats it. */
+  async publishDraft(text: string): Promise<void> {
+    if (Buffer.byteLength(text) < 7900) await this.#notify(DRAFTS, text);
+  }
+
+  listenDrafts(listener: (text: string) => void): Promise<() => Promise<void>> {
+    return this.#listenOn(DRAFTS, listener);
+  }
+
+  async #notify(channel: string, payload: string): Promise<void> {
+    // Through the boss's own pool (no connections of their own; a boss passed in announces too).
+    const sql = this.#sql(await this.#started());
+    if (sql !== undefined) await sql('SELECT pg_notify($1, $2)', [channel, payload]);
+    else await (await this.#announcer())?.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
+  async #listenOn(
+    channel: string,
+    listener: (payload: string) => void,
+  ): Promise<() => Promise<void>> {
     const connectionString = this.#connectionString;
     if (connectionString === undefined) {
       throw new ConfigError('PgBossDispatcher: listening needs { connectionString }.');
     }
-    const client = new (await loadPg()).Client({ connectionString });
-    client.on('error', () => {});
-    client.on('notification', (message) => {
-      if (message.payload !== undefined) listener(message.payload);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    const client = await listeningClient(connectionString, channel, listener);
     this.#listeners.add(client);
     return async () => {
       if (this.#listeners.delete(client)) await client.end().catch(() => {});
@@ -330,15 +334,4 @@ function atLeast(where: string, name: string, value: number, least: number): num
     `${where}: \`${name}\` must be an integer of at least ${least}, got ${JSON.stringify(value)}.`,
     { path: name },
   );
-}
-
-async function loadPg(): Promise<PgModule> {
-  try {
-    const pg: unknown = await import('pg');
-    const module = isRecord(pg) && isRecord(pg.default) ? pg.default : pg;
-    if (hasFunctions<PgModule>(module, ['Client', 'Pool'])) return module;
-  } catch (error) {
-    throw missingPeer('pg', 'PgBossDispatcher', error);
-  }
-  throw new ConfigError('PgBossDispatcher: the installed "pg" has no Client and Pool.');
 }

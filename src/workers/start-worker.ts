@@ -6,13 +6,12 @@ import {
   SessionBusyError,
   StoreUnavailableError,
 } from '../errors.js';
-import { HAND_OVER, INPUT_ONCE, InputTaken } from '../engine/run/run-observer.js';
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import { STOP_OWNER, stopKey } from '../engine/feed/stop-signal.js';
+import { InputTaken } from '../engine/run/run-observer.js';
+import { isServedWorkflow, type ServedWorkflow } from '../engine/session/served-workflow.js';
 import { type BudgetsOptions, checkBudgets, tenantDayLimits } from './tenant-budget.js';
-import { RunHub } from '../serve/run-hub.js';
-import { STOP_OWNER, stopKey } from '../serve/stop-signal.js';
-import { isServedWorkflow, type ServedWorkflow } from '../serve/serve-options.js';
-import { Tenancy } from '../serve/tenancy.js';
-import { HttpError } from '../serve/http-error.js';
+import { sessionOwner } from './session-owner.js';
 import {
   checkDispatcher,
   checkSharedStore,
@@ -25,6 +24,8 @@ import {
   queueNameOf,
   type RunJob,
 } from './dispatcher.js';
+import { failedOutcome } from './run-channel.js';
+import { WorkerRuns } from './worker-runs.js';
 
 /** Options of `startWorker()`. */
 export interface WorkerOptions {
@@ -104,21 +105,18 @@ export async function startWorker(
   }
   // Aborted by close(): the runs finish their turn and hand the rest on to another worker.
   const handOver = new AbortController();
-  const tenancy = new Tenancy(workflow.checkpointStore);
-  const cap = checkBudgets('startWorker()', options.budgets);
-  const hub = new RunHub(workflow, tenancy, {
-    ...(cap === undefined
-      ? {}
-      : { limit: tenantDayLimits(workflow.checkpointStore, cap, (id) => tenancy.ownerOf(id)) }),
-    onStep: (id) => void dispatcher.announce(id).catch(() => {}),
-    worker: { [HAND_OVER]: handOver.signal, [INPUT_ONCE]: true },
-  });
   const store = workflow.checkpointStore;
+  // `checkSharedStore()` above: there is one.
+  if (store === undefined) throw new ConfigError('startWorker(): the workflow has no store.');
+  const cap = checkBudgets('startWorker()', options.budgets);
+  const limit =
+    cap === undefined ? undefined : tenantDayLimits(store, cap, (id) => sessionOwner(store, id));
+  const runs = new WorkerRuns(workflow, store, dispatcher, handOver.signal, limit);
   const queue = queueNameOf(workflow);
   const consumer = await dispatcher.consume(
     queue,
     (job, meta) =>
-      runJobAttempts(hub, job, dispatcher, handOver.signal, {
+      runJobAttempts(workflow, store, runs, job, dispatcher, handOver.signal, {
         attempts,
         log,
         name: meta?.id ?? job.inputId ?? 'without input',
@@ -127,7 +125,7 @@ export async function startWorker(
       concurrency,
       // The lease a running session holds, renewed every second: none on a session whose job is
       // taken means that job's worker died (or never reached the session).
-      running: async (id) => store === undefined || (await store.leaseHolder(id)) !== null,
+      running: async (id) => (await store.leaseHolder(id)) !== null,
     },
   );
   // The servers learn from these that some worker serves the queue (and which queues are served).
@@ -147,7 +145,7 @@ export async function startWorker(
         if ((await Promise.race([stopped, timer])) !== 'timeout') return;
         // Turns still running are cut short (their leases let go, their jobs handed back), so
         // another worker resumes them at once rather than after the lease expires.
-        await hub.abortAll();
+        await runs.abortAll();
         await stopped;
       })();
       return closing;
@@ -166,7 +164,9 @@ class JobFailed extends Error {
  * that queued the input reads why and tells its client.
  */
 async function runJobAttempts(
-  hub: RunHub,
+  workflow: ServedWorkflow,
+  store: CheckpointStore,
+  runs: WorkerRuns,
   job: RunJob,
   dispatcher: Dispatcher,
   handOver: AbortSignal,
@@ -175,7 +175,7 @@ async function runJobAttempts(
   let reason = '';
   for (let attempt = 1; attempt <= options.attempts; attempt++) {
     try {
-      return await runJob(hub, job, dispatcher, handOver);
+      return await runJob(workflow, store, runs, job, dispatcher, handOver);
     } catch (error) {
       if (retried(error)) return { done: false, retryMs: BUSY_RETRY_MS };
       reason = firstLine(error);
@@ -191,10 +191,9 @@ async function runJobAttempts(
     `Baton worker: job ${options.name} of session ${JSON.stringify(id)} failed after ` +
       `${options.attempts} attempt${options.attempts === 1 ? '' : 's'}: ${reason}`,
   );
-  const store = hub.store;
-  if (job.inputId !== null && store !== undefined) {
+  if (job.inputId !== null) {
     await store
-      .acquireLease(outcomeKey(job.inputId), `failed:${reason}`, OUTCOME_TTL_MS)
+      .acquireLease(outcomeKey(job.inputId), failedOutcome(reason), OUTCOME_TTL_MS)
       .catch(() => false);
   }
   // The server that queued the input waits for this outcome: wake it now.
@@ -212,15 +211,15 @@ function firstLine(error: unknown): string {
  * worker is closing: `handOver`). Throws what makes the attempt fail.
  */
 async function runJob(
-  hub: RunHub,
+  workflow: ServedWorkflow,
+  store: CheckpointStore,
+  runs: WorkerRuns,
   job: RunJob,
   dispatcher: Dispatcher,
   handOver: AbortSignal,
 ): Promise<JobOutcome> {
   const id = job.sessionId;
-  const store = hub.store;
-  if (store === undefined) return { done: true };
-  const session = hub.session(id);
+  const session = workflow.session(id);
   let task = job.task ?? undefined;
   try {
     if (job.inputId !== null) {
@@ -237,21 +236,17 @@ async function runJob(
     if (job.interrupts === true) await store.releaseLease(stopKey(id), STOP_OWNER);
     // A worker closing starts no run: the job goes back to the queue for another worker.
     if (handOver.aborted) return { done: false, retryMs: 0 };
-    const live = await hub.start(id, task);
-    await live.ended;
-    const last = live.events.at(-1);
-    if (last?.kind === 'error' && retried(last.error))
+    const last = await runs.run(id, task);
+    if (last.kind === 'thrown') {
+      if (retried(last.error)) return { done: false, retryMs: BUSY_RETRY_MS };
+      throw last.error;
+    }
+    if (last.kind === 'error' && retried(last.error))
       return { done: false, retryMs: BUSY_RETRY_MS };
     // Handed on or cut short by this worker's close(): another worker goes on with it at once.
     if (last?.kind === 'result' && last.result.status === 'cancelled')
       return { done: false, retryMs: 0 };
-    if (last?.kind === 'error') throw new JobFailed(last.message, { cause: last.error });
-    if (job.inputId !== null && last?.kind === 'result') {
-      const outcome = `ended:${JSON.stringify({ stopReason: last.result.stopReason })}`;
-      await store.acquireLease(outcomeKey(job.inputId), outcome, OUTCOME_TTL_MS);
-      // The server that queued the input waits for this outcome: wake it now.
-      await dispatcher.announce(id).catch(() => {});
-    }
+    if (last.kind === 'error') throw new JobFailed(last.message, { cause: last.error });
     return { done: true };
   } catch (error) {
     if (retried(error)) return { done: false, retryMs: BUSY_RETRY_MS };
@@ -271,7 +266,6 @@ function retried(error: unknown): boolean {
     // attempt finds it there and goes on from the log.
     error instanceof InputTaken ||
     (error instanceof CheckpointError && error.writing) ||
-    error instanceof StoreUnavailableError ||
-    (error instanceof HttpError && error.status === 409)
+    error instanceof StoreUnavailableError
   );
 }

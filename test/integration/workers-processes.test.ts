@@ -94,6 +94,52 @@ describe.each(ENGINES)('workers in other processes on %s', (engine) => {
     }
   }, 120_000);
 
+  it("streams the worker's chunks live to a client of another server (the queue engine's channel)", async () => {
+    const { store: storeName, workflow } = names();
+    const env = { QD_ENGINE: engine, QD_STORE: storeName, QD_NAME: workflow, QD_STREAM: '1' };
+    const worker = startChild(
+      'src/cli/main.ts',
+      ['worker', 'test/support/queue-desk-module.ts', '--queue', QUEUE_URL[engine]],
+      /(Baton worker): /,
+      env,
+    );
+    children.push(worker);
+    await worker.printed;
+    const store = storeOf(engine, storeName);
+    const dispatcher = dispatcherOf(engine, `baton.${workflow}`);
+    const a = serve(queueDesk(store, workflow), { token: TOKEN, dispatcher });
+    try {
+      const created = await a.fetch(
+        new Request('http://a.test/sessions', { method: 'POST', headers: HEADERS, body: '{}' }),
+      );
+      const { id } = (await created.json()) as { id: string };
+      const answer = await a.fetch(
+        new Request(`http://a.test/sessions/${id}/runs`, {
+          method: 'POST',
+          headers: { ...HEADERS, accept: 'text/event-stream' },
+          body: JSON.stringify({ input: 'slow one' }),
+        }),
+      );
+      const events = sseEvents(await answer.text());
+      // The answer streamed by the worker reached this server as a chunk, before the step that
+      // commits it; the result is the run's.
+      expect(events.map((e) => e.event)).toEqual([
+        'TextMessage',
+        'ModelClientStreamingChunkEvent',
+        'ToolCallRequestEvent',
+        'ToolCallExecutionEvent',
+        'TextMessage',
+        'UserInputRequestedEvent',
+        'result',
+      ]);
+      expect(JSON.parse(events[1]?.data ?? '{}')).toMatchObject({ content: 'reply 1: slow one' });
+    } finally {
+      await a.close();
+      await dispatcher.close();
+      await store.close();
+    }
+  }, 120_000);
+
   it('lets the running turn finish on SIGTERM, then exits', async () => {
     const { store: storeName, workflow } = names();
     const env = { QD_ENGINE: engine, QD_STORE: storeName, QD_NAME: workflow };

@@ -6,12 +6,13 @@ import { describe, expect, it } from 'vitest';
 import {
   Agent,
   type AgentMessage,
+  type RunOptions,
   MemoryCheckpointStore,
   RoundRobinGroupChat,
   ScriptedChatClient,
   TextMentionTermination,
 } from '../../src/index.js';
-import { HAND_OVER, type ObservedRun } from '../../src/engine/run/run-observer.js';
+import { HAND_OVER, type WorkerRun } from '../../src/engine/run/run-observer.js';
 
 /** One agent that answers `tick <n>` until `DONE <stopAt>`; `during(n)` runs inside call n. */
 function ticker(stopAt: number, during: (n: number) => void = () => {}) {
@@ -35,7 +36,7 @@ const answers = (messages: readonly AgentMessage[]) =>
   messages.flatMap((m) => (m.type === 'TextMessage' && m.source === 'a' ? [m.content] : []));
 
 /** Run options that hand the run on once `handOver` aborts. */
-const handingOn = (handOver: AbortController, signal?: AbortSignal): ObservedRun => ({
+const handingOn = (handOver: AbortController, signal?: AbortSignal): RunOptions & WorkerRun => ({
   ...(signal === undefined ? {} : { signal }),
   [HAND_OVER]: handOver.signal,
 });

@@ -2,7 +2,9 @@
 // typed value. Sessions of every kind of step (answers, handoffs, pauses, approvals in a turn and in
 // a graph step, decisions, guardrails, stops (a condition's, a requested one, `maxTurns`), cancels, resumes, a graph's completion, condition
 // state) are run with ids and the clock fixed, and their records are compared with
-// test/fixtures/step-records-v3.json, written by the engine before that change. `BATON_WRITE_FIXTURE=1`
+// test/fixtures/step-records-v3.json, written by the engine before that change (and again when steps
+// that stop a run began to record the stop reason, field `w`; the records from before that are kept
+// in step-records-v3-before-stop-reasons.json, which must still load). `BATON_WRITE_FIXTURE=1`
 // writes the fixture anew (only ever from a commit whose records are known to be right).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

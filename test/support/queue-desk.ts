@@ -71,6 +71,8 @@ export function queueDesk(
     description: 'Answers.',
     tools: [wait],
     maxToolIterations: 2,
+    // QD_STREAM=1: the clerk streams its answers (its chunks cross processes on the channel).
+    stream: process.env.QD_STREAM === '1',
     client: new ScriptedChatClient((request): ScriptedStep => {
       const texts = userTexts(request);
       const text = texts.at(-1) ?? '';

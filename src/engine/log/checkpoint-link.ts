@@ -186,7 +186,13 @@ export class CheckpointLink {
     const identity = this.#identity;
     const taking = this.#writer?.fingerprint !== identity.fingerprint;
     const record = snapshot
-      ? encodeSnapshot(this.#sessionId, state, eventOf(step.step), this.#self())
+      ? encodeSnapshot(
+          this.#sessionId,
+          state,
+          eventOf(step.step),
+          this.#self(),
+          step.change.stopReason,
+        )
       : encodeStep(this.#sessionId, this.#withMigration(step), taking ? this.#self() : undefined);
     await this.#append(record, () =>
       this.#store.append(this.#sessionId, record, this.#appendOptions()),

@@ -67,8 +67,9 @@ const FIELD_CODES = {
   lastSpeaker: 'l',
   statePatch: 'p',
   stateCalls: 'o',
+  stopReason: 'w',
 } as const satisfies Record<
-  (typeof REPLACEABLE)[number] | 'lastSpeaker' | 'statePatch' | 'stateCalls',
+  (typeof REPLACEABLE)[number] | 'lastSpeaker' | 'statePatch' | 'stateCalls' | 'stopReason',
   string
 >;
 
@@ -97,6 +98,10 @@ export function compactStep(committed: CommittedStep): CompactStep {
   if (change.statePatch !== undefined) {
     fields[FIELD_CODES.statePatch] = change.statePatch;
     if (change.stateCalls !== undefined) fields[FIELD_CODES.stateCalls] = change.stateCalls;
+    replaced = true;
+  }
+  if (change.stopReason !== undefined) {
+    fields[FIELD_CODES.stopReason] = change.stopReason;
     replaced = true;
   }
   const event = eventOf(committed.step);
@@ -172,6 +177,9 @@ export function typedStep(
     }
     if (field === 'statePatch' && !Array.isArray(value)) {
       return `a step record patches the state with ${JSON.stringify(value)}, which is no list of operations`;
+    }
+    if (field === 'stopReason' && typeof value !== 'string') {
+      return `a step record gives the stop reason ${JSON.stringify(value)}, which is no text`;
     }
     if (field === 'stateCalls' && !Array.isArray(value)) {
       return `a step record names the calls of its state patch with ${JSON.stringify(value)}, which is no list`;

@@ -41,6 +41,8 @@ const SnapshotSchema = z.object({
   /** The writer's state version (`StateOption.version`); absent in records of version 1. */
   sv: z.number().int().positive().optional(),
   state: z.unknown(),
+  /** Why the run stopped, when the step this snapshot records stopped it. */
+  stopReason: z.string().optional(),
 });
 
 type Snapshot = z.infer<typeof SnapshotSchema>;
@@ -78,6 +80,7 @@ export function encodeSnapshot(
   state: SessionState,
   event: string,
   writer: Writer & { readonly descriptor: WorkflowDescriptor },
+  stopReason?: string,
 ): CheckpointRecord {
   const record: Snapshot = {
     v: RECORD_VERSION,
@@ -89,6 +92,7 @@ export function encodeSnapshot(
     workflow: writer.descriptor,
     ...(writer.version === 1 ? {} : { sv: writer.version }),
     state,
+    ...(stopReason === undefined ? {} : { stopReason }),
   };
   return {
     step: record.step,

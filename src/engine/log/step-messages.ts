@@ -17,6 +17,11 @@ export interface StepView {
   readonly pendingRequest: PendingRequest | null;
   /** The step's change of the conversation state (API.md §18), when it made one. */
   readonly statePatch?: readonly StatePatchOp[];
+  /**
+   * Why the run stopped, on a step that stopped it; `undefined` on the steps of logs written
+   * before steps recorded it (and on snapshots).
+   */
+  readonly stopReason?: string;
 }
 
 /** Where the log stands between two records (pass one on to read a log further). */
@@ -32,12 +37,14 @@ export function stepViewOf(
   appended: readonly AgentMessage[],
   state: Pick<SessionState, 'status' | 'pendingRequest'>,
   statePatch?: readonly StatePatchOp[],
+  stopReason?: string,
 ): StepView {
   const view = {
     step,
     messages: appended,
     status: state.status,
     pendingRequest: state.pendingRequest,
+    ...(stopReason === undefined ? {} : { stopReason }),
   };
   return statePatch === undefined ? view : { ...view, statePatch };
 }
@@ -58,6 +65,7 @@ export function stepViews(
     const entry = decode(sessionId, record);
     let messages: readonly AgentMessage[];
     let statePatch: readonly StatePatchOp[] | undefined;
+    let stopReason: string | undefined;
     if ('state' in entry) {
       const state = entry.state as SessionState;
       const thread = state.thread;
@@ -65,11 +73,13 @@ export function stepViews(
       reading.length = thread.length;
       reading.status = state.status;
       reading.pending = state.pendingRequest;
+      stopReason = entry.stopReason;
     } else {
       const step = entry.typed(reading.length);
       if (typeof step === 'string') throw new CheckpointError(sessionId, record.step, step);
       messages = step.append ?? [];
       statePatch = step.statePatch;
+      stopReason = step.stopReason;
       reading.length += messages.length;
       if (step.status !== undefined) reading.status = step.status;
       if (step.pendingRequest !== undefined) reading.pending = step.pendingRequest;
@@ -80,6 +90,7 @@ export function stepViews(
       status: reading.status,
       pendingRequest: reading.pending,
       ...(statePatch === undefined ? {} : { statePatch }),
+      ...(stopReason === undefined ? {} : { stopReason }),
     });
   }
   return views;

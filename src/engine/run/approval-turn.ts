@@ -57,12 +57,15 @@ export async function continuePausedTurn(
       ? await untilAborted(host.checkStop(taskMessages), options.signal)
       : { stop: null, state: state.termination };
   const event = tripped === null ? undefined : trippedEvent(tripped);
-  const stops = tripped !== null || check.stop !== null;
+  const reason = tripped !== null ? trippedReason(tripped) : check.stop?.content;
   const change = decisionsStep(pending, undecided, {
     task: taskMessages,
     tripped: event,
     check,
-    stop: stops ? await host.stopChange(state.machineState, check.state) : undefined,
+    stop:
+      reason === undefined
+        ? undefined
+        : await host.stopChange(state.machineState, check.state, reason),
   });
   await host.commit(change);
   // The decisions given now are the start of their calls (API.md §17): those run, not in doubt.

@@ -54,7 +54,7 @@ export async function refusedTurn(run: SessionRun, refused: RefusedTurn): Promis
     run.record([...append, asked], streamed);
     return run.result('awaiting_input', null);
   }
-  const stop = await host.stopChange(speaking, host.state.termination);
+  const stop = await host.stopChange(speaking, host.state.termination, refusal.stop.content);
   await host.commit({ kind: 'budget', agent, append, pendingRequest: null, ...stop });
   run.record(append, streamed);
   return run.result('terminated', refusal.stop.content);
@@ -97,7 +97,7 @@ export async function continueAfterBudget(
     pendingRequest: goesOn || stops ? null : pending,
     status: goesOn ? 'idle' : 'awaiting_input',
     termination,
-    ...(stops ? await host.stopChange(state.machineState, termination) : {}),
+    ...(reason !== null ? await host.stopChange(state.machineState, termination, reason) : {}),
   });
   if (options.outputTaskMessages !== false) for (const m of task) run.emit(m);
   if (reason !== null) return run.result('terminated', reason);

@@ -50,7 +50,7 @@ export async function groupStep(
       await host.commit({
         kind: 'stop',
         complete: true,
-        ...(await host.stopChange(state.machineState, state.termination)),
+        ...(await host.stopChange(state.machineState, state.termination, group.complete)),
       });
       return run.result('terminated', group.complete);
     }
@@ -135,7 +135,8 @@ export async function groupStep(
   const progress = routing?.progress === undefined ? {} : { progress: routing.progress };
 
   if (tripped !== null) {
-    const stop = await host.stopChange(state.machineState, state.termination);
+    const reason = trippedReason(tripped);
+    const stop = await host.stopChange(state.machineState, state.termination, reason);
     const change = trippedStep(tripped, append, stop, { responders, ...progress });
     await commitThenThrow(run, change, streamed, routeError);
     return run.result('terminated', trippedReason(tripped));
@@ -180,7 +181,8 @@ export async function groupStep(
     conditionError = error;
   }
   const waits = driver.meta(next).kind === 'input';
-  const stop = check.stop === null ? undefined : await host.stopChange(next, check.state);
+  const stop =
+    check.stop === null ? undefined : await host.stopChange(next, check.state, check.stop.content);
   const change = groupAnswerStep(
     state,
     responders,

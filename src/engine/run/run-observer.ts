@@ -1,31 +1,7 @@
-import type { StatePatchOp } from '../../agents/conversation-state.js';
-import type { AgentMessage } from '../../messages/message.js';
 import type { RunOptions, TaskMessage } from '../runnable.js';
 import type { SessionState } from '../state/session-state.js';
 import { threadOf } from '../state/state-thread.js';
 import { decidedBy } from './decider.js';
-
-/**
- * Internal, not part of API.md: a `RunOptions` key whose observer hears a run as it happens,
- * synchronously and in order: every message put on the run's stream (streaming chunks included),
- * and every step it commits with the messages that step appends to the thread. `serve()` builds its
- * event cursors from it: a committed step's messages are exactly what its step log record replays.
- */
-// `Symbol.for`: a workflow built by another copy of Baton (a module the CLI loads) hears it too.
-export const OBSERVE_RUN = Symbol.for('baton.observeRun');
-
-/** What `OBSERVE_RUN` hears. A throwing observer is ignored: it cannot break the run it watches. */
-export interface RunObserver {
-  /** A message the run streams, as it streams it. */
-  message?(message: AgentMessage): void;
-  /** A step was committed: its number, the messages it appended, and the state it made. */
-  step?(
-    step: number,
-    appended: readonly AgentMessage[],
-    state: SessionState,
-    statePatch?: readonly StatePatchOp[],
-  ): void;
-}
 
 /**
  * Internal, not part of API.md: a `RunOptions` key whose signal, once aborted, hands the run on
@@ -59,9 +35,6 @@ export interface WorkerRun {
   readonly [INPUT_ONCE]?: boolean | undefined;
 }
 
-/** `RunOptions` with an observer, and a worker's keys. */
-export type ObservedRun = RunOptions & WorkerRun & { readonly [OBSERVE_RUN]?: RunObserver };
-
 /**
  * `input`, unless `options` give it once (`INPUT_ONCE`) and the thread of `state` has it; checked
  * and signed by the run's principal (see `decidedBy()`).
@@ -87,32 +60,4 @@ export function handOverOf(options: RunOptions | undefined): AbortSignal | undef
   if (options === undefined || !(HAND_OVER in options)) return undefined;
   const signal = options[HAND_OVER];
   return signal instanceof AbortSignal ? signal : undefined;
-}
-
-/** The observer `options` carry, if any. */
-export function observerOf(options: RunOptions | undefined): RunObserver | undefined {
-  return (options as ObservedRun | undefined)?.[OBSERVE_RUN];
-}
-
-/** Calls `hear` on the observer, ignoring what it throws. */
-export function tell(observer: RunObserver | undefined, hear: (o: RunObserver) => void): void {
-  if (observer === undefined) return;
-  try {
-    hear(observer);
-  } catch {
-    // An observer cannot break the run it watches.
-  }
-}
-
-/** `sink`, also telling the observer of `options` (if it hears messages) of every message. */
-export function observedSink<S extends (message: AgentMessage) => void>(
-  options: RunOptions,
-  sink: S | undefined,
-): S | ((message: AgentMessage) => void) | undefined {
-  const observer = observerOf(options);
-  if (observer?.message === undefined) return sink;
-  return (message) => {
-    tell(observer, (o) => o.message?.(message));
-    sink?.(message);
-  };
 }

@@ -25,7 +25,7 @@ import type { RunOptions, Task, TaskResult } from '../runnable.js';
 import { NO_MESSAGES, type SessionState, withThread } from '../state/session-state.js';
 import type { Step } from '../state/step.js';
 import { threadOf } from '../state/state-thread.js';
-import { freshInput, handOverOf, observedSink } from './run-observer.js';
+import { freshInput, handOverOf } from './run-observer.js';
 import type { StopCheck } from './session-stop.js';
 import {
   answerStep,
@@ -52,22 +52,16 @@ const NOTHING_STREAMED: Set<string> = new Set();
 export interface RunHost extends TurnContext {
   /** The state as last committed. */
   readonly state: SessionState;
-  /**
-   * Records one step (in the store, when there is one) and makes it the state; without a store the
-   * step is the state on return, and nothing is returned to await (every await costs a tick).
-   */
+  /** Records one step and makes it the state (without a store: on return, nothing to await). */
   commit(step: Step): Promise<void> | undefined;
-  /**
-   * Feeds one delta to the session's stop rule; `before` is what precedes it in this step. Without
-   * a rule (and no stop requested) the verdict is returned at once.
-   */
+  /** Feeds one delta (after `before` in this step) to the stop rule; without one: at once. */
   checkStop(
     delta: readonly AgentMessage[],
     conditionState?: unknown,
     before?: readonly AgentMessage[],
   ): StopCheck | Promise<StopCheck>;
-  /** What a stop changes: the machine stops (remembering where), the condition is reset. */
-  stopChange(machineState: string, conditionState: unknown): Promise<StopChange>;
+  /** What a stop for `reason` changes: the machine stops, the condition is reset, and so on. */
+  stopChange(machineState: string, conditionState: unknown, reason: string): Promise<StopChange>;
   /**
    * Rejects when this process no longer holds the session (before a model call or a commit);
    * undefined when the session has no store, so an in-memory run awaits nothing.
@@ -92,7 +86,6 @@ export class SessionRun {
   constructor(host: RunHost, options: RunOptions, sink: MessageSink | undefined) {
     this.host = host;
     this.options = options;
-    sink = observedSink(options, sink);
     this.sink =
       sink === undefined
         ? undefined
@@ -198,7 +191,7 @@ export class SessionRun {
         await host.commit({
           kind: 'stop',
           complete: false,
-          ...(await host.stopChange(state.machineState, state.termination)),
+          ...(await host.stopChange(state.machineState, state.termination, reason)),
         });
         return this.result('terminated', reason);
       }
@@ -278,11 +271,12 @@ export class SessionRun {
     // Without output guardrails nothing is awaited: every await on the hot path costs a tick.
     const tripped = checking === null ? null : await checking;
     if (tripped !== null) {
-      const stop = await host.stopChange(speaking, state.termination);
+      const reason = trippedReason(tripped);
+      const stop = await host.stopChange(speaking, state.termination, reason);
       const change = trippedStep(tripped, [...before, ...inner, trippedEvent(tripped)], stop);
       await host.commit(change);
       this.record(change.append ?? [], streamed);
-      return this.result('terminated', trippedReason(tripped));
+      return this.result('terminated', reason);
     }
     return this.#answer(state, agent, speaking, selection, response, streamed);
   }
@@ -323,7 +317,9 @@ export class SessionRun {
       check = { stop: null, state: state.termination };
     }
     const nextMeta: StateMeta = host.driver.meta(next);
-    const stop = check.stop === null ? undefined : await host.stopChange(next, check.state);
+    const reason = check.stop?.content;
+    const stop =
+      reason === undefined ? undefined : await host.stopChange(next, check.state, reason);
     const change = answerStep({
       agent,
       selection,

@@ -164,11 +164,15 @@ export class SessionStop {
       : rule.raise(amountUsd, conditionState);
   }
 
-  /** What a stop changes: the machine stops (remembering where), the condition is reset. */
+  /**
+   * What a stop for `reason` changes: the machine stops (remembering where), the condition is
+   * reset, and the step records the reason (the result's `stopReason`, for readers of the log).
+   */
   async change(
     driver: MachineDriver,
     machineState: string,
     conditionState: unknown,
+    reason: string,
   ): Promise<StepFields> {
     const rule = (this.#rule ??= this.#workflowRule?.forSession(this.#sessionId));
     if (this.spend !== undefined) conditionState = this.spend.take(conditionState);
@@ -179,6 +183,7 @@ export class SessionStop {
       status: 'terminated',
       turn: 0,
       termination,
+      stopReason: reason,
     };
   }
 }

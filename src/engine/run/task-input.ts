@@ -48,7 +48,7 @@ export async function takeInput(
     tripped === null ? host.checkStop(taskMessages) : { stop: null, state: state.termination };
   const check =
     checking instanceof Promise ? await untilAborted(checking, options.signal) : checking;
-  const stops = tripped !== null || check.stop !== null;
+  const reason = tripped !== null ? trippedReason(tripped) : check.stop?.content;
   const committing = host.commit(
     inputStep({
       task: taskMessages,
@@ -56,7 +56,8 @@ export async function takeInput(
       progress: orchestration.progressOnInput?.(state),
       tripped: tripped === null ? undefined : trippedEvent(tripped),
       check,
-      stop: stops ? await host.stopChange(machineState, check.state) : undefined,
+      stop:
+        reason === undefined ? undefined : await host.stopChange(machineState, check.state, reason),
     }),
   );
   if (committing !== undefined) await committing;

@@ -10,6 +10,9 @@ import type { SessionRuntime } from './session-runtime.js';
 import type { SessionState } from '../state/session-state.js';
 import { threadOf } from '../state/state-thread.js';
 import type { CheckpointedSession } from './workflow-runner.js';
+import type { FeedEvent } from '../feed/run-event.js';
+import { type FeedOptions, sessionFeed } from '../feed/session-feed.js';
+import type { FeedHost } from '../feed/feed-host.js';
 
 // The handle `workflow.session(id)` returns: it holds no state, only the id and the runner's hooks.
 
@@ -29,6 +32,8 @@ export interface HandleHooks {
   record(id: string, session: RecordedSession, options: RecordOptions): Promise<Recording>;
   /** True when the runner drops idle sessions (it has a store), so `settle()` must run. */
   bounded: boolean;
+  /** Where the runs report, and feeds read. */
+  feed(): FeedHost;
 }
 
 /** What a caller holds for one session: its id and the runner's hooks (one handle per session). */
@@ -106,6 +111,10 @@ export class SessionHandle implements CheckpointedSession {
       { thread: threadOf(state).slice(), stateUpdates: state.stateUpdates ?? [] },
       options,
     );
+  }
+
+  feed(options?: FeedOptions): AsyncIterable<FeedEvent> {
+    return sessionFeed(this.#hooks.feed(), this.id, options);
   }
 
   dispose(): void {

@@ -1,15 +1,14 @@
 import { freeze } from 'immer';
-import type { PendingRequest } from '../state/session-state.js';
 import { ConfigError, SessionBusyError } from '../../errors.js';
 import type { AgentMessage } from '../../messages/message.js';
 import { traceRun } from '../../observability/gen-ai-spans.js';
 import type { CheckpointLink } from '../log/checkpoint-link.js';
+import { infoOf, readRunning } from './session-info.js';
 import { openingOf, type RunOpening } from '../log/run-opening.js';
 import type { MachineDriver } from '../run/machine-driver.js';
 import type { Orchestration } from '../orchestration.js';
 import type { RunOptions, SessionInfo, Task, TaskResult } from '../runnable.js';
 import type { CheckpointInfo } from '../log/checkpoint-info.js';
-import { observerOf, type RunObserver, tell } from '../run/run-observer.js';
 import { type MessageSink, type RunHost, SessionRun } from '../run/session-run.js';
 import {
   applyStep,
@@ -23,7 +22,6 @@ import { threadOf } from '../state/state-thread.js';
 import { type StopCheck, SessionStop } from '../run/session-stop.js';
 import type { ModelGate } from '../run/model-gate.js';
 import { callLimitOf } from '../run/call-limit.js';
-import { withTurnUpdates } from '../state/turn-updates.js';
 import type { StopChange } from '../state/step-changes.js';
 import {
   EMPTY_STATE,
@@ -32,6 +30,11 @@ import {
   type StateValue,
 } from '../../agents/conversation-state.js';
 import { TurnState } from '../../agents/turn-state.js';
+import { withTurnUpdates } from '../state/turn-updates.js';
+import { redactSecrets } from '../../redact.js';
+import { thrownText } from '../../value-text.js';
+import { draftSink, type FeedHost } from '../feed/feed-host.js';
+import type { LiveRun } from '../feed/live-run.js';
 
 export type { MessageSink } from '../run/session-run.js';
 
@@ -43,11 +46,6 @@ export interface SessionOrigin {
 
 /** The load of a session without a store, which has nothing to load. */
 const LOADED: Promise<void> = Promise.resolve();
-
-/** A pending request with its kind (sessions stored before approvals existed have none). */
-function withKind(request: PendingRequest): PendingRequest {
-  return request.kind === undefined ? { ...request, kind: 'input' } : request;
-}
 
 /**
  * One conversation: its state, where it is stored, and who may run it. A run (`SessionRun`)
@@ -66,19 +64,23 @@ export class SessionRuntime implements RunHost {
   #running = false;
   /** This session's own stop rule and `stop()` requests. */
   #stop: SessionStop | undefined;
-  /** The observer of the run in progress (see `OBSERVE_RUN`), told of each committed step. */
-  #observer: RunObserver | undefined;
   /** The conversation states of the turns since the last commit, whose updates it records. */
   #turns: TurnState[] | undefined;
+  /** Where this process's runs report what they do (the session's feed). */
+  readonly #feed: FeedHost;
+  /** The run in progress, as the feed shows it. */
+  #live: LiveRun | undefined;
 
   constructor(
     id: string,
     orchestration: Orchestration,
     driver: MachineDriver,
     fresh: SessionState,
-    origin: SessionOrigin = {},
+    origin: SessionOrigin,
+    feed: FeedHost,
   ) {
     this.id = id;
+    this.#feed = feed;
     this.orchestration = orchestration;
     this.driver = driver;
     this.#state = fresh;
@@ -103,7 +105,6 @@ export class SessionRuntime implements RunHost {
     );
   }
 
-  /** True while a run (or a reset, a loadState) is in progress here. */
   /** Where the session is checkpointed, when its workflow has a store. */
   get link(): CheckpointLink | undefined {
     return this.#link;
@@ -144,25 +145,10 @@ export class SessionRuntime implements RunHost {
   }
 
   async info(): Promise<SessionInfo> {
-    let s = await this.current();
-    let running = this.#running;
-    if (!running && this.#link !== undefined) {
-      // Another process may start and commit between reading the state and reading the lease:
-      // read the lease on both sides of the state until the step holds still.
-      for (let attempt = 0; attempt < 3 && !running; attempt++) {
-        const before = await this.#link.lease.runningElsewhere();
-        const step = s.step;
-        s = await this.current();
-        running = before || (await this.#link.lease.runningElsewhere());
-        if (s.step === step) break;
-      }
-    }
-    const status = running ? 'running' : s.status;
-    const info: SessionInfo =
-      status === 'awaiting_input' && s.pendingRequest !== null
-        ? { status, pendingRequest: withKind(s.pendingRequest), step: s.step }
-        : { status, step: s.step };
-    return s.data === undefined ? info : { ...info, state: s.data };
+    const s = await this.current();
+    if (this.#running || this.#link === undefined) return infoOf(s, this.#running);
+    const read = await readRunning(this.#link, s, () => this.current());
+    return infoOf(read.state, read.running);
   }
 
   async checkpoints(): Promise<CheckpointInfo[]> {
@@ -177,23 +163,36 @@ export class SessionRuntime implements RunHost {
     return this.#link.checkpoints();
   }
 
-  run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
-    return traceRun(this.orchestration.name, this.id, options.principal?.id, () =>
-      this.#exclusive(async () => {
-        this.#observer = observerOf(options);
-        const limit = callLimitOf(options);
-        if (limit !== undefined) this.#stops().limit = limit;
-        try {
-          return await new SessionRun(this, options, sink).run(task);
-        } finally {
-          this.#observer = undefined;
-          this.#turns = undefined;
-          this.#stop?.endRun();
-          // A paused session keeps no index of its thread (its next run builds it in one pass).
-          threadOf(this.#state).releaseIndex();
-        }
-      }, openingOf(options)),
-    );
+  async run(task?: Task, options: RunOptions = {}, sink?: MessageSink): Promise<TaskResult> {
+    const feed = this.#feed;
+    let live: LiveRun | undefined;
+    try {
+      const result = await traceRun(this.orchestration.name, this.id, options.principal?.id, () =>
+        this.#exclusive(async () => {
+          live = feed.begin(this.id, this.#state.step);
+          this.#live = live;
+          const limit = callLimitOf(options);
+          if (limit !== undefined) this.#stops().limit = limit;
+          try {
+            return await new SessionRun(this, options, draftSink(feed, live, sink)).run(task);
+          } finally {
+            this.#live = undefined;
+            this.#turns = undefined;
+            this.#stop?.endRun();
+            // A paused session keeps no index of its thread (its next run builds it in one pass).
+            threadOf(this.#state).releaseIndex();
+          }
+        }, openingOf(options)),
+      );
+      // The feed's readers hear the end once the lease is let go: the session is free then.
+      if (live !== undefined) await feed.end(live, { result });
+      return result;
+    } catch (error) {
+      if (live !== undefined) {
+        await feed.end(live, { error: redactSecrets(thrownText(error)), thrown: error });
+      }
+      throw error;
+    }
   }
 
   /** Runs `work` as the only activity on this session, here and in every process sharing the store. */
@@ -259,16 +258,17 @@ export class SessionRuntime implements RunHost {
     const committed = applyStep(this.#state, step);
     const link = this.#link;
     if (link === undefined) {
-      this.#state = committed.state;
-      if (step.status === 'terminated') this.#stop?.committedStop();
-      if (this.#observer !== undefined) this.#told(committed);
+      this.#committed(committed);
       return undefined;
     }
-    return link.commit(committed).then(() => {
-      this.#state = committed.state;
-      if (step.status === 'terminated') this.#stop?.committedStop();
-      if (this.#observer !== undefined) this.#told(committed);
-    });
+    return link.commit(committed).then(() => this.#committed(committed));
+  }
+
+  #committed(committed: CommittedStep): void {
+    this.#state = committed.state;
+    if (committed.step.status === 'terminated') this.#stop?.committedStop();
+    if (this.#live !== undefined)
+      this.#feed.committed(this.#live, committed.state, committed.change);
   }
 
   /** The conversation state of an agent turn starting now; its updates go with the next commit. */
@@ -303,12 +303,6 @@ export class SessionRuntime implements RunHost {
     });
   }
 
-  #told({ state, change }: CommittedStep): void {
-    tell(this.#observer, (o) =>
-      o.step?.(state.step, change.append ?? NO_MESSAGES, state, change.statePatch),
-    );
-  }
-
   checkStop(
     delta: readonly AgentMessage[],
     conditionState: unknown = this.#state.termination,
@@ -321,8 +315,8 @@ export class SessionRuntime implements RunHost {
     return this.#stops().check(delta, conditionState, threadOf(this.#state), before);
   }
 
-  stopChange(machineState: string, conditionState: unknown): Promise<StopChange> {
-    return this.#stops().change(this.driver, machineState, conditionState);
+  stopChange(machineState: string, conditionState: unknown, reason: string): Promise<StopChange> {
+    return this.#stops().change(this.driver, machineState, conditionState, reason);
   }
 
   /** The gate of this session's model calls: its stop rule, when that judges them. */

@@ -11,14 +11,14 @@ import { MachineDriver } from '../run/machine-driver.js';
 import { type HandleHooks, SessionHandle } from './session-handle.js';
 import { SessionLease } from '../log/session-lease.js';
 import type { Orchestration } from '../orchestration.js';
-import type { Runnable, RunOptions, Session, Task, TaskResult } from '../runnable.js';
-import type { CheckpointInfo } from '../log/checkpoint-info.js';
+import type { Runnable, RunOptions, Task, TaskResult } from '../runnable.js';
 import { recordSession } from '../recording/record.js';
 import { type SessionOrigin, SessionRuntime } from './session-runtime.js';
 import { initialSessionState, type SessionState } from '../state/session-state.js';
 import { StateValidator } from '../state/state-validator.js';
 import { stateProblem } from '../../agents/conversation-state.js';
 import { identityOf, type WorkflowIdentity } from './workflow-identity.js';
+import { FeedHost, feedHostOf } from '../feed/feed-host.js';
 
 /** The origin of every session kept in memory only (one object, not one per session). */
 const IN_MEMORY: SessionOrigin = Object.freeze({});
@@ -26,42 +26,9 @@ const IN_MEMORY: SessionOrigin = Object.freeze({});
 /** The id of the session that `run()` on a workflow or team uses. */
 export const DEFAULT_SESSION_ID = 'default';
 
-/** Options of `session(id, options)`. */
-export interface SessionOptions {
-  /** Start the new session as a copy of another session at a past step (time travel). */
-  from?: { session: string; step: number };
-  /**
-   * Who the session belongs to (e.g. the signed-in user's id), recorded in the checkpoint store
-   * with the session's first step, for `store.list({ owner })`. Ignored for a session the store
-   * already holds. Needs a checkpoint store. @default none
-   */
-  owner?: string;
-}
+import type { CheckpointedSession, SessionOptions } from './checkpointed-session.js';
 
-/** A session with its step log and what happened at each step. */
-export interface CheckpointedSession extends Session {
-  /** The step log: one entry per committed step. Needs a checkpoint store. */
-  checkpoints(): Promise<CheckpointInfo[]>;
-  /**
-   * Stops this session after its current agent turn (or at the next run's input when it is not
-   * running), with stopReason `reason`. Other sessions of the workflow go on.
-   * @default reason "External termination requested"
-   */
-  stop(reason?: string): void;
-  /**
-   * Drops the session from this workflow's memory. With a checkpoint store it is reloaded from the
-   * store when used again; without one, its conversation is gone and the id starts afresh.
-   * @throws SessionBusyError while the session runs.
-   */
-  dispose(): void;
-  /**
-   * Deletes the session and its whole step log, from memory and from the checkpoint store (taking
-   * its lease first, so a run in another process cannot be cut short). The next
-   * `workflow.session(id)` is a new, empty session.
-   * @throws SessionBusyError while the session runs, here or in another process.
-   */
-  delete(): Promise<void>;
-}
+export type { CheckpointedSession, SessionOptions };
 
 /**
  * Runs a compiled orchestration: one object serves any number of independent sessions. Teams and
@@ -76,6 +43,8 @@ export class WorkflowRunner implements Runnable {
   readonly #identity: WorkflowIdentity;
   /** Idle sessions kept in memory when a store holds them all (`Infinity` without a store). */
   readonly #cacheSize: number;
+  /** What the runs of this workflow's sessions report to their feeds (shared per store). */
+  readonly #feed: FeedHost;
   /** What every handle of this runner reaches its session through (one object, not per handle). */
   readonly #hooks: HandleHooks = {
     runtime: (id) => this.#runtime(id, undefined),
@@ -85,6 +54,7 @@ export class WorkflowRunner implements Runnable {
     fresh: () => this.freshState(),
     parse: (state, id) => this.parseState(state, id),
     bounded: false,
+    feed: () => this.#feed,
     record: async (id, session, options) =>
       recordSession(id, this.#orchestration, session, options, (o) => new WorkflowRunner(o)),
   };
@@ -105,6 +75,16 @@ export class WorkflowRunner implements Runnable {
         ? Number.POSITIVE_INFINITY
         : (checkpointing.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
     this.#hooks.bounded = checkpointing !== undefined;
+    this.#feed =
+      checkpointing === undefined ? new FeedHost(undefined) : feedHostOf(checkpointing.store);
+  }
+
+  /**
+   * Where the runs of this workflow's sessions report what they do, and their feeds read.
+   * @internal for serve() and the workers; not part of the public API.
+   */
+  get feedHost(): FeedHost {
+    return this.#feed;
   }
 
   /**
@@ -258,6 +238,7 @@ export class WorkflowRunner implements Runnable {
         this.#driver,
         this.freshState(),
         origin,
+        this.#feed,
       );
       this.#sessions.set(id, runtime);
     }
@@ -302,6 +283,7 @@ export class WorkflowRunner implements Runnable {
       throw new SessionBusyError(id, { detail: 'dispose() waits until it is idle' });
     }
     this.#sessions.delete(id);
+    if (this.#checkpointing === undefined) this.#feed.forget(id);
   }
 
   #checkOwner(id: string, owner: string): void {
@@ -326,6 +308,7 @@ export class WorkflowRunner implements Runnable {
     const checkpointing = this.#checkpointing;
     if (checkpointing === undefined) {
       this.#sessions.delete(id);
+      this.#feed.forget(id);
       return;
     }
     // The lease keeps other processes (and this one's runs) from starting the session meanwhile.

@@ -274,6 +274,7 @@ export function applyStep(state: SessionState, step: Step): CommittedStep {
     for (const [agent, at] of step.bookmarks) bookmark(next, agent, at);
   }
   if (step.lastSpeaker !== undefined) next.lastSpeaker = step.lastSpeaker;
+  if (step.stopReason !== undefined) change.stopReason = step.stopReason;
   const patch = step.statePatch;
   if (patch !== undefined && patch.length > 0) {
     next.data = applyStateOps(state.data ?? EMPTY_STATE, patch);

@@ -53,6 +53,11 @@ export interface StepFields {
   readonly termination?: unknown;
   /** The orchestration's new progress (see `SessionState.progress`). */
   readonly progress?: unknown;
+  /**
+   * Why the run stops, on the step that stops it (`status: "terminated"`): the result's
+   * `stopReason`, kept in the log for any reader. The state does not keep it.
+   */
+  readonly stopReason?: string;
 }
 
 /** What a step does to the state; the reducer reads nothing else. Every part is optional. */

@@ -25,7 +25,7 @@ import {
   openRedis,
   type OpenStores,
 } from '../../support/store-fixtures.js';
-import { stopAsked, stopKey } from '../../../src/serve/stop-signal.js';
+import { stopAsked, stopKey } from '../../../src/engine/feed/stop-signal.js';
 import { outcomeKey } from '../../../src/workers/dispatcher.js';
 
 const TOKENS: Record<string, string> = { 'Bearer alice': 'alice', 'Bearer bob': 'bob' };

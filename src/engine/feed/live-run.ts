@@ -1,22 +1,8 @@
-import type { StatePatchOp } from '../agents/conversation-state.js';
-import type { TaskResult } from '../engine/runnable.js';
-import type { StepView } from '../engine/log/step-messages.js';
-import type { AgentMessage } from '../messages/message.js';
-import type { Cursor } from './event-cursor.js';
-
-/** One event of a session's stream: a message, or the result that ends a run. */
-export type FeedEvent =
-  | { readonly id: Cursor; readonly kind: 'message'; readonly message: AgentMessage }
-  /** A step changed the conversation state (API.md §18): its JSON Patch, before its messages. */
-  | { readonly id: Cursor; readonly kind: 'state'; readonly patch: readonly StatePatchOp[] }
-  | { readonly id: Cursor; readonly kind: 'result'; readonly result: TaskResult }
-  | {
-      readonly id: Cursor;
-      readonly kind: 'error';
-      readonly message: string;
-      /** What the run rejected with (only in the process that ran it). */
-      readonly error?: unknown;
-    };
+import type { AgentMessage } from '../../messages/message.js';
+import type { StepView } from '../log/step-messages.js';
+import type { TaskResult } from '../runnable.js';
+import type { Cursor } from './feed-cursor.js';
+import type { RunEvent } from './run-event.js';
 
 /**
  * A run in progress in this process, as its stream: every event so far with its cursor, and the
@@ -26,9 +12,7 @@ export type FeedEvent =
  */
 export class LiveRun {
   readonly sessionId: string;
-  readonly events: FeedEvent[] = [];
-  /** Aborts the run (its `signal`). */
-  readonly controller: AbortController;
+  readonly events: RunEvent[] = [];
   /** Settles when the run has ended (whatever its outcome). */
   readonly ended: Promise<void>;
   #end: () => void = () => {};
@@ -39,15 +23,17 @@ export class LiveRun {
   /** The last committed step and how many messages it appended. */
   #last: Cursor;
   readonly #steps: StepView[] = [];
-  /** How many chunks the step being made has streamed. */
+  /** How many chunks the step being made has streamed, and other drafts since the last one. */
   #chunks = 0;
+  #drafts = 0;
+  /** The ids of the messages this run committed (a message streamed after its step is no draft). */
+  readonly #committed = new Set<string>();
 
   /** Where the session stood when the run started: its last step, and that step's messages. */
   readonly base: Cursor;
 
-  constructor(sessionId: string, last: Cursor, controller = new AbortController()) {
+  constructor(sessionId: string, last: Cursor) {
     this.sessionId = sessionId;
-    this.controller = controller;
     this.#last = last;
     this.base = last;
     this.ended = new Promise((resolve) => {
@@ -69,11 +55,21 @@ export class LiveRun {
     return this.#steps;
   }
 
-  /** A streamed message: only chunks are taken here (committed messages come with their step). */
-  message(message: AgentMessage): void {
-    if (message.type !== 'ModelClientStreamingChunkEvent') return;
-    const id = { step: this.#last.step + 1, n: 0, chunk: ++this.#chunks };
-    this.#push({ id, kind: 'message', message });
+  /**
+   * A streamed message: a draft of the step being made (a chunk, or a tool event streamed before
+   * its step), unless its step was committed already (that step's messages are the record).
+   * True when it is kept as a draft.
+   */
+  message(message: AgentMessage): boolean {
+    if (message.source === 'user' || this.#committed.has(message.id)) return false;
+    const step = this.#last.step + 1;
+    let id: Cursor;
+    if (message.type === 'ModelClientStreamingChunkEvent') {
+      this.#drafts = 0;
+      id = { step, n: 0, chunk: ++this.#chunks };
+    } else id = { step, n: 0, chunk: this.#chunks, draft: ++this.#drafts };
+    this.#push({ id, kind: 'message', message, draft: true });
+    return true;
   }
 
   /** A committed step. */
@@ -84,15 +80,23 @@ export class LiveRun {
       this.events.push({ id: { step: view.step, n: 0 }, kind: 'state', patch });
     }
     view.messages.forEach((message, i) => {
+      this.#committed.add(message.id);
       this.events.push({ id: { step: view.step, n: i + 1 }, kind: 'message', message });
     });
     this.#last = { step: view.step, n: view.messages.length };
     this.#chunks = 0;
+    this.#drafts = 0;
     this.#wake();
   }
 
-  /** The run ended with `result`. */
-  finish(result: TaskResult): void {
+  /**
+   * The run ended with `result`; `baseLength`: how many messages the step before the run appended,
+   * when the run committed none of its own (its result follows them).
+   */
+  finish(result: TaskResult, baseLength?: number): void {
+    if (this.#steps.length === 0 && baseLength !== undefined) {
+      this.#last = { step: this.#last.step, n: baseLength };
+    }
     this.#push({ id: { step: this.#last.step, n: this.#last.n + 1 }, kind: 'result', result });
     this.#close();
   }
@@ -118,13 +122,14 @@ export class LiveRun {
     });
   }
 
-  #push(event: FeedEvent): void {
+  #push(event: RunEvent): void {
     this.events.push(event);
     this.#wake();
   }
 
   #close(): void {
     this.#done = true;
+    this.#committed.clear();
     this.#wake();
     this.#end();
   }

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import { internalKey } from '../checkpoint/session-id.js';
-import type { CheckpointedSession } from '../engine/session/workflow-runner.js';
+import type { CheckpointStore } from '../../checkpoint/checkpoint-store.js';
+import { internalKey } from '../../checkpoint/session-id.js';
+import type { CheckpointedSession } from '../session/workflow-runner.js';
 import type { LiveRun } from './live-run.js';
 
 /** How long a stop request for a run in another process waits to be seen. */

@@ -12,6 +12,11 @@ export interface Cursor {
   readonly n: number;
   /** A streaming chunk's position among the chunks of `step` (with `n` 0). */
   readonly chunk?: number | undefined;
+  /**
+   * A draft that is no chunk (a tool event streamed before its step): its position after chunk
+   * `chunk` (or 0). Such drafts are not sent with an id: only the engine orders them.
+   */
+  readonly draft?: number | undefined;
 }
 
 /** Before everything. */
@@ -34,5 +39,10 @@ export function parseCursor(text: string): Cursor | undefined {
 
 /** Negative when `a` comes before `b`. */
 export function compareCursors(a: Cursor, b: Cursor): number {
-  return a.step - b.step || a.n - b.n || (a.chunk ?? 0) - (b.chunk ?? 0);
+  return (
+    a.step - b.step ||
+    a.n - b.n ||
+    (a.chunk ?? 0) - (b.chunk ?? 0) ||
+    (a.draft ?? 0) - (b.draft ?? 0)
+  );
 }
