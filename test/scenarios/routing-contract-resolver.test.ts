@@ -223,8 +223,8 @@ describe('withResolver() with a checkpoint store', () => {
     );
   });
 
-  it('refuses to resume a resolver session with a workflow that has no resolver', async () => {
-    // Reading: a resolver is part of the routing that §7 compares on resume.
+  it('takes a resolver session over with a workflow that has no resolver', async () => {
+    // A routing change is compatible: the coordinator routes from the next turn on.
     const store = new MemoryCheckpointStore();
     const before = resolverDesk(
       {
@@ -238,8 +238,9 @@ describe('withResolver() with a checkpoint store', () => {
     const other = desk({ triage: [scriptedText('Hello?')] });
     const workflow = other.builder().withCheckpointing(store).build();
 
-    await expect(workflow.session('mismatch').run('INV-7')).rejects.toBeInstanceOf(ConfigError);
-    expect(other.triage.client.calls).toHaveLength(0);
+    const result = await workflow.session('mismatch').run('INV-7');
+    expect(result.pendingRequest).toMatchObject({ agent: 'triage', prompt: 'Hello?' });
+    expect(other.triage.client.calls).toHaveLength(1);
   });
 });
 
