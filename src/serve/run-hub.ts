@@ -55,6 +55,7 @@ export class RunHub {
   /** Sessions whose next queued input interrupts the run before it. */
   readonly #interrupting = new Set<string>();
   readonly #options: HubOptions;
+  readonly #presence: QueuePresence | undefined;
 
   constructor(workflow: ServedWorkflow, tenancy: Tenancy, options: HubOptions = {}) {
     this.workflow = workflow;
@@ -64,9 +65,12 @@ export class RunHub {
     this.feed.watch();
     this.#options = options;
     const dispatch = options.dispatch;
-    const presence = dispatch === undefined ? undefined : new QueuePresence();
+    // Which queues have workers, heard by this hub itself (the feed keeps the first channel
+    // attached to its store, which may be another hub's or a worker's).
+    const presence = dispatch === undefined ? undefined : new QueuePresence(dispatch.dispatcher);
+    this.#presence = presence;
     if (dispatch !== undefined) {
-      this.feed.attach(channelOf(dispatch.dispatcher, dispatch.queue, this.store, presence));
+      this.feed.attach(channelOf(dispatch.dispatcher, dispatch.queue, this.store));
     }
     const store = workflow.checkpointStore;
     this.#queued =
@@ -254,6 +258,7 @@ export class RunHub {
   async close(): Promise<void> {
     this.#closing = true;
     await this.#queued?.close();
+    await this.#presence?.close();
     await Promise.all([...this.#live.values()].map(({ live }) => live.ended));
     this.feed.wakeAll();
   }

@@ -1,4 +1,4 @@
-import { PRESENCE_MS } from './dispatcher.js';
+import { type Dispatcher, PRESENCE_MS, presenceQueue } from './dispatcher.js';
 
 /** A queue no worker has announced itself for since this long is served by none. */
 const UNSERVED_MS = 4 * PRESENCE_MS;
@@ -18,15 +18,23 @@ export class QueuePresence {
   #since = 0;
   /** Per queue: when a worker last announced that it serves it. */
   readonly #served = new Map<string, number>();
+  readonly #listening: Promise<(() => Promise<void>) | undefined>;
 
-  /** The channel is listening from now on. */
-  listening(): void {
-    if (this.#since === 0) this.#since = Date.now();
-  }
-
-  /** A worker announced that it serves `queue`. */
-  heard(queue: string): void {
-    this.#served.set(queue, Date.now());
+  /** Listens to `dispatcher`'s announcements from now until `close()`. */
+  constructor(dispatcher: Dispatcher) {
+    this.#listening = dispatcher
+      .listen((announced) => {
+        const queue = presenceQueue(announced);
+        if (queue !== undefined) this.#served.set(queue, Date.now());
+      })
+      .then(
+        (stop) => {
+          this.#since = Date.now();
+          return stop;
+        },
+        // A dispatcher that cannot listen: no queue is ever called unserved.
+        () => undefined,
+      );
   }
 
   /**
@@ -38,6 +46,10 @@ export class QueuePresence {
     if (this.#since === 0 || now - this.#since < UNSERVED_MS) return true;
     const heard = this.#served.get(queue);
     return heard !== undefined && now - heard < ABANDONED_MS;
+  }
+
+  async close(): Promise<void> {
+    await (await this.#listening)?.().catch(() => {});
   }
 
   /** The queues workers announced lately, for a message. */

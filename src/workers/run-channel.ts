@@ -4,7 +4,6 @@ import type { AgentMessage } from '../messages/message.js';
 import { AgentMessageSchema } from '../messages/message-schema.js';
 import { isRecord } from '../unknown-value.js';
 import { type Dispatcher, outcomeKey, presenceQueue } from './dispatcher.js';
-import type { QueuePresence } from './queue-presence.js';
 
 /** How the error a worker leaves for a failed run begins (its message follows). */
 const FAILED = 'failed:';
@@ -12,30 +11,21 @@ const FAILED = 'failed:';
 /**
  * The engine's run channel over a queue engine (API.md §16, §22): steps announced on its own
  * channel (PostgreSQL LISTEN/NOTIFY, Redis pub/sub), the session's jobs waiting on `queue`, and
- * the error a worker left for a run that failed. `queue: null` on a worker (it queues nothing);
- * `presence` hears which queues the workers serve.
+ * the error a worker left for a run that failed. `queue: null` on a worker (it queues nothing).
  */
 export function channelOf(
   dispatcher: Dispatcher,
   queue: string | null,
   store: CheckpointStore | undefined,
-  presence?: QueuePresence,
 ): RunChannel {
   return {
     queued: true,
     announce: (id) => dispatcher.announce(id),
-    // A worker's announcement of the queue it serves is no session's step: it goes to `presence`.
+    // A worker's announcement of the queue it serves is no session's step (see QueuePresence).
     listen: (heard) =>
-      dispatcher
-        .listen((id) => {
-          const served = presenceQueue(id);
-          if (served === undefined) heard(id);
-          else presence?.heard(served);
-        })
-        .then((stop) => {
-          presence?.listening();
-          return stop;
-        }),
+      dispatcher.listen((id) => {
+        if (presenceQueue(id) === undefined) heard(id);
+      }),
     ...(queue === null ? {} : { pending: (id, held) => dispatcher.pending(queue, id, held) }),
     ...(dispatcher.publishDraft === undefined || dispatcher.listenDrafts === undefined
       ? {}
