@@ -1,4 +1,4 @@
-// The public surface of Baton (API.md). Re-exports only; every name is listed explicitly.
+// The public surface of Baton. Re-exports only; every name is listed explicitly.
 
 // §3 Models and §4 tools and agents.
 export type { AgentOptions } from './agents/agent.js';

@@ -3,7 +3,7 @@ import type { StateValue } from './conversation-state.js';
 import type { HandoffInfo } from '../messages/handoff-brief.js';
 import type { LLMMessage } from '../messages/llm-message.js';
 
-/** What an `instructions` function is given at each model call (API.md §18). */
+/** What an `instructions` function is given at each model call. */
 export interface InstructionsContext {
   readonly state: StateValue;
   readonly sessionId: string;

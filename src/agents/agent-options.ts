@@ -14,7 +14,7 @@ export interface AgentOptions {
   description?: string;
   /**
    * The system message of every model request; none when omitted or empty. A function is called
-   * at every model call with the conversation state as it is then (API.md §18).
+   * at every model call with the conversation state as it is then.
    */
   instructions?: string | Instructions;
   client: ChatClient;

@@ -151,7 +151,7 @@ export class Agent implements ChatAgent {
   }
 
   /**
-   * One turn, which may pause for approvals (API.md §10): when the model calls tools that need
+   * One turn, which may pause for approvals: when the model calls tools that need
    * approval, the other calls run first, and the turn ends with a `ToolApprovalRequestEvent` and
    * no answer. Called again once every such call is decided (the decisions are in the thread), it
    * runs the approved calls, gives rejected ones their error result, and goes on as usual.
@@ -222,7 +222,7 @@ export class Agent implements ChatAgent {
         }
       } else {
         if (i > 0) {
-          // Each model call sees the state as the turn's tools left it (API.md §18).
+          // Each model call sees the state as the turn's tools left it.
           if (typeof this.instructions === 'function')
             setSystemMessage(messages, await instructions());
           offer = this.#offers.guarded(allowed, ctx.handoffGuards, state.value, guardContext);

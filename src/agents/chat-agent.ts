@@ -15,7 +15,7 @@ import type { StateValue } from './conversation-state.js';
 import type { TurnState } from './turn-state.js';
 
 /**
- * A `when` guard of a handoff (API.md §18): true while the handoff may be offered. It also reads
+ * A `when` guard of a handoff: true while the handoff may be offered. It also reads
  * the handoff that gave the agent the floor (`ctx.handoff`), if any.
  */
 export type HandoffGuard = (state: StateValue, ctx: HandoffGuardContext) => boolean;
@@ -27,7 +27,7 @@ export interface HandoffGuardContext {
 }
 
 /**
- * What an agent is given for one turn. The first five fields are API.md's; the optional ones are
+ * What an agent is given for one turn. The first five fields are the public ones; the optional ones are
  * Baton extensions that an orchestration (the `HandoffBuilder`) sets so that the same agent object
  * can take part in workflows with different routing, without being changed.
  */
@@ -69,7 +69,7 @@ export interface AgentContext {
   /** `false`: offer no handoff tools this turn, not even the agent's own. @default true */
   offerHandoffs?: boolean;
   /**
-   * The session's conversation state for this turn (API.md §18), which the agent's tools read and
+   * The session's conversation state for this turn, which the agent's tools read and
    * update. @default an empty state of this turn alone
    */
   state?: TurnState;
@@ -79,7 +79,7 @@ export interface AgentContext {
    */
   handoffGuards?: ReadonlyMap<string, HandoffGuard>;
   /**
-   * Commits the start of a batch of tool calls with a `"once"` call (API.md §17): the session
+   * Commits the start of a batch of tool calls with a `"once"` call: the session
    * records `events` (the turn's events so far, its tool call request last) as one step before
    * the calls run. Absent outside a session: nothing is committed.
    */
@@ -105,12 +105,12 @@ export interface AgentResponse {
 }
 
 /**
- * A turn that paused for approvals (API.md §10): the calls awaiting a decision, and the events so
+ * A turn that paused for approvals: the calls awaiting a decision, and the events so
  * far (the model's calls, the results of those that needed no approval, then `approvalRequest`).
  * The session records them as one step and asks the agent again once every call is decided.
  */
 export interface AgentPause {
-  /** The calls awaiting approval, or (API.md §17) the calls in doubt. */
+  /** The calls awaiting approval, or the calls in doubt. */
   approvalRequest: ToolApprovalRequestEvent | ToolInDoubtEvent;
   innerMessages: AgentEvent[];
   /** The roles that may decide these calls (their tools' `approvers`); none: the owner. */

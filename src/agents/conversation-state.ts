@@ -7,7 +7,7 @@ import { firstIssue } from '../zod-issues.js';
 
 enablePatches();
 
-/** A session's conversation state (API.md §18): one JSON object, deep-frozen when read. */
+/** A session's conversation state: one JSON object, deep-frozen when read. */
 export type StateValue = Record<string, unknown>;
 
 /** Changes a draft of the state in place (immer), or returns a whole new state. */

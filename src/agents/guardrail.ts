@@ -14,7 +14,7 @@ export interface GuardrailInput {
   readonly agent: string | null;
   readonly sessionId: string;
   readonly signal: AbortSignal;
-  /** The conversation state (API.md §18): as the task finds it, or as the answer's turn left it. */
+  /** The conversation state: as the task finds it, or as the answer's turn left it. */
   readonly state: StateValue;
 }
 
@@ -44,7 +44,7 @@ export interface GuardrailSet {
 }
 
 /**
- * Defines a guardrail (API.md §10). Input guardrails check each run's task before any agent sees
+ * Defines a guardrail. Input guardrails check each run's task before any agent sees
  * it; output guardrails check each agent's final answer before it is recorded. A tripwire ends the
  * run with stopReason `Guardrail "<name>" tripped` (+ `: <info>` when info is a string).
  *

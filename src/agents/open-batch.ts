@@ -14,7 +14,7 @@ export type PauseEvent = ToolApprovalRequestEvent | ToolInDoubtEvent;
 
 /**
  * The batch of tool calls an agent's turn left open in the thread, and what each call without a
- * result is to get now that the turn goes on (API.md §10 and §17).
+ * result is to get now that the turn goes on.
  */
 export interface OpenBatch {
   /** Every call of the model answer, in the model's order. */
@@ -94,7 +94,7 @@ export function findOpenBatch(
       if (once && started?.has(call.id) !== true) doubts.push(call);
       else approved.add(call.id);
     } else if (once && tools.get(call.name)?.needsApproval !== true) {
-      // A call that always asks first and was never asked never started (API.md §17: the
+      // A call that always asks first and was never asked never started (the
       // decision is its start): the turn asks for it again instead.
       doubts.push(call);
     }
@@ -130,7 +130,7 @@ export function effectOf(call: FunctionCall, tools: ReadonlyMap<string, Tool>): 
   return found.effect ?? 'once';
 }
 
-/** The error result of a call in doubt that the user chose not to run again (API.md §17). */
+/** The error result of a call in doubt that the user chose not to run again. */
 export function doubtRejectedResult(
   call: FunctionCall,
   reason: string | undefined,

@@ -29,7 +29,7 @@ export interface CallSetup {
   /** Every tool name the model was offered, for the message about an unknown tool. */
   readonly offered: readonly string[];
   readonly onToolError?: ToolErrorHandler | undefined;
-  /** The conversation state of this batch of calls (API.md §18). */
+  /** The conversation state of this batch of calls. */
   readonly state?: StateBatch | undefined;
   /** The handoff that gave the agent the floor, for the tools' `ctx.handoff`. */
   readonly handoff?: HandoffInfo | undefined;

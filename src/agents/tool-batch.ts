@@ -15,7 +15,7 @@ export interface Batch {
 }
 
 /**
- * Commits the start of `calls` (API.md §17) when one of them is a `"once"` or an `"idempotent"`
+ * Commits the start of `calls` when one of them is a `"once"` or an `"idempotent"`
  * call about to run for the first time: the turn's events so far become one step before any of
  * them runs. For a `"once"` call it tells "never started" from "in doubt"; for an idempotent one
  * it keeps the call (and its `ctx.callId`) so that a run cut off while it ran runs that same call
@@ -53,7 +53,7 @@ export function pauseEventOf(agent: string, open: OpenBatch): PauseEvent | undef
 /**
  * The calls of a paused open batch that run before it pauses again: those with a fixed result and
  * the approved ones; while calls are newly in doubt, only those this run's decisions started (a
- * read or idempotent call waits for the decisions on the calls in doubt, API.md §17).
+ * read or idempotent call waits for the decisions on the calls in doubt).
  */
 export function readyCalls(
   open: OpenBatch,

@@ -63,7 +63,7 @@ export type ToolErrorHandler = (error: unknown, info: ToolErrorInfo) => void;
 export interface ToolExecutorOptions {
   /** The context of every call; each call adds its own `callId` and state. */
   context: Omit<ToolContext, 'callId' | 'state' | 'updateState'>;
-  /** The conversation state of the calls' batch (API.md §18); none: an empty state. */
+  /** The conversation state of the calls' batch; none: an empty state. */
   state?: StateBatch | undefined;
   /** Every tool name the model was offered, for the message about an unknown tool. */
   offered: readonly string[];

@@ -23,7 +23,7 @@ export interface ToolContext {
    */
   callId: string;
   /**
-   * The conversation state (API.md §18): the state when the call's batch began plus this call's
+   * The conversation state: the state when the call's batch began plus this call's
    * own updates, deep-frozen.
    */
   readonly state: StateValue;
@@ -68,7 +68,7 @@ export interface ToolOptions<S extends ToolParameters> {
   /** How long a call may take before it becomes an error result. @default 60_000 */
   timeoutMs?: number;
   /**
-   * A call pauses the agent's turn until the user approves or rejects it (API.md §10); a function
+   * A call pauses the agent's turn until the user approves or rejects it; a function
    * decides per call from the validated arguments. @default false
    */
   needsApproval?: NeedsApproval<ToolArguments<S>>;
@@ -79,7 +79,7 @@ export interface ToolOptions<S extends ToolParameters> {
    */
   approvers?: string | readonly string[];
   /**
-   * What running the call again after a crash would do (API.md §17): `"read"` nothing, so it may;
+   * What running the call again after a crash would do: `"read"` nothing, so it may;
    * `"idempotent"` nothing more when keyed by `ctx.callId`, so it may; `"once"` something that
    * must not happen twice, so the call's start is committed before it runs, and a call whose
    * outcome was lost is in doubt, for a person to decide. @default "once"

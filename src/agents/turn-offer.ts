@@ -64,7 +64,7 @@ export class TurnOffers {
   }
 
   /**
-   * `offer` without the handoffs whose `when` guard does not hold on `state` (API.md §18): their
+   * `offer` without the handoffs whose `when` guard does not hold on `state`: their
    * tools are not offered, and a call to one is an unknown tool's error result.
    */
   guarded(

@@ -12,7 +12,7 @@ import {
 const NOTHING_TAKEN = Object.freeze({ ops: [], calls: [] });
 
 /**
- * The conversation state as one agent turn sees and changes it (API.md §18): the state the turn
+ * The conversation state as one agent turn sees and changes it: the state the turn
  * began with plus the updates of its finished tool batches, and those updates as JSON Patch
  * operations, which the session commits with the step the turn makes.
  */
@@ -43,7 +43,7 @@ export class TurnState {
   /**
    * The updates no commit has taken yet, now taken: each goes with exactly one step. `calls` says
    * which call made them (per call, in order, how many of `ops` are its), what a recording
-   * replays (API.md §19).
+   * replays.
    */
   take(): {
     readonly ops: readonly StatePatchOp[];

@@ -9,7 +9,7 @@ import { MAX_SESSION_ID_LENGTH } from './session-id.js';
 const MAX_ATTEMPTS = 10_000;
 
 /**
- * Counters of money spent (a tenant's day, API.md §26), kept in a checkpoint store so that every
+ * Counters of money spent (a tenant's day), kept in a checkpoint store so that every
  * process and worker sharing the store shares them. A counter is a log of its own in the store,
  * each record the new total as a snapshot, written with the store's compare-and-append: a write
  * that lost a race is retried on the new total, so two spenders never both take the last dollar.

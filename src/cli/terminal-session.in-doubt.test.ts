@@ -10,7 +10,7 @@ const call = (id: string): FunctionCall => ({
   arguments: `{"invoiceId":"${id}"}`,
 });
 
-/** A session paused on three calls in doubt (API.md §17); its next run ends. */
+/** A session paused on three calls in doubt; its next run ends. */
 function doubtSession(): TerminalSession & { tasks: unknown[] } {
   const tasks: unknown[] = [];
   return {

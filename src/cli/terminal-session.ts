@@ -199,7 +199,7 @@ async function askApprovals(terminal: TerminalIO, request: PendingRequest): Prom
 }
 
 /**
- * Asks about each call in doubt (API.md §17) with one line showing the call: `r` runs it again,
+ * Asks about each call in doubt with one line showing the call: `r` runs it again,
  * `s` (or nothing) skips it, and any other line is the result it had. Resolves to the decisions
  * as a task, or `null` at the end of input.
  */

@@ -14,7 +14,7 @@ export interface Decision {
   readonly callId: string;
   readonly approved: boolean;
   readonly reason?: string;
-  /** For a call in doubt (API.md §17): the result it had, recorded instead of running it. */
+  /** For a call in doubt: the result it had, recorded instead of running it. */
   readonly result?: string;
 }
 /** A session as the devtools drive it; `checkpoints` exists on workflows that can have a store. */
@@ -55,7 +55,7 @@ export interface SessionSnapshot {
   readonly progress: ConditionProgress | null;
   /** The step log (with each step's state patch), or null with `checkpointsNote` saying why. */
   readonly checkpoints: readonly (CheckpointInfo & { readonly patch?: unknown })[] | null;
-  /** The conversation state (API.md §18). */
+  /** The conversation state. */
   readonly state: unknown;
   readonly checkpointsNote?: string;
   /** Recent runs' spans in this process (agent turns, model calls, tools), oldest first. */

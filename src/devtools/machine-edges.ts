@@ -133,7 +133,7 @@ export function machineShape(machine: AnyStateMachine): MachineShape {
         if (seen.has(id)) continue;
         seen.add(id);
         const label = LABELS[kind](agents.get(to)?.agent ?? to);
-        // A guarded handoff (API.md §18) shows its guard's name, as the machine knows it.
+        // A guarded handoff shows its guard's name, as the machine knows it.
         const guard = fieldOf(t.meta, 'guard');
         edges.push({
           from: key,

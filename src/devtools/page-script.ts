@@ -135,7 +135,7 @@ ${SESSIONS_SCRIPT}
 
   /**
    * One row per call awaiting approval, with its arguments and Approve / Reject buttons; a call in
-   * doubt (API.md §17) has Run again / Skip / Give result.
+   * doubt has Run again / Skip / Give result.
    */
   function renderApprovals(request) {
     var box = $('approvals');

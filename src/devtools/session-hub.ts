@@ -84,7 +84,7 @@ export class SessionHub {
     this.#stopTimings();
   }
 
-  /** The step log with each step's state patch (API.md §18), read from the store's records. */
+  /** The step log with each step's state patch, read from the store's records. */
   async #withPatches(id: string, log: CheckpointInfo[]): Promise<CheckpointInfo[]> {
     const store = this.#workflow.checkpointStore;
     if (store === undefined) return log;

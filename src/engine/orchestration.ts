@@ -137,7 +137,7 @@ export interface Orchestration {
    */
   readonly progressSchema: z.ZodType;
   /**
-   * The conversation state (API.md §18): its schema (none: any JSON object) and the value a new
+   * The conversation state: its schema (none: any JSON object) and the value a new
    * session starts with. @default no schema, and `{}`
    */
   readonly state?: {

@@ -56,7 +56,7 @@ export interface SessionInfo {
   /** Steps committed so far. */
   readonly step: number;
   /**
-   * The conversation state (API.md §18), deep-frozen; present when the workflow has a `state`
+   * The conversation state, deep-frozen; present when the workflow has a `state`
    * option or the state was updated.
    */
   readonly state?: StateValue;
@@ -83,7 +83,7 @@ export interface Session extends Omit<Runnable, 'session'> {
   /** The whole thread so far. */
   messages(): Promise<AgentMessage[]>;
   info(): Promise<SessionInfo>;
-  /** The conversation state (API.md §18): a deep-frozen copy. */
+  /** The conversation state: a deep-frozen copy. */
   state(): Promise<StateValue>;
   /**
    * Changes the conversation state with `recipe` on an immer draft, committed as its own step
@@ -93,7 +93,7 @@ export interface Session extends Omit<Runnable, 'session'> {
    */
   updateState(recipe: StateRecipe): Promise<void>;
   /**
-   * The session as a JSON-safe `Recording` for `replay()` (API.md §19): inputs and decisions,
+   * The session as a JSON-safe `Recording` for `replay()`: inputs and decisions,
    * each agent turn with its model's answers and tool results, and the path it took.
    * @throws ConfigError when this workflow does not play the session again.
    */

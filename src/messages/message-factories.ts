@@ -304,7 +304,7 @@ export function reject(callId: string, reason?: string): ToolApprovalResponseEve
 }
 
 /**
- * The task that settles the call in doubt `callId` (API.md §17) with the result it had: recorded as
+ * The task that settles the call in doubt `callId` with the result it had: recorded as
  * the decision (`approved: true`, `result`) and as the tool's result (`isError: false`); the tool
  * does not run again. Only for calls in doubt: elsewhere `run()` rejects with a `ConfigError`.
  * @example await session.run(resolve(callId, 'Refund R-1 issued.'))

@@ -119,7 +119,7 @@ export interface ToolApprovalRequestEvent extends MessageBase {
 
 /**
  * An agent's turn pauses because these `"once"` calls have a committed start and no result (the
- * process died, or the run was cancelled, while they ran): each awaits a decision (API.md §17).
+ * process died, or the run was cancelled, while they ran): each awaits a decision.
  */
 export interface ToolInDoubtEvent extends MessageBase {
   readonly type: 'ToolInDoubtEvent';

@@ -7,7 +7,7 @@ import { batonVersion, loadOpenTelemetry } from './open-telemetry.js';
 import { errorTypeOf, type SpanScope, Tracing } from './tracing.js';
 
 // The port the engine, the agents and the orchestrations call: one function per GenAI span kind
-// (API.md §11). Nothing outside src/observability imports OpenTelemetry.
+//. Nothing outside src/observability imports OpenTelemetry.
 
 const api = loadOpenTelemetry();
 const tracing = new Tracing(api, batonVersion());
@@ -87,7 +87,7 @@ function briefText(answer: { readonly brief?: unknown }): string {
 /**
  * One agent turn: the span `invoke_agent <agent>`, with a `baton.handoff` event when the agent
  * answers with a handoff, and a `baton.tool_calls_in_doubt` event when its turn pauses on calls in
- * doubt (API.md §17).
+ * doubt.
  */
 export function traceAgentTurn<R extends { chatMessage: ChatMessage } | object>(
   agent: string,
@@ -121,7 +121,7 @@ export function traceAgentTurn<R extends { chatMessage: ChatMessage } | object>(
         // On the agent span too, where a trace view lists attributes and hides events.
         if (answer.brief !== undefined) span.set(brief);
       }
-      // Calls in doubt (API.md §17): the turn pauses for a person to decide them.
+      // Calls in doubt: the turn pauses for a person to decide them.
       const paused = 'approvalRequest' in response ? response.approvalRequest : undefined;
       if (isInDoubt(paused)) {
         span.event('baton.tool_calls_in_doubt', {

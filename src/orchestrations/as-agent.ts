@@ -30,7 +30,7 @@ function answerText(name: string, result: TaskResult): string {
 }
 
 /**
- * Makes any team, workflow or graph a stateless `ChatAgent` (API.md §13). Each answer runs a
+ * Makes any team, workflow or graph a stateless `ChatAgent`. Each answer runs a
  * fresh inner session whose task is the new messages the agent was given; the inner messages are
  * streamed through `emit` as they happen (they are not recorded in the outer thread), and the
  * answer is a `TextMessage` from `name` with the text of the inner run's last chat message, or

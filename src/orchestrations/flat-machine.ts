@@ -37,7 +37,7 @@ export type EdgeKind =
 /** The `meta` of a transition: its kind on a drawing. */
 export interface EdgeMeta {
   readonly edge: EdgeKind;
-  /** The name of the transition's guard, when it has one (a handoff's `when`, API.md §18). */
+  /** The name of the transition's guard, when it has one (a handoff's `when`). */
   readonly guard?: string;
 }
 
@@ -50,7 +50,7 @@ export interface Edge {
 }
 
 /**
- * A guard of a compiled machine: reads the conversation state the event carries (API.md §18) and
+ * A guard of a compiled machine: reads the conversation state the event carries and
  * the handoff that gave the speaker the floor.
  */
 export type StateGuard = (state: StateValue, ctx: HandoffGuardContext) => boolean;

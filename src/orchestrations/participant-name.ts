@@ -2,7 +2,7 @@ import { AGENT_NAME } from '../agents/agent-config.js';
 import { ConfigError } from '../errors.js';
 
 /**
- * Checks a participant's name against the one rule of API.md §4, for every orchestration
+ * Checks a participant's name against the one naming rule, for every orchestration
  * (HandoffBuilder, the teams, GraphBuilder, asAgent). A name is a machine state, an object key, a
  * tool name suffix and part of a selector's pattern: `__proto__` or `c++` would break one of them
  * mid-run, so the workflow refuses it when it is built.

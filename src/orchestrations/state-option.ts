@@ -7,7 +7,7 @@ import { isRecord } from '../unknown-value.js';
 import type { Orchestration } from '../engine/orchestration.js';
 
 /**
- * The `state` option of a workflow or team (API.md §18), checked: a zod `schema` and an `initial`
+ * The `state` option of a workflow or team, checked: a zod `schema` and an `initial`
  * value that passes it. Without the option the state starts as `{}` and takes any JSON object.
  * @throws ConfigError naming the field of `initial` the schema refuses.
  */

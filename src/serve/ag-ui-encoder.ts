@@ -42,7 +42,7 @@ export function interruptsOf(result: TaskResult): Interrupt[] {
     }));
   }
   if (pending.kind === 'in_doubt') {
-    // API.md §17: approve (run it again), reject, or give the result it had.
+    // A call in doubt: approve (run it again), reject, or give the result it had.
     return (pending.calls ?? []).map((call) => ({
       id: call.id,
       reason: 'tool_call',
@@ -88,7 +88,7 @@ export class AgUiEncoder {
   readonly #calls = new Set<string>();
   /** The messages shown as drafts (streamed before their step): their step's record is not. */
   readonly #drafts = new Set<string>();
-  /** The conversation state when the run starts (API.md §18), sent as `STATE_SNAPSHOT`. */
+  /** The conversation state when the run starts, sent as `STATE_SNAPSHOT`. */
   snapshot: StateValue | undefined;
 
   constructor(threadId: string, runId: string) {

@@ -78,7 +78,7 @@ function agUiTask(
     const decisions = resume.map((entry, i): Decision => {
       const approved = fieldOf(entry.payload, 'approved');
       const given = fieldOf(entry.payload, 'reason');
-      // A call in doubt (API.md §17) may also be answered with the result it had.
+      // A call in doubt may also be answered with the result it had.
       const result = fieldOf(entry.payload, 'result');
       if (entry.status === 'resolved' && typeof result === 'string') {
         return { callId: entry.interruptId, result };

@@ -1,6 +1,6 @@
 /**
  * A request answered with an error: `status`, and the body `{ error: { code, message } }` of
- * API.md §15. `headers` go on the answer too (e.g. `Retry-After`, `WWW-Authenticate`).
+ * serve()'s routes. `headers` go on the answer too (e.g. `Retry-After`, `WWW-Authenticate`).
  */
 export class HttpError extends Error {
   readonly status: number;

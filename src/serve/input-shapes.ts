@@ -10,7 +10,7 @@ import { badRequest, HttpError } from './http-error.js';
 
 /**
  * One decision on a call awaiting approval or in doubt: `{callId, approve, reason?}`, or (for a
- * call in doubt, API.md §17) `{callId, result}`, the result it had. On a `"budget"` request,
+ * call in doubt) `{callId, result}`, the result it had. On a `"budget"` request,
  * `callId` is the request's id and an approval gives `amountUsd`, the raise in US dollars.
  */
 export type Decision =

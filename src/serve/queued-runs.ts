@@ -19,7 +19,7 @@ export interface QueueHost {
 }
 
 /**
- * Runs of a server with a dispatcher (API.md §16): each input is queued for a worker, and its
+ * Runs of a server with a dispatcher: each input is queued for a worker, and its
  * answer is followed in the store — from the step that took the input (known by the input's
  * message id) to the step that ended the run — woken by the workers' announcements.
  */

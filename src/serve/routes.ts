@@ -12,7 +12,7 @@ import { operatorRoutes } from './operator-inbox.js';
 import { sessionRoutes } from './session-routes.js';
 import { badPrincipal } from './tenancy.js';
 
-// The routes of API.md §15, loaded by serve() with its first request.
+// The HTTP routes, loaded by serve() with its first request.
 
 /** Every route and the methods it answers; another method answers 405. */
 const ROUTES: readonly [path: string, methods: string][] = [
@@ -34,7 +34,7 @@ const UNAUTHORIZED = new HttpError(401, 'unauthorized', 'Send `Authorization: Be
   'www-authenticate': 'Bearer',
 });
 
-/** The app that answers every route of API.md §15 for `ctx`, made with Hono's class. */
+/** The app that answers every route for `ctx`, made with Hono's class. */
 export function routes(ctx: ServeContext): Hono<ServeEnv> {
   const checked = ctx.options;
   const app =

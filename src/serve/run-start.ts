@@ -8,7 +8,7 @@ import type { Dispatcher } from '../workers/dispatcher.js';
 
 /** How a hub runs its sessions: here (the default), or queued for workers through a dispatcher. */
 export interface HubOptions {
-  /** Queue runs for workers instead of running them (API.md §16). */
+  /** Queue runs for workers instead of running them. */
   readonly dispatch?: { readonly dispatcher: Dispatcher; readonly queue: string };
   /** The limit of each session's runs beyond its own conditions (a tenant's daily cap). */
   readonly limit?: (sessionId: string) => CallLimit;

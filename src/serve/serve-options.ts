@@ -34,7 +34,7 @@ export interface ServeOptions {
   busy?: 'reject' | 'enqueue' | 'interrupt';
   /**
    * Queue runs for workers (`startWorker()`, `baton worker`) instead of running them in this
-   * process (API.md §16). Needs a store every machine shares. @default none: runs run here
+   * process. Needs a store every machine shares. @default none: runs run here
    */
   dispatcher?: Dispatcher;
   /**
@@ -51,7 +51,7 @@ export interface ServeOptions {
   operators?: { roles?: readonly string[] };
   /**
    * HTML served at `GET /` without authentication (e.g. a chat page that asks for the token).
-   * @internal what `baton serve --ui` uses; not part of API.md.
+   * @internal what `baton serve --ui` uses; not part of the public API.
    */
   page?: string;
   /**

@@ -21,7 +21,7 @@ import { checkSharedStore, queueNameOf } from '../workers/dispatcher.js';
 import { tenantDayLimits } from '../workers/tenant-budget.js';
 
 /**
- * Serves a workflow's sessions over HTTP (API.md §15) as a Fetch API handler: the plain JSON/SSE
+ * Serves a workflow's sessions over HTTP as a Fetch API handler: the plain JSON/SSE
  * routes, the AI SDK UI message stream (`/chat`) and AG-UI (`/ag-ui`), all from one event source —
  * the session's step log, then the live run — with principals, tenants, CORS and body limits.
  * @throws ConfigError for bad options.

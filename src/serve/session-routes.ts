@@ -21,7 +21,7 @@ import type { ServeContext, ServeEnv } from './serve-context.js';
 import { sseResponse } from './sse-response.js';
 import { jsonOfRun } from './run-answer.js';
 
-/** The plain routes of API.md §15: sessions, their threads, runs, streams, stop and delete. */
+/** The plain routes: sessions, their threads, runs, streams, stop and delete. */
 export function sessionRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
   const { options } = ctx;
 

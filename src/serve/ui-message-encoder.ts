@@ -57,7 +57,7 @@ export class UiMessageEncoder {
       ];
     }
     if (event.kind === 'state') {
-      // The AI SDK's data part: the conversation state's change as its JSON Patch (API.md §18).
+      // The AI SDK's data part: the conversation state's change as its JSON Patch.
       return [{ type: 'data-state', data: { patch: event.patch } }];
     }
     if (event.kind === 'error') {
@@ -102,7 +102,7 @@ export class UiMessageEncoder {
       }
       case 'ToolCallRequestEvent':
         return [...this.#closeText(), ...m.content.flatMap((call) => this.#input(call))];
-      // Calls in doubt (API.md §17) are asked as approvals: approve runs it again, deny skips it.
+      // Calls in doubt are asked as approvals: approve runs it again, deny skips it.
       case 'ToolApprovalRequestEvent':
       case 'ToolInDoubtEvent':
         return [

@@ -103,7 +103,7 @@ const JOB_OPTIONS = {
 };
 
 /**
- * Runs go through BullMQ on Redis (API.md §16). Each input of a session gets the next number of
+ * Runs go through BullMQ on Redis. Each input of a session gets the next number of
  * that session (a Redis counter); a worker runs a job only when every earlier input of its
  * session is done, and otherwise moves it to the delayed set to be tried again shortly — BullMQ's
  * per-group ordering is not in its free edition. Baton's lease keeps two workers from running one

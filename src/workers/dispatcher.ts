@@ -5,7 +5,7 @@ import { ConfigError } from '../errors.js';
 import { isRecord } from '../unknown-value.js';
 
 /**
- * One queued input of a session (API.md §16): the worker that takes it runs `task` on the session,
+ * One queued input of a session: the worker that takes it runs `task` on the session,
  * or — when an earlier attempt already committed the input (`inputId`) — finishes that run.
  */
 export interface RunJob {
@@ -42,7 +42,7 @@ export interface Consumer {
 }
 
 /**
- * A queue engine that carries runs from servers to workers (API.md §16). Jobs of one session are
+ * A queue engine that carries runs from servers to workers. Jobs of one session are
  * handed out one after another in the order they were queued; a job whose worker died is handed out
  * again. `PgBossDispatcher` and `BullMQDispatcher` are the two adapters.
  */

@@ -79,7 +79,7 @@ class RetryLater extends Error {
 }
 
 /**
- * Runs go through pg-boss on PostgreSQL (API.md §16): one queue with the `key_strict_fifo`
+ * Runs go through pg-boss on PostgreSQL: one queue with the `key_strict_fifo`
  * policy keyed by session id, so the inputs of one session are handed out one after another in
  * the order queued while sessions run in parallel. A worker that dies stops heartbeating; pg-boss
  * then retries its job on another worker. Workers are woken by LISTEN/NOTIFY, not by polling.

@@ -41,7 +41,7 @@ WHERE name = $1 AND state = 'active' AND heartbeat_seconds IS NOT NULL
 LIMIT 100`;
 
 /**
- * Hands the job of a worker that died to the live ones (API.md §16), sooner than pg-boss's own
+ * Hands the job of a worker that died to the live ones, sooner than pg-boss's own
  * heartbeat check (10 s at least, on its maintenance schedule). Every second a worker looks for
  * active jobs whose heartbeat — refreshed every second by the worker that holds the job — stood
  * still for `seconds`, and fails (pg-boss then retries) each one whose session nobody holds the

@@ -9,7 +9,7 @@ import { type Dispatcher, outcomeKey, presenceQueue } from './dispatcher.js';
 const FAILED = 'failed:';
 
 /**
- * The engine's run channel over a queue engine (API.md §16, §22): steps announced on its own
+ * The engine's run channel over a queue engine: steps announced on its own
  * channel (PostgreSQL LISTEN/NOTIFY, Redis pub/sub), the session's jobs waiting on `queue`, and
  * the error a worker left for a run that failed. `queue: null` on a worker (it queues nothing).
  */

@@ -69,7 +69,7 @@ const OUTCOME_TTL_MS = 5 * 60_000;
 const FIRST_BACKOFF_MS = 200;
 
 /**
- * Takes the workflow's queued runs (API.md §16) and makes them, `concurrency` at once: each job's
+ * Takes the workflow's queued runs and makes them, `concurrency` at once: each job's
  * input is run on its session, or — when an earlier attempt of the job committed the input and
  * died — the interrupted run is finished. Every committed step is announced to the servers.
  * @throws ConfigError at once when the workflow's store is not one that machines share.

@@ -8,7 +8,7 @@ import { stopMessage } from '../messages/message-factories.js';
 import type { ModelCallPlan } from '../termination/model-call.js';
 import { formatUsd } from '../termination/cost-prices.js';
 
-/** Budgets in money across sessions (API.md §26): `serve()`'s and `startWorker()`'s `budgets`. */
+/** Budgets in money across sessions: `serve()`'s and `startWorker()`'s `budgets`. */
 export interface BudgetsOptions {
   /**
    * The most a tenant (the principal that owns a session) may spend on model calls in a day

@@ -5,7 +5,7 @@ import { McpConnection, type McpToolInfo } from './mcp-connection.js';
 import { resultText } from './mcp-result-text.js';
 import { checkServerConfig, type McpServerConfig } from './mcp-server-config.js';
 
-/** Which calls of an MCP server's tools wait for a person's approval (API.md §10). */
+/** Which calls of an MCP server's tools wait for a person's approval. */
 export type McpToolApproval =
   | boolean
   /** The server's names of the tools that need approval. */
@@ -22,14 +22,14 @@ export interface McpToolsOptions {
   prefix?: string;
   /**
    * Whether a call waits for approval: for every tool, for the tools named, or as a function of
-   * the call. Each tool carries it as its `needsApproval`, for the approvals of API.md §10.
+   * the call. Each tool carries it as its `needsApproval`, for tool approvals.
    * @default false
    */
   needsApproval?: McpToolApproval;
   /** How long a call may take before it becomes an error result. @default 60_000 */
   timeoutMs?: number;
   /**
-   * The effect (API.md §17) of every tool of this server. @default from each tool's annotations:
+   * The effect of every tool of this server. @default from each tool's annotations:
    * `readOnlyHint` → `"read"`, else `idempotentHint` → `"idempotent"`, else `"once"`
    */
   effect?: ToolEffect;

@@ -120,8 +120,8 @@ async function* follow(
 }
 
 /**
- * The error a worker left for the input of the session's last run when it failed it (API.md §16:
- * the step log does not keep it), as the event after the run's last committed step.
+ * The error a worker left for the input of the session's last run when it failed it (the
+ * step log does not keep it), as the event after the run's last committed step.
  */
 async function failure(host: FeedHost, views: readonly StepView[]): Promise<RunEvent | undefined> {
   const last = views.at(-1);
@@ -171,7 +171,7 @@ function runStart(host: FeedHost, views: readonly StepView[]): Cursor {
 
 /**
  * True when `view` ended a run. With a dispatcher, a `cancelled` step is a run a stopped worker
- * handed on (after its turn, or cut short): another worker goes on with it (API.md §16).
+ * handed on (after its turn, or cut short): another worker goes on with it.
  */
 function endsRun(host: FeedHost, view: StepView): boolean {
   return view.status !== 'idle' && !(view.status === 'cancelled' && host.queued);

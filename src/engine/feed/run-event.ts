@@ -17,7 +17,7 @@ export type RunEvent =
       /** Streamed by the run before its step was committed: the step repeats it. */
       readonly draft?: true;
     }
-  /** A step changed the conversation state (API.md §18): its JSON Patch, before its messages. */
+  /** A step changed the conversation state: its JSON Patch, before its messages. */
   | { readonly id: Cursor; readonly kind: 'state'; readonly patch: readonly StatePatchOp[] }
   | { readonly id: Cursor; readonly kind: 'result'; readonly result: TaskResult }
   | {

@@ -6,7 +6,7 @@ import type { Step } from '../state/step.js';
  * `step` applied to `state` in a replay. A state patch that cannot apply (it reaches outside the
  * state, or is no add/remove/replace) is the record's fault: `CheckpointError`. The schema is
  * checked once, on the state the log leads to: a valid log whose state the workflow's schema
- * refuses (the schema changed) is a `ConfigError` naming the field (API.md §18), not corruption.
+ * refuses (the schema changed) is a `ConfigError` naming the field, not corruption.
  */
 export function replayStep(
   sessionId: string,

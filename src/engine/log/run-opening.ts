@@ -2,7 +2,7 @@ import type { OwnedLease } from '../../checkpoint/session-list.js';
 import type { RunOptions } from '../runnable.js';
 
 /**
- * Internal, not part of API.md: a `RunOptions` key with which a run takes its session's lease only
+ * Internal, not part of the public API: a `RunOptions` key with which a run takes its session's lease only
  * when the session belongs to `owner`, reading in the same lookup (the store's `TAKE_OWNED`) the
  * session's last step and the holders of other lease keys. `serve()` starts a run with it: the
  * owner check, the busy check and a stop asked of the idle session cost no round trip of their own.

@@ -15,7 +15,7 @@ export interface StepView {
   readonly messages: readonly AgentMessage[];
   readonly status: SessionStatus;
   readonly pendingRequest: PendingRequest | null;
-  /** The step's change of the conversation state (API.md §18), when it made one. */
+  /** The step's change of the conversation state, when it made one. */
   readonly statePatch?: readonly StatePatchOp[];
   /**
    * Why the run stopped, on a step that stopped it; `undefined` on the steps of logs written

@@ -19,7 +19,7 @@ export interface ExpectedWorkflow {
   readonly tools?: ReadonlyMap<string, ReadonlySet<string> | undefined>;
   /** The workflow's one state check (`StateValidator.stored`), also used by `loadState()`. */
   readonly check: (state: unknown) => StateCheck<SessionState>;
-  /** The conversation state's check (API.md §18), to refuse a record whose patch breaks it. */
+  /** The conversation state's check, to refuse a record whose patch breaks it. */
   readonly stateProblem?: ((data: unknown) => StateProblem) | undefined;
 }
 

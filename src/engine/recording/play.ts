@@ -24,7 +24,7 @@ export interface Player {
   run(planned: PlannedRun): Promise<TaskResult | { readonly failed: string }>;
   /** How many messages the session's thread has. */
   threadLength(): Promise<number>;
-  /** Makes an application's recorded state update (API.md §18); what went wrong, if it failed. */
+  /** Makes an application's recorded state update; what went wrong, if it failed. */
   updateState(ops: readonly StatePatchOp[]): Promise<{ readonly failed: string } | undefined>;
 }
 

@@ -18,14 +18,14 @@ export interface RecordOptions {
   redact?: (text: string) => string;
 }
 
-/** What a recording is made of: the session's thread and its state's updates (API.md §18). */
+/** What a recording is made of: the session's thread and its state's updates. */
 export interface RecordedSession {
   readonly thread: readonly AgentMessage[];
   readonly stateUpdates: readonly StateUpdate[];
 }
 
 /**
- * A session's recording (API.md §19). The thread gives the inputs and each agent turn with its
+ * A session's recording. The thread gives the inputs and each agent turn with its
  * model's answers, and the state's updates go with the tool calls (and the runs) that made them;
  * playing them once against the workflow (recorded tools, nothing stored) gives how each run
  * ended (statuses and stop reasons, which the step log does not keep) and where each of the

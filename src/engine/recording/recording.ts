@@ -23,7 +23,7 @@ export interface RecordedAnswer {
   readonly thought?: string | undefined;
 }
 
-/** A tool call's change of the conversation state (API.md §18): the call and its operations. */
+/** A tool call's change of the conversation state: the call and its operations. */
 export interface RecordedStateUpdate {
   readonly callId: string;
   readonly ops: readonly StatePatchOp[];
@@ -40,7 +40,7 @@ export interface RecordedTurn {
   readonly answers: readonly RecordedAnswer[];
   readonly results: readonly FunctionExecutionResult[];
   readonly approvals?: readonly FunctionCall[] | undefined;
-  /** The calls found in doubt in it (API.md §17): their run was cut off while they ran. */
+  /** The calls found in doubt in it: their run was cut off while they ran. */
   readonly inDoubt?: readonly FunctionCall[] | undefined;
   readonly handoff?: string | undefined;
   /** The brief of its handoff, when it had one. */
@@ -61,7 +61,7 @@ export interface RecordedRun {
   readonly status: 'terminated' | 'awaiting_input' | 'cancelled';
   readonly stopReason: string | null;
   /**
-   * The application's state updates (`session.updateState()`, API.md §18) made before this run,
+   * The application's state updates (`session.updateState()`) made before this run,
    * each as its operations, in order; absent: none.
    */
   readonly stateUpdates?: readonly (readonly StatePatchOp[])[] | undefined;
@@ -77,9 +77,9 @@ export interface RecordedParticipant {
 }
 
 /**
- * A session as a deterministic test (API.md §19): JSON-safe, made by `session.record()` and played
+ * A session as a deterministic test: JSON-safe, made by `session.record()` and played
  * by `replay()`. The path is in `turns` (speakers, handoffs, approvals) and `runs` (inputs and
- * decisions, statuses, stop reasons); the conversation state's updates (API.md §18) are in both,
+ * decisions, statuses, stop reasons); the conversation state's updates are in both,
  * the tool calls' with their turn and the application's with the run they came before.
  */
 export interface Recording {

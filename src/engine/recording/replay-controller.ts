@@ -7,7 +7,7 @@ import type { ModelRequest, ModelResult } from '../../models/chat-client.js';
 import type { Recording, RecordedTurn } from './recording.js';
 import { changedBrief, refusedBrief } from './replay-briefs.js';
 
-/** Where a replay first differs from its recording (API.md §19). */
+/** Where a replay first differs from its recording. */
 export interface Divergence {
   /** The agent turn, counted from 1 over the session (an approval pause stays in its turn). */
   readonly turn: number;
@@ -266,7 +266,7 @@ export class ReplayController {
   }
 
   /**
-   * True the first time a call that was found in doubt (API.md §17) in `agent`'s recorded turn is
+   * True the first time a call that was found in doubt in `agent`'s recorded turn is
    * about to run: its run was cut off while it ran, and the replay cuts its run off there too.
    */
   loses(agent: string, callId: string): boolean {

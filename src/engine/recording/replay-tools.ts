@@ -8,7 +8,7 @@ import type { ReplayController } from './replay-controller.js';
 export type ReplayTools = 'recorded' | 'live';
 
 /**
- * How a replayed agent's tool calls are answered (API.md §19), with their state updates (§18).
+ * How a replayed agent's tool calls are answered, with their state updates (§18).
  *
  * Recorded: the recorded result, and a call that updated the state runs a stand-in of its tool
  * that makes the recorded updates through `ctx.updateState`, so they apply as the tool's did (in
@@ -16,7 +16,7 @@ export type ReplayTools = 'recorded' | 'live';
  *
  * Live: the tools run; each result and each call's updates are checked against the recorded.
  *
- * Either way, a call found in doubt (API.md §17) does not run at first: its run is cut off there.
+ * Either way, a call found in doubt does not run at first: its run is cut off there.
  */
 export function replayedTools(
   agent: string,
@@ -69,7 +69,7 @@ export function replayedTools(
     // A call of a run the replay cut off (see `lose`) is not committed: nothing to compare.
     if (controller.cutOff) return result;
     controller.liveResult(agent, call, result);
-    // The updates of a call that failed are discarded (API.md §18).
+    // The updates of a call that failed are discarded.
     controller.checkUpdates(agent, call, result.isError ? [] : ops);
     return result;
   };

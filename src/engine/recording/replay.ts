@@ -32,7 +32,7 @@ export interface ReplayReport {
 }
 
 /**
- * Plays a recorded session against a workflow (API.md §19): every agent's model answers from the
+ * Plays a recorded session against a workflow: every agent's model answers from the
  * recording, tools give their recorded results (or run, with `tools: "live"`), and the first
  * difference in speakers, handoffs, tool calls, approvals, statuses or stop reasons is reported.
  * The replay runs in a fresh session in memory: the workflow's store and sessions are untouched.

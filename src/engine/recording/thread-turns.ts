@@ -3,19 +3,19 @@ import { isChatMessage } from '../../messages/message.js';
 import { isRecord } from '../../unknown-value.js';
 import type { RecordedAnswer, RecordedTurn } from './recording.js';
 
-/** Rewrites one text of a recording (API.md §19 `redact`). */
+/** Rewrites one text of a recording (the `redact` option). */
 export type Redact = (text: string) => string;
 
 /** What a thread says of a session: its inputs in order and its agent turns in order. */
 export interface ThreadPath {
   /**
    * Each block of consecutive user messages (one task), with the turns begun before it; `null`
-   * for a run without a task that the thread shows: one that found calls in doubt (API.md §17).
+   * for a run without a task that the thread shows: one that found calls in doubt.
    */
   readonly inputs: readonly ThreadInput[];
   readonly turns: readonly RecordedTurn[];
   /**
-   * The guardrail that withheld an agent's answer, when the thread shows one (API.md §10: the
+   * The guardrail that withheld an agent's answer, when the thread shows one (the
    * answer is not stored, so the session cannot be played again).
    */
   readonly withheld?: string;

@@ -43,9 +43,9 @@ export interface TurnContext {
   readonly orchestration: Orchestration;
   readonly driver: MachineDriver;
   readonly id: string;
-  /** The conversation state of a turn starting now (API.md §18). */
+  /** The conversation state of a turn starting now. */
   turnState?(): TurnState;
-  /** The conversation state as the turns since the last commit left it (API.md §18). */
+  /** The conversation state as the turns since the last commit left it. */
   turnData?(): StateValue;
   /** What judges the model calls of a turn before they are made; undefined when nothing does. */
   modelGate?(): ModelGate | undefined;
@@ -124,7 +124,7 @@ export function resumeWithoutTask(ctx: TurnContext, state: SessionState): string
 
 /**
  * One agent's response in the machine state `speaking`, with the orchestration's turn options; an
- * agent with `takeTurn()` may pause its turn for approvals instead (API.md §10).
+ * agent with `takeTurn()` may pause its turn for approvals instead.
  */
 export async function respondAs(
   ctx: TurnContext,
@@ -230,7 +230,7 @@ let quiet: AbortSignal | undefined;
 let quietUses = 0;
 
 /**
- * How a turn commits the start of its tool calls (API.md §17): `commit` records a step, `record`
+ * How a turn commits the start of its tool calls: `commit` records a step, `record`
  * keeps its messages for the run's result; `started` are the calls this run's decisions started.
  */
 export interface TurnStarts {

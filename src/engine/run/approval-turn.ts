@@ -17,7 +17,7 @@ import type { StopCheck } from './session-stop.js';
 import { approvalPauseStep, decisionsStep } from '../state/step-changes.js';
 
 /**
- * Input to a turn paused for approvals (API.md §10): only decisions (or a reply that rejects
+ * Input to a turn paused for approvals: only decisions (or a reply that rejects
  * them) continue it, and only the paused agent, whatever the routing. The input is one step; the
  * turn stays paused while calls are undecided (the decided ones run now), and goes on in the run's
  * loop once all are decided. Returns the run's result when the run ends here.
@@ -68,7 +68,7 @@ export async function continuePausedTurn(
         : await host.stopChange(state.machineState, check.state, reason),
   });
   await host.commit(change);
-  // The decisions given now are the start of their calls (API.md §17): those run, not in doubt.
+  // The decisions given now are the start of their calls: those run, not in doubt.
   startedBy(run, taskMessages);
   const waits = change.status === 'awaiting_input';
   if (options.outputTaskMessages !== false) for (const m of taskMessages) run.emit(m);

@@ -10,8 +10,8 @@ import type { RunOptions } from '../runnable.js';
 import type { ModelGate } from './model-gate.js';
 
 /**
- * Internal, not part of API.md: a `RunOptions` key carrying a limit on the run's model calls
- * beyond the session's own conditions (a tenant's daily cap, API.md §26). The session's conditions
+ * Internal, not part of the public API: a `RunOptions` key carrying a limit on the run's model calls
+ * beyond the session's own conditions (a tenant's daily cap). The session's conditions
  * price the calls; the limit holds each call's largest cost while it runs.
  */
 export const LIMIT_CALLS = Symbol.for('baton.limitCalls');

@@ -7,7 +7,7 @@ import type { MessageList } from '../../messages/thread.js';
 import type { PendingRequest } from '../state/session-state.js';
 
 // A group step (several participants answering at once, e.g. a graph's nodes) in which members
-// pause for approvals pauses the session once. API.md §5 has one `pendingRequest`, so the pauses
+// pause for approvals pauses the session once. A session has one `pendingRequest`, so the pauses
 // are one request: every paused member's calls, in the order the group names the members. Each
 // member's own `ToolApprovalRequestEvent` stays in the thread, so each decision goes back to the
 // member whose call it is, and a member whose calls are all decided goes on at once.

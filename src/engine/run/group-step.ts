@@ -59,7 +59,7 @@ export async function groupStep(
   }
   const streamed = new Set<string>();
   announceSpeakers(options, agents, run.streamed);
-  // Members' starts (API.md §17) commit one after another.
+  // Members' starts commit one after another.
   const starts = serialStarts(turnStarts(run, streamed));
   const settled = await Promise.allSettled(
     agents.map((agent) =>

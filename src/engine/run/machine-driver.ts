@@ -13,7 +13,7 @@ export class MachineDriver {
   readonly initialState: string;
   readonly #meta = new Map<string, StateMeta>();
   readonly #cache = new Map<string, Map<string, string>>();
-  /** Per state: the events whose transition has a guard (API.md §18), which are never cached. */
+  /** Per state: the events whose transition has a guard, which are never cached. */
   readonly #guarded = new Map<string, Set<string>>();
 
   constructor(machine: AnyStateMachine) {

@@ -4,16 +4,16 @@ import { threadOf } from '../state/state-thread.js';
 import { decidedBy } from './decider.js';
 
 /**
- * Internal, not part of API.md: a `RunOptions` key whose signal, once aborted, hands the run on
- * (a worker's `close()`, API.md §16): the turn it is making — or its first one, when it has made
+ * Internal, not part of the public API: a `RunOptions` key whose signal, once aborted, hands the run on
+ * (a worker's `close()`): the turn it is making — or its first one, when it has made
  * none yet — finishes and is committed, and it starts no further turn but ends `cancelled`, its
  * session left for another process to resume from that step.
  */
 export const HAND_OVER = Symbol.for('baton.handOver');
 
 /**
- * Internal, not part of API.md: a `RunOptions` key that makes a run's input an input given once
- * (a worker's job, API.md §16): when the task's first message is already in the thread once the
+ * Internal, not part of the public API: a `RunOptions` key that makes a run's input an input given once
+ * (a worker's job): when the task's first message is already in the thread once the
  * run holds the lease, an earlier attempt took it, and the run rejects with `InputTaken` before it
  * commits anything, rather than take the same input twice.
  */
@@ -29,7 +29,7 @@ export class InputTaken extends Error {
   }
 }
 
-/** The keys of a worker's runs (API.md §16): a signal that hands them on, an input given once. */
+/** The keys of a worker's runs: a signal that hands them on, an input given once. */
 export interface WorkerRun {
   readonly [HAND_OVER]?: AbortSignal | undefined;
   readonly [INPUT_ONCE]?: boolean | undefined;

@@ -1,7 +1,7 @@
 import type { RunOptions } from '../runnable.js';
 
 /**
- * Internal, not part of API.md: a `RunOptions` key whose function hears which participants start
+ * Internal, not part of the public API: a `RunOptions` key whose function hears which participants start
  * a turn, all at once when several answer in one step. The devtools page lights them while they
  * work; the public stream only shows what they say.
  */

@@ -2,7 +2,7 @@ import type { TurnStarts } from './agent-turn.js';
 import type { TaskMessage } from '../runnable.js';
 import type { SessionRun } from './session-run.js';
 
-/** Per run: the calls whose decisions its input gave, whose start is this run's (API.md §17). */
+/** Per run: the calls whose decisions its input gave, whose start is this run's. */
 const started = new WeakMap<SessionRun, ReadonlySet<string>>();
 
 /** Notes the calls `task` decides as started by `run`: they run, they are not in doubt. */
@@ -11,7 +11,7 @@ export function startedBy(run: SessionRun, task: readonly TaskMessage[]): void {
   started.set(run, new Set(ids));
 }
 
-/** How a turn of `run` commits the start of its tool calls (API.md §17). */
+/** How a turn of `run` commits the start of its tool calls. */
 export function turnStarts(run: SessionRun, streamed: ReadonlySet<string>): TurnStarts {
   return {
     commit: (step) => run.host.commit(step),

@@ -28,7 +28,7 @@ export interface HandleHooks {
   fresh(): SessionState;
   /** A checked state from `saveState()` (see `WorkflowRunner.parseState`). */
   parse(state: unknown, sessionId: string): Omit<SessionState, 'step'>;
-  /** The session's recording (API.md §19) from its thread and its state's updates. */
+  /** The session's recording from its thread and its state's updates. */
   record(id: string, session: RecordedSession, options: RecordOptions): Promise<Recording>;
   /** True when the runner drops idle sessions (it has a store), so `settle()` must run. */
   bounded: boolean;

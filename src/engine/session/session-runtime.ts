@@ -283,7 +283,7 @@ export class SessionRuntime implements RunHost {
     return this.#turns?.at(-1)?.value ?? this.#state.data ?? EMPTY_STATE;
   }
 
-  /** The conversation state (API.md §18), deep-frozen. */
+  /** The conversation state, deep-frozen. */
   async data(): Promise<StateValue> {
     return freeze((await this.current()).data ?? EMPTY_STATE, true);
   }

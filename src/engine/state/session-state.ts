@@ -11,7 +11,7 @@ import { StateUpdateSchema, updatesOf } from './state-updates.js';
 /**
  * The question a paused session waits on. `kind: "input"`: an answer awaits the user's reply (its
  * `id` is the `UserInputRequestedEvent.requestId`); `kind: "approval"`: `calls` await a decision;
- * `kind: "in_doubt"`: `calls` may or may not have completed, and await a decision (API.md §17);
+ * `kind: "in_doubt"`: `calls` may or may not have completed, and await a decision;
  * `kind: "budget"`: `agent`'s next model call would pass the budget (`prompt` says which), and
  * awaits a decision granting more (`approve(id, { amountUsd })`) or refusing it.
  */
@@ -67,12 +67,12 @@ const SessionStateObject = z.object({
    */
   progress: z.unknown().optional(),
   /**
-   * The conversation state (API.md §18), a JSON object; absent while it is `{}` and no `state`
+   * The conversation state, a JSON object; absent while it is `{}` and no `state`
    * option gave it a value, so sessions that do not use it are stored as before.
    */
   data: z.record(z.string(), z.unknown()).optional(),
   /**
-   * Each change of `data` so far, in order, for `record()` (API.md §19): a tool call's (`call`,
+   * Each change of `data` so far, in order, for `record()`: a tool call's (`call`,
    * its id) or the application's (`at`, the thread's length then). Absent until the first change.
    */
   stateUpdates: z.array(StateUpdateSchema).readonly().optional(),

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { StatePatchOp } from '../../agents/conversation-state.js';
 import type { StepBody } from './step.js';
 
-// What a session keeps of its conversation state's changes (API.md §18) so that `record()` can
-// give each back where it was made (API.md §19): the session state's `stateUpdates`.
+// What a session keeps of its conversation state's changes so that `record()` can
+// give each back where it was made: the session state's `stateUpdates`.
 
 /** One RFC 6902 operation of a state update, as a store or a recording holds it. */
 export const StatePatchOpSchema = z.object({

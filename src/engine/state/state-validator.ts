@@ -93,7 +93,7 @@ export class StateValidator {
     // Without a condition, a stored condition state is kept but has nothing to restore into.
     const problem = this.#stopRule?.problemWith(state.termination) ?? null;
     if (problem !== null) return { ok: false, problem, path: 'termination' };
-    // The conversation state (API.md §18): its path starts with `state` (the field's name).
+    // The conversation state: its path starts with `state` (the field's name).
     if (state.data !== undefined || this.#state !== undefined) {
       const bad = stateProblem(this.#state, state.data ?? {});
       if (bad !== undefined) {

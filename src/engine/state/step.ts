@@ -22,7 +22,7 @@ export type StepKind =
   | { readonly kind: 'decided'; readonly agent: string }
   /**
    * An agent's batch of tool calls with a `"once"` call starts: the turn so far (its tool call
-   * request last) is committed before they run (`tool_calls_started:<a>`, API.md §17).
+   * request last) is committed before they run (`tool_calls_started:<a>`).
    */
   | { readonly kind: 'started'; readonly agent: string }
   /** A selector gave the floor to the user, asked by `agent` (`user_asked:<a>`). */
@@ -74,7 +74,7 @@ export interface StepBody extends StepFields {
   readonly bookmarks?: readonly (readonly [agent: string, at: number])[];
   readonly lastSpeaker?: string | null;
   /**
-   * The conversation state's changes (API.md §18) as RFC 6902 operations, applied in order; a
+   * The conversation state's changes as RFC 6902 operations, applied in order; a
    * stored record may hold anything here, which the reducer refuses by name.
    */
   readonly statePatch?: readonly StatePatchOp[];

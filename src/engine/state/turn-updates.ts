@@ -2,7 +2,7 @@ import type { TurnState } from '../../agents/turn-state.js';
 import type { Step } from './step.js';
 
 /**
- * `step` with the state updates of the turns that led to it (API.md §18), in turn order. A start
+ * `step` with the state updates of the turns that led to it, in turn order. A start
  * commit (§17) is made mid-turn: it takes the updates so far, and the turns go on.
  */
 export function withTurnUpdates(step: Step, turns: readonly TurnState[]): Step {

@@ -26,12 +26,12 @@ export interface GraphBuilderOptions {
   /** Names the workflow in errors, the machine id and the graph. @default "graph" */
   name?: string;
   /**
-   * Input and output guardrails (API.md §10: "teams and graphs: option `guardrails`"); the same
+   * Input and output guardrails (teams and graphs take the option `guardrails`); the same
    * as calling `withGuardrails()`. @default none
    */
   guardrails?: GuardrailSet;
   /**
-   * The conversation state (API.md §18): its zod schema and the value a new session starts with,
+   * The conversation state: its zod schema and the value a new session starts with,
    * checked by `build()`. @default none: the state is `{}` and any JSON object is accepted
    */
   state?: StateOption;
@@ -76,7 +76,7 @@ function namesOf(refs: GraphNodeRef | readonly GraphNodeRef[], method: string): 
 }
 
 /**
- * Builds a graph workflow (API.md §13): nodes are agents, edges (optionally conditional) say who
+ * Builds a graph workflow: nodes are agents, edges (optionally conditional) say who
  * runs after whom; nodes due together run concurrently and their answers are one step.
  *
  * @example
@@ -187,7 +187,7 @@ export class GraphBuilder {
     return this;
   }
 
-  /** Input and output guardrails (API.md §10); repeated calls replace the lists given. */
+  /** Input and output guardrails; repeated calls replace the lists given. */
   withGuardrails(guardrails: GuardrailSet): this {
     this.#guardrails = replaceGuardrails(this.#guardrails, guardrails);
     return this;

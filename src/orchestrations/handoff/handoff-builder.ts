@@ -272,7 +272,7 @@ export class HandoffBuilder {
   }
 
   /**
-   * Guardrails (API.md §10): `input` checks each run's task before any agent sees it, `output`
+   * Guardrails: `input` checks each run's task before any agent sees it, `output`
    * each agent's final answer before it is recorded. Repeated calls replace the lists given.
    * @example builder.withGuardrails({ input: [noCards], output: [noCards] })
    */

@@ -13,7 +13,7 @@ export interface HandoffBuilderOptions {
   name?: string;
   participants: readonly ChatAgent[];
   /**
-   * The conversation state (API.md §18): its zod schema and the value a new session starts with,
+   * The conversation state: its zod schema and the value a new session starts with,
    * checked by `build()`. @default none: the state is `{}` and any JSON object is accepted
    */
   state?: StateOption;

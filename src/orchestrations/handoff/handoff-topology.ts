@@ -10,7 +10,7 @@ import { checkParticipantName } from '../participant-name.js';
 /** A specialist → specialist edge as `addHandoff` recorded it. */
 export interface HandoffEdge {
   readonly description: string | undefined;
-  /** The `when` guard (API.md §18): the handoff is offered only while it holds. */
+  /** The `when` guard: the handoff is offered only while it holds. */
   readonly when?: NamedGuard | undefined;
   /** The edge's brief; `false`: none; undefined: the workflow's. */
   readonly brief?: HandoffBrief | false | undefined;
@@ -21,7 +21,7 @@ export interface HandoffEdge {
 /** Options of `addHandoff()`. */
 export interface AddHandoffOptions {
   description?: string;
-  /** Offered only while it holds (API.md §18). */
+  /** Offered only while it holds. */
   when?: HandoffGuard;
   /** What the source tells the target, as the tool's parameters. @default the workflow's brief */
   brief?: HandoffBrief | false;

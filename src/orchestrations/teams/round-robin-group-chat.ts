@@ -14,7 +14,7 @@ import { checkTeam, compileTeamMachine } from './team-machine.js';
 /** Options of `RoundRobinGroupChat`. */
 export interface RoundRobinGroupChatOptions extends TeamCheckpointOptions {
   /**
-   * The conversation state (API.md §18): its zod schema and the value a new session starts with.
+   * The conversation state: its zod schema and the value a new session starts with.
    * @default none: the state is `{}` and any JSON object is accepted
    */
   state?: StateOption;
@@ -22,7 +22,7 @@ export interface RoundRobinGroupChatOptions extends TeamCheckpointOptions {
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
   maxTurns?: number;
-  /** Input and output guardrails (API.md §10). */
+  /** Input and output guardrails. */
   guardrails?: GuardrailSet;
   /** @default "round_robin" */
   name?: string;

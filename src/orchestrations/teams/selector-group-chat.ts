@@ -24,14 +24,14 @@ import { checkTeam, compileTeamMachine } from './team-machine.js';
 /** Picks the next speaker from the thread; return nothing to let the model choose. */
 export type SelectorFunc = (
   messages: readonly AgentMessage[],
-  /** The conversation state (API.md §18). */
+  /** The conversation state. */
   ctx: { readonly state: StateValue },
 ) => string | null | undefined | Promise<string | null | undefined>;
 
 /** Options of `SelectorGroupChat`; give `client`, `selectorFunc` or both. */
 export interface SelectorGroupChatOptions extends TeamCheckpointOptions {
   /**
-   * The conversation state (API.md §18): its zod schema and the value a new session starts with.
+   * The conversation state: its zod schema and the value a new session starts with.
    * @default none: the state is `{}` and any JSON object is accepted
    */
   state?: StateOption;
@@ -42,7 +42,7 @@ export interface SelectorGroupChatOptions extends TeamCheckpointOptions {
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
   maxTurns?: number;
-  /** Input and output guardrails (API.md §10). */
+  /** Input and output guardrails. */
   guardrails?: GuardrailSet;
   /** May the previous speaker be picked again? @default false */
   allowRepeatedSpeaker?: boolean;

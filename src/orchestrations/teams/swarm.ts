@@ -22,7 +22,7 @@ import { checkBrief, type HandoffBrief } from '../../agents/handoff.js';
 /** Options of `Swarm`. */
 export interface SwarmOptions extends TeamCheckpointOptions {
   /**
-   * The conversation state (API.md §18): its zod schema and the value a new session starts with.
+   * The conversation state: its zod schema and the value a new session starts with.
    * @default none: the state is `{}` and any JSON object is accepted
    */
   state?: StateOption;
@@ -30,7 +30,7 @@ export interface SwarmOptions extends TeamCheckpointOptions {
   terminationCondition?: TerminationCondition;
   /** Agent turns per run. @default unlimited */
   maxTurns?: number;
-  /** Input and output guardrails (API.md §10). */
+  /** Input and output guardrails. */
   guardrails?: GuardrailSet;
   /** @default "swarm" */
   name?: string;
