@@ -1,5 +1,6 @@
 import type { Principal } from '../agents/approvers.js';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
+import { sessionOwner } from '../checkpoint/session-owner.js';
 import {
   hasOwnerLookup,
   type ListEntry,
@@ -122,20 +123,14 @@ export class Tenancy {
   async ownerOf(id: string): Promise<string | undefined> {
     const store = this.#store;
     if (store === undefined) return this.#owners.get(id)?.owner;
-    if (hasOwnerLookup(store)) return (await store[OWNER_OF](id)).owner;
-    if (this.#listed.has(id)) return this.#listed.get(id);
-    let cursor: string | undefined;
-    do {
-      const page = await store.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
-      const found = page.sessions.find((s) => s.id === id);
-      if (found !== undefined) {
-        if (this.#listed.size > 10_000) this.#listed.clear();
-        this.#listed.set(id, found.owner);
-        return found.owner;
-      }
-      cursor = page.cursor;
-    } while (cursor !== undefined);
-    return undefined;
+    const listed = !hasOwnerLookup(store);
+    if (listed && this.#listed.has(id)) return this.#listed.get(id);
+    const owner = await sessionOwner(store, id);
+    if (listed && owner !== undefined) {
+      if (this.#listed.size > 10_000) this.#listed.clear();
+      this.#listed.set(id, owner);
+    }
+    return owner;
   }
 
   /**

@@ -11,7 +11,7 @@ import { STOP_OWNER, stopKey } from '../engine/feed/stop-signal.js';
 import { InputTaken } from '../engine/run/run-observer.js';
 import { isServedWorkflow, type ServedWorkflow } from '../engine/session/served-workflow.js';
 import { type BudgetsOptions, checkBudgets, tenantDayLimits } from './tenant-budget.js';
-import { sessionOwner } from './session-owner.js';
+import { sessionOwner } from '../checkpoint/session-owner.js';
 import {
   checkDispatcher,
   checkSharedStore,

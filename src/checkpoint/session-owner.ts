@@ -1,5 +1,5 @@
-import type { CheckpointStore } from '../checkpoint/checkpoint-store.js';
-import { hasOwnerLookup, OWNER_OF } from '../checkpoint/session-list.js';
+import type { CheckpointStore } from './checkpoint-store.js';
+import { hasOwnerLookup, OWNER_OF } from './session-list.js';
 
 /**
  * The owner key a stored session is recorded under (undefined: none, or no such session), read
